@@ -1,0 +1,47 @@
+// Bundles: extension host, language server, webview, CLI (and, with --tests, the test suites).
+// Usage: node esbuild.mjs [--watch] [--production] [--tests]
+import * as esbuild from 'esbuild';
+import { readdirSync, statSync, chmodSync } from 'node:fs';
+import { join } from 'node:path';
+
+const args = new Set(process.argv.slice(2));
+const production = args.has('--production');
+const common = {
+  bundle: true,
+  sourcemap: production ? false : 'linked',
+  minify: production,
+  logLevel: 'warning',
+  target: 'node20',
+};
+
+const node = { ...common, platform: 'node', format: 'cjs', external: ['vscode'] };
+const builds = [
+  { ...node, entryPoints: ['src/extension/extension.ts'], outfile: 'dist/extension.js' },
+  { ...node, entryPoints: ['src/server/server.ts'], outfile: 'dist/server.js' },
+  { ...node, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' } },
+  { ...common, platform: 'browser', format: 'iife', target: 'es2022', entryPoints: ['src/webview/main.ts'], outfile: 'dist/webview.js' },
+];
+
+function testEntries(dir) {
+  const out = [];
+  for (const name of readdirSync(dir)) {
+    const p = join(dir, name);
+    if (statSync(p).isDirectory()) out.push(...testEntries(p));
+    else if (/\.test\.ts$/.test(name) || name === 'index.ts') out.push(p);
+  }
+  return out;
+}
+if (args.has('--tests')) {
+  builds.push({ ...node, entryPoints: testEntries('test/unit'), outdir: 'dist-test/unit', outbase: 'test/unit', external: ['vscode', 'mocha'] });
+  builds.push({ ...node, entryPoints: testEntries('test/extension'), outdir: 'dist-test/extension', outbase: 'test/extension', external: ['vscode', 'mocha'] });
+}
+
+if (args.has('--watch')) {
+  for (const b of builds) (await esbuild.context(b)).watch();
+  console.log('esbuild: watching');
+} else {
+  const t0 = Date.now();
+  await Promise.all(builds.map(b => esbuild.build(b)));
+  chmodSync('dist/cli.js', 0o755);
+  console.log(`esbuild: ${builds.length} bundles in ${Date.now() - t0} ms${production ? ' (production)' : ''}`);
+}

@@ -1,0 +1,49 @@
+#!/usr/bin/env node
+// Runs the extension-host test suite (dist-test/extension/index.js) inside a real VS Code
+// (code-server) opened in headless Chromium. The suite's mocha results come back through a JSON
+// file; this prints them and exits non-zero on any failure.
+import { createRequire } from 'node:module';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import util from 'node:util';
+
+const require = createRequire(import.meta.url);
+const { startCodeServer, launchBrowser, workbenchUrl } = require('./codeServer.cjs');
+const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..');
+
+export async function runExtensionTests({ workspace, suite = 'index.js', env = {}, timeoutMs = 300000, label = 'extension' }) {
+  const runDir = path.join(ROOT, 'test-results', 'vscode', `${label}-${Date.now()}`);
+  mkdirSync(runDir, { recursive: true });
+  const resultFile = path.join(runDir, 'mocha-results.json');
+  const server = await startCodeServer({ runDir, folder: workspace, env: { BENCH_TRIAGE_TEST_RESULTS: resultFile, ...env } });
+  console.log(`[${label}] code-server ready on ${server.base} after ${server.readyMs} ms`);
+  const ctx = await launchBrowser(runDir);
+  let code;
+  try {
+    const page = ctx.pages()[0] || await ctx.newPage();
+    const done = new Promise(resolve => page.exposeFunction('codeAutomationExit', code => resolve(code)));
+    page.on('console', async msg => {
+      let vals;
+      try { vals = await Promise.all(msg.args().map(a => a.jsonValue())); } catch { vals = [msg.text()]; }
+      if (typeof vals[0] === 'string' && vals[0].startsWith('%c') && vals.length >= 3) vals = vals.slice(2);
+      const text = util.format(...vals).replace(/%c/g, '');
+      if (text.startsWith('[bt-test] ') || process.env.VERBOSE) console.log(text.replace(/^\[bt-test\] /, `[${label}] `));
+    });
+    await page.goto(workbenchUrl(server, { folder: workspace, devPaths: [ROOT], testsPath: path.join(ROOT, 'dist-test/extension', suite) }));
+    code = await Promise.race([done, new Promise(r => setTimeout(() => r('timeout'), timeoutMs))]);
+    if (code === 'timeout') { await page.screenshot({ path: path.join(runDir, 'timeout.png') }).catch(() => {}); code = 124; }
+  } finally {
+    await ctx.close().catch(() => {});
+    await server.stop();
+  }
+  const results = existsSync(resultFile) ? JSON.parse(readFileSync(resultFile, 'utf8')) : null;
+  if (!results) console.log(`[${label}] no results file: the suite did not run (exit ${code}); artifacts in ${runDir}`);
+  return { code, results, runDir };
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const workspace = path.join(ROOT, 'test/fixtures/workspace-small');
+  const { code, results } = await runExtensionTests({ workspace });
+  if (results) console.log(`${results.passed} passed, ${results.failed} failed`);
+  process.exit(code === 0 && results && results.failed === 0 ? 0 : 1);
+}

@@ -1,0 +1,36 @@
+/**
+ * Commit ids appear as 7, 8, 12 and 40 hex characters. The index learns every full hash it is
+ * shown and resolves prefixes to it when the prefix is unambiguous.
+ */
+const HEX = /^[0-9a-f]+$/;
+export const isHex = (s: unknown, min = 7): s is string => typeof s === 'string' && s.length >= min && s.length <= 40 && HEX.test(s);
+export const isFullHash = (s: unknown): s is string => typeof s === 'string' && s.length === 40 && HEX.test(s);
+
+export function normaliseHash(s: unknown): string | null {
+  if (typeof s !== 'string') return null;
+  const t = s.trim().toLowerCase();
+  return isHex(t) ? t : null;
+}
+
+export class CommitIndex {
+  private readonly full = new Set<string>();
+  private sorted: string[] | null = null;
+
+  add(hash: unknown): void {
+    const h = normaliseHash(hash);
+    if (h && h.length === 40 && !this.full.has(h)) { this.full.add(h); this.sorted = null; }
+  }
+
+  get size(): number { return this.full.size; }
+
+  /** The 40-hex hash for a prefix when exactly one is known, else the prefix itself. */
+  resolve(id: string): string {
+    const p = id.toLowerCase();
+    if (p.length === 40 || !isHex(p)) return p;
+    const arr = this.sorted ??= [...this.full].sort();
+    let lo = 0, hi = arr.length;
+    while (lo < hi) { const mid = (lo + hi) >> 1; if (arr[mid] < p) lo = mid + 1; else hi = mid; }
+    if (lo < arr.length && arr[lo].startsWith(p) && !(lo + 1 < arr.length && arr[lo + 1].startsWith(p))) return arr[lo];
+    return p;
+  }
+}

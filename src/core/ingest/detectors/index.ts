@@ -1,0 +1,39 @@
+import type { NonRunKind, SchemaId } from '../../model';
+import { isObj, type DetectContext, type Detector, type RunDraft } from './common';
+import { nonRunByShape } from './nonRun';
+import { S1, S8 } from './threeWay';
+import { S9, S10 } from './oldWrapped';
+import { S2, S3, S4, S6 } from './flat';
+import { S5, S7 } from './nested';
+import { BT1 } from './own';
+
+/** Order matters: the more specific shapes first (S10/S9 before S1; S2 before S3/S6). */
+export const DETECTORS: readonly Detector[] = [BT1, S10, S9, S1, S5, S7, S2, S3, S6, S4, S8];
+
+export type Detection =
+  | { kind: 'run'; schema: SchemaId; drafts: RunDraft[] }
+  | { kind: 'nonRun'; what: NonRunKind }
+  | { kind: 'unknown'; reason: string };
+
+function describeIssue(schema: SchemaId, issue: { path: PropertyKey[]; message: string }): string {
+  const field = issue.path.map(String).join('.') || '(top level)';
+  return `looks like ${schema}, but field \`${field}\`: ${issue.message}`;
+}
+
+export function detect(value: unknown, ctx: DetectContext): Detection {
+  const nonRun = nonRunByShape(value, ctx.path);
+  if (nonRun) return { kind: 'nonRun', what: nonRun };
+  if (!isObj(value)) return { kind: 'unknown', reason: `top-level ${value === null ? 'null' : typeof value}, not an object` };
+  for (const d of DETECTORS) {
+    if (!d.matches(value, ctx)) continue;
+    const parsed = d.schema.safeParse(value);
+    if (!parsed.success) return { kind: 'unknown', reason: describeIssue(d.id, parsed.error.issues[0]) };
+    const drafts = d.normalise(value, ctx);
+    if (drafts.length === 0) return { kind: 'unknown', reason: `looks like ${d.id}, but it names no commit id` };
+    return { kind: 'run', schema: d.id, drafts };
+  }
+  const keys = Object.keys(value).slice(0, 8).join(', ');
+  return { kind: 'unknown', reason: `no known result schema matches (keys: ${keys}${Object.keys(value).length > 8 ? ', …' : ''})` };
+}
+
+export type { DetectContext, RunDraft } from './common';

@@ -1,0 +1,43 @@
+import { z } from 'zod';
+import { mapStatus } from '../status';
+import { ROLES, draft, hashOf, isObj, normalisedMetrics, str, zNum, zStr, type Detector } from './common';
+
+/**
+ * BT1 — the extension's own `result.json` (`schema: "bench-triage.run/v1"`), written by the runner
+ * under `.bench-triage/runs/<commit8>/<role>/<runId>/`.
+ */
+export const OWN_SCHEMA = 'bench-triage.run/v1';
+const BT1Schema = z.looseObject({
+  schema: z.literal(OWN_SCHEMA),
+  commit: z.string(),
+  role: z.enum(ROLES),
+  status: z.string(),
+  error: zStr,
+  metrics: z.record(z.string(), z.unknown()),
+  agent: zStr,
+  model: zStr,
+  command: zStr,
+  image: zStr,
+  fixes: z.array(z.string()).nullish(),
+  startedAt: zStr,
+  durationS: zNum,
+  logs: z.array(z.string()).nullish(),
+});
+
+export const BT1: Detector = {
+  id: 'BT1',
+  schema: BT1Schema,
+  matches: v => v.schema === OWN_SCHEMA || (typeof v.schema === 'string' && v.schema.startsWith('bench-triage.run/')),
+  normalise(v, ctx) {
+    const commit = hashOf(v.commit);
+    if (!commit) return [];
+    const m = normalisedMetrics([v.metrics]);
+    const dir = ctx.path.slice(0, ctx.path.lastIndexOf('/') + 1);
+    return [draft({ commit, role: v.role, source: 'bench-triage', schema: 'BT1', pointer: 'metrics', ctx, originalStatus: v.status, status: mapStatus(v.status) }, {
+      agent: v.role === 'agent' ? str(v.agent) : null,
+      error: str(v.error), metrics: m.metrics, counts: m.counts, model: str(v.model), command: str(v.command), image: str(v.image),
+      fixes: Array.isArray(v.fixes) ? v.fixes : [], timestamp: str(v.startedAt), durationS: typeof v.durationS === 'number' ? v.durationS : null,
+      logFiles: Array.isArray(v.logs) ? v.logs.filter((l: unknown): l is string => typeof l === 'string').map((l: string) => dir + l) : [],
+    })].filter(() => isObj(v.metrics));
+  },
+};

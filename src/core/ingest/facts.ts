@@ -1,0 +1,85 @@
+import type { Commit, PerfCommand } from '../model';
+import { emptyCommit } from '../model';
+import { CommitIndex, isFullHash, normaliseHash } from './commits';
+import { isObj, modeFromCommand, modeFromType, str, type Obj } from './detectors/common';
+
+/**
+ * Facts about commits (parent, perf command, model, subject, PR) gathered from datasets, mapping
+ * files and result files. Keys may be prefixes until the whole scan is known; `resolve` merges them.
+ */
+export type SourceRank = 0 | 1 | 2 | 3; // dataset, mapping, result, export
+
+export class CommitFacts {
+  private readonly byId = new Map<string, Commit & { rank: Map<string, SourceRank> }>();
+
+  constructor(private readonly index: CommitIndex) {}
+
+  private get(id: string) {
+    let c = this.byId.get(id);
+    if (!c) { c = { ...emptyCommit(id), rank: new Map() }; this.byId.set(id, c); }
+    return c;
+  }
+
+  /** Records one row's facts. `rank` orders sources when several state the same field. */
+  record(row: Obj, source: string, rank: SourceRank, line?: number): void {
+    const id = normaliseHash(row.commit_full ?? row.human_commit_full ?? row.commit_hash_full ?? row.commit_hash ?? row.human_full
+      ?? row.full_commit ?? (isFullHash(row.human_commit) ? row.human_commit : undefined) ?? row.human_commit_short ?? row.commit_short ?? row.human_short);
+    if (!id) return;
+    this.index.add(id);
+    const c = this.get(id);
+    const set = <K extends 'parent' | 'subject' | 'prUrl' | 'gpuConfig' | 'benchmarkMode'>(k: K, v: Commit[K] | null) => {
+      if (v == null) return;
+      const r = c.rank.get(k);
+      if (r === undefined || rank < r || (rank === r && c[k] == null)) { (c as Commit)[k] = v; c.rank.set(k, rank); }
+    };
+    // In `all_95_baseline_commits.jsonl`, `commit` is the parent (research §2).
+    const parent = normaliseHash(row.parent_commit_full ?? row.parent_commit ?? row.parent_hash ?? (row.human_commit ? row.commit : undefined) ?? row.parent_short);
+    if (parent) { this.index.add(parent); set('parent', parent); }
+    set('subject', str(row.commit_subject) ?? str(row.subject));
+    set('prUrl', str(row.pr_url));
+    set('gpuConfig', str(row.gpu_config));
+    const cmd = str(row.perf_command);
+    set('benchmarkMode', modeFromType(row.benchmark_mode) ?? modeFromType(row.benchmark_type) ?? modeFromCommand(cmd));
+    if (cmd) this.addCommand(c, { command: cmd, source: line ? `${source}:${line}` : source }, rank);
+    const models = Array.isArray(row.models) ? row.models.filter((m): m is string => typeof m === 'string' && m !== 'N/A') : [];
+    const model = str(row.model);
+    for (const m of model ? [model, ...models] : models) if (!c.models.includes(m)) c.models.push(m);
+    if (typeof row.diff_text === 'string' && row.diff_text.length > 0 && line) {
+      if (!c.humanPatch || rank < (c.rank.get('humanPatch') ?? 9)) { c.humanPatch = { source, line, length: row.diff_text.length }; c.rank.set('humanPatch', rank); }
+    }
+  }
+
+  private addCommand(c: Commit & { rank: Map<string, SourceRank> }, pc: PerfCommand, rank: SourceRank): void {
+    if (c.perfCommands.some(p => p.command === pc.command)) return;
+    c.perfCommands.push(pc);
+    c.rank.set(`cmd:${pc.command}`, rank);
+    c.perfCommands.sort((a, b) => (c.rank.get(`cmd:${a.command}`) ?? 9) - (c.rank.get(`cmd:${b.command}`) ?? 9));
+  }
+
+  /** Rows of a mapping/export/hf file (list, dict keyed by hash, or JSONL rows). */
+  recordAll(v: unknown, source: string, rank: SourceRank): void {
+    if (Array.isArray(v)) { for (const r of v) if (isObj(r)) this.record(r, source, rank); return; }
+    if (!isObj(v)) return;
+    for (const [k, r] of Object.entries(v)) if (isObj(r) && /^[0-9a-f]{7,40}$/.test(k)) this.record({ commit_short: k, ...r }, source, rank);
+  }
+
+  /** Final commits, keyed by resolved hash; prefix entries merge into their full hash. */
+  resolve(): Map<string, Commit> {
+    const out = new Map<string, Commit & { rank: Map<string, SourceRank> }>();
+    const ids = [...this.byId.keys()].sort((a, b) => b.length - a.length); // full hashes first
+    for (const id of ids) {
+      const c = this.byId.get(id)!;
+      const full = this.index.resolve(id);
+      const target = out.get(full);
+      if (!target) { out.set(full, { ...c, hash: full, parent: c.parent ? this.index.resolve(c.parent) : null }); continue; }
+      for (const k of ['parent', 'subject', 'prUrl', 'gpuConfig', 'benchmarkMode', 'humanPatch'] as const) {
+        if (target[k] == null && c[k] != null) (target as any)[k] = k === 'parent' ? this.index.resolve(c.parent!) : c[k];
+      }
+      for (const pc of c.perfCommands) if (!target.perfCommands.some(p => p.command === pc.command)) target.perfCommands.push(pc);
+      for (const m of c.models) if (!target.models.includes(m)) target.models.push(m);
+    }
+    const result = new Map<string, Commit>();
+    for (const [k, { rank: _r, ...c }] of out) result.set(k, c);
+    return result;
+  }
+}

@@ -1,0 +1,104 @@
+/**
+ * JSON parsing that reports where a document is broken. `JSON.parse` messages do not always carry
+ * a position, so on failure a small validator walks the text and finds the first offending offset.
+ */
+export type JsonParse =
+  | { ok: true; value: unknown }
+  | { ok: false; message: string; offset: number; line: number; column: number };
+
+// Python's json module writes NaN / Infinity, which JSON forbids; read them as null.
+const PY_NON_FINITE = /([:\[,]\s*)(?:NaN|-?Infinity)(?=\s*[,\]}])/g;
+
+export function parseJson(text: string): JsonParse {
+  try {
+    return { ok: true, value: JSON.parse(text) };
+  } catch (e) {
+    if (PY_NON_FINITE.test(text)) {
+      try { return { ok: true, value: JSON.parse(text.replace(PY_NON_FINITE, '$1null')) }; } catch { /* report the original error */ }
+    }
+    const found = locateJsonError(text);
+    const { line, column } = lineColumn(text, found.offset);
+    return { ok: false, message: `${found.message} at line ${line} column ${column} (offset ${found.offset})`, offset: found.offset, line, column };
+  }
+}
+
+export function lineColumn(text: string, offset: number): { line: number; column: number } {
+  let line = 1, last = -1;
+  for (let i = text.indexOf('\n'); i !== -1 && i < offset; i = text.indexOf('\n', i + 1)) { line++; last = i; }
+  return { line, column: offset - last };
+}
+
+const WS = (c: number) => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
+
+/** Iterative (no recursion: deeply nested input must not overflow the stack). */
+export function locateJsonError(text: string): { message: string; offset: number } {
+  let i = 0;
+  const n = text.length;
+  const stack: Array<'{' | '['> = [];
+  const skip = () => { while (i < n && WS(text.charCodeAt(i))) i++; };
+  const fail = (message: string) => ({ message, offset: Math.min(i, n) });
+  const describe = () => (i >= n ? 'unexpected end of input' : `unexpected character ${JSON.stringify(text[i])}`);
+
+  const readString = (): boolean => {
+    i++; // opening quote
+    while (i < n) {
+      const c = text.charCodeAt(i);
+      if (c === 0x22) { i++; return true; }
+      if (c === 0x5c) {
+        const e = text[i + 1];
+        if (e === 'u') { if (!/^[0-9a-fA-F]{4}$/.test(text.slice(i + 2, i + 6))) return false; i += 6; continue; }
+        if (e === undefined || !'"\\/bfnrt'.includes(e)) return false;
+        i += 2; continue;
+      }
+      if (c < 0x20) return false;
+      i++;
+    }
+    return false;
+  };
+  const NUM = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
+
+  // Parses one scalar or opens a container; returns an error or null.
+  const value = (): { message: string; offset: number } | null => {
+    skip();
+    const c = text[i];
+    if (c === '{') { stack.push('{'); i++; skip(); if (text[i] === '}') { i++; stack.pop(); return closeAfterValue(); } return key(); }
+    if (c === '[') { stack.push('['); i++; skip(); if (text[i] === ']') { i++; stack.pop(); return closeAfterValue(); } return null; }
+    if (c === '"') { if (!readString()) return fail('invalid string'); return closeAfterValue(); }
+    for (const lit of ['true', 'false', 'null']) if (text.startsWith(lit, i)) { i += lit.length; return closeAfterValue(); }
+    NUM.lastIndex = i;
+    if (NUM.test(text) && NUM.lastIndex > i) { i = NUM.lastIndex; return closeAfterValue(); }
+    return fail(`expected a value, ${describe()}`);
+  };
+  const key = (): { message: string; offset: number } | null => {
+    skip();
+    if (text[i] !== '"') return fail(`expected a property name, ${describe()}`);
+    if (!readString()) return fail('invalid string');
+    skip();
+    if (text[i] !== ':') return fail(`expected ':', ${describe()}`);
+    i++;
+    return null; // caller continues with value()
+  };
+  // After a complete value: handle separators and closers; returns error, or null to continue.
+  const closeAfterValue = (): { message: string; offset: number } | null => {
+    for (;;) {
+      skip();
+      const top = stack[stack.length - 1];
+      if (!top) return i < n ? fail(`extra data after the JSON value, ${describe()}`) : null;
+      const c = text[i];
+      if (c === ',') { i++; if (top === '{') { const k = key(); if (k) return k; } return null; }
+      if ((c === '}' && top === '{') || (c === ']' && top === '[')) { i++; stack.pop(); continue; }
+      return fail(`expected ',' or '${top === '{' ? '}' : ']'}', ${describe()}`);
+    }
+  };
+
+  // Drive: every step parses one value; containers re-enter until the stack is empty.
+  let err = value();
+  while (!err) {
+    if (stack.length === 0) break;
+    err = value();
+  }
+  if (err) return err;
+  skip();
+  if (i < n) return { message: `extra data after the JSON value, ${describe()}`, offset: i };
+  return { message: 'invalid JSON', offset: 0 };
+}

@@ -1,0 +1,172 @@
+/**
+ * The metric alias table: every metric spelling in the ISO-Bench corpus (research §1.12) mapped
+ * to one canonical key with a unit and a direction. Values are converted to the canonical unit.
+ */
+export type Direction = 'lower' | 'higher' | 'none';
+export type MetricKind = 'metric' | 'count' | 'param';
+
+export interface MetricDef {
+  key: string;
+  label: string;
+  unit: string;
+  direction: Direction;
+  kind: MetricKind;
+}
+
+interface Alias { canonical: string; scale?: number }
+
+const M = (key: string, label: string, unit: string, direction: Direction, kind: MetricKind = 'metric'): MetricDef =>
+  ({ key, label, unit, direction, kind });
+
+/** Canonical metrics. Latencies in ms; throughputs per second. */
+export const METRICS: readonly MetricDef[] = [
+  ...(['ttft', 'tpot', 'itl', 'e2el'] as const).flatMap(base => {
+    const name = { ttft: 'TTFT', tpot: 'TPOT', itl: 'ITL', e2el: 'E2E latency' }[base];
+    return (['mean', 'median', 'p90', 'p95', 'p99'] as const).map(stat => M(`${base}_${stat}_ms`, `${name} ${stat}`, 'ms', 'lower'));
+  }),
+  M('latency_avg_ms', 'Average latency', 'ms', 'lower'),
+  M('latency_p50_ms', 'Latency p50', 'ms', 'lower'),
+  M('latency_p90_ms', 'Latency p90', 'ms', 'lower'),
+  M('latency_p99_ms', 'Latency p99', 'ms', 'lower'),
+  M('request_throughput_req_s', 'Request throughput', 'req/s', 'higher'),
+  M('output_throughput_tok_s', 'Output token throughput', 'tok/s', 'higher'),
+  M('total_throughput_tok_s', 'Total token throughput', 'tok/s', 'higher'),
+  M('input_throughput_tok_s', 'Input token throughput', 'tok/s', 'higher'),
+  M('throughput_tok_s', 'Token throughput (offline)', 'tok/s', 'higher'),
+  // S1 `throughput` comes from a catch-all regex: its unit is not known (research §7.5).
+  M('throughput_unspecified', 'Throughput (unit unknown)', '?', 'higher'),
+  M('elapsed_time_s', 'Elapsed time', 's', 'lower'),
+  M('warmup_time_s', 'Warm-up time', 's', 'lower'),
+  M('generate_time_s', 'Generate time', 's', 'lower'),
+  M('server_startup_time_s', 'Server start-up time', 's', 'lower'),
+  M('test_avg_ms', 'Perf test average', 'ms', 'lower'),
+  M('test_p50_ms', 'Perf test p50', 'ms', 'lower'),
+  M('test_p95_ms', 'Perf test p95', 'ms', 'lower'),
+  M('speedup', 'Speed-up', 'x', 'higher'),
+  M('successful_requests', 'Successful requests', 'requests', 'none', 'count'),
+  M('total_input_tokens', 'Total input tokens', 'tokens', 'none', 'count'),
+  M('total_output_tokens', 'Total output tokens', 'tokens', 'none', 'count'),
+  M('total_tokens', 'Total tokens', 'tokens', 'none', 'count'),
+  M('num_prompts', 'Prompts', 'prompts', 'none', 'count'),
+  M('benchmark_duration_s', 'Benchmark duration', 's', 'none', 'count'),
+  M('iters', 'Iterations', '', 'none', 'param'),
+  M('warmup', 'Warm-up iterations', '', 'none', 'param'),
+  M('batch_size', 'Batch size', '', 'none', 'param'),
+  M('seq_len', 'Sequence length', '', 'none', 'param'),
+];
+
+const BY_KEY = new Map(METRICS.map(m => [m.key, m]));
+export function metricDef(key: string): MetricDef | undefined { return BY_KEY.get(key); }
+
+const ALIASES = new Map<string, Alias>();
+function alias(canonical: string, spellings: string[], scale?: number): void {
+  if (!BY_KEY.has(canonical)) throw new Error(`alias table: unknown canonical ${canonical}`);
+  for (const s of spellings) ALIASES.set(s, { canonical, scale });
+}
+for (const base of ['ttft', 'tpot', 'itl'] as const) {
+  for (const stat of ['mean', 'median', 'p90', 'p95', 'p99'] as const) {
+    const statWord = stat === 'median' ? ['median', 'p50'] : [stat];
+    const spellings: string[] = [];
+    for (const w of statWord) spellings.push(`${base}_${w}`, `${base}_${w}_ms`, `${w}_${base}_ms`);
+    alias(`${base}_${stat}_ms`, spellings);
+  }
+}
+for (const stat of ['mean', 'median', 'p90', 'p95', 'p99'] as const) {
+  const words = stat === 'median' ? ['median', 'p50'] : [stat];
+  alias(`e2el_${stat}_ms`, words.flatMap(w => [`e2e_latency_${w}`, `e2el_${w}`, `e2el_${w}_ms`, `${w}_e2el_ms`]));
+}
+alias('latency_avg_ms', ['latency_avg', 'latency_avg_ms', 'latency_ms', 'avg_latency_ms']);
+alias('latency_avg_ms', ['avg_latency_s', 'avg_latency'], 1000);
+alias('latency_p50_ms', ['latency_p50_ms', 'p50_latency_ms']);
+alias('latency_p50_ms', ['p50_latency_s'], 1000);
+alias('latency_p90_ms', ['latency_p90_ms', 'p90_latency_ms']);
+alias('latency_p99_ms', ['latency_p99_ms', 'p99_latency_ms']);
+alias('latency_p99_ms', ['p99_latency_s'], 1000);
+alias('request_throughput_req_s', ['request_throughput', 'request_throughput_req_s', 'throughput_req_s']);
+alias('output_throughput_tok_s', ['output_throughput', 'output_token_throughput_tok_s', 'output_throughput_tok_s']);
+alias('total_throughput_tok_s', ['total_throughput', 'total_token_throughput_tok_s', 'token_throughput']);
+alias('input_throughput_tok_s', ['input_throughput', 'input_throughput_tok_s']);
+alias('throughput_tok_s', ['throughput_tok_s']);
+alias('throughput_unspecified', ['throughput']);
+alias('elapsed_time_s', ['elapsed_time_s', 'elapsed_time']);
+alias('warmup_time_s', ['warmup_time_s']);
+alias('generate_time_s', ['generate_time_s']);
+alias('server_startup_time_s', ['server_startup_time_s']);
+alias('test_avg_ms', ['avg_ms', 'baseline_ms', 'patched_ms']);
+alias('test_p50_ms', ['p50_ms']);
+alias('test_p95_ms', ['p95_ms']);
+alias('speedup', ['speedup']);
+alias('successful_requests', ['successful_requests', 'completed_requests']);
+alias('total_input_tokens', ['total_input_tokens']);
+alias('total_output_tokens', ['total_output_tokens', 'total_generated_tokens']);
+alias('total_tokens', ['total_tokens']);
+alias('num_prompts', ['num_prompts']);
+alias('benchmark_duration_s', ['benchmark_duration_s', 'duration']);
+alias('iters', ['iters']);
+alias('warmup', ['warmup']);
+alias('batch_size', ['batch_size']);
+alias('seq_len', ['seq_len']);
+
+/** Keys in metric containers that are not metrics at all (text, flags, bookkeeping). */
+const IGNORED = new Set(['raw_output', 'error', 'error_code', 'impl_tag', 'commit_hash', 'device', 'dtype', 'eq_level',
+  'opt_path_hit', 'target_resolved', 'attempted_module', 'attempted_symbol', 'data_size_mb', 'num_transfers',
+  'transfer_count', 'batch_transfer_count', 'total_bytes', 'hw_info', 'strategy', 'notes',
+  // bookkeeping numbers at the top level of flat result files
+  'duration_s', 'timestamp', 'v1_engine']);
+
+export interface AliasHint {
+  /** `throughput_tok_s` in S3/S4 serving runs is the output token throughput (research §1.12). */
+  servingThroughputIsOutput?: boolean;
+}
+
+export function lookupAlias(key: string, hint: AliasHint = {}): Alias | undefined {
+  if (key === 'throughput_tok_s' && hint.servingThroughputIsOutput) return { canonical: 'output_throughput_tok_s' };
+  return ALIASES.get(key);
+}
+
+export function isKnownMetricKey(key: string): boolean { return ALIASES.has(key) || IGNORED.has(key); }
+
+export interface NormalisedMetrics {
+  metrics: Record<string, number>;
+  counts: Record<string, number>;
+  /** Numeric keys the table does not know; kept so nothing is silently dropped. */
+  unknown: string[];
+}
+
+export function emptyMetrics(): NormalisedMetrics { return { metrics: {}, counts: {}, unknown: [] }; }
+
+/** Adds the numeric entries of `container` (only the keys listed in `only`, when given) into `into`. */
+export function addMetrics(into: NormalisedMetrics, container: unknown, hint: AliasHint = {}, only?: ReadonlySet<string>): NormalisedMetrics {
+  if (!container || typeof container !== 'object' || Array.isArray(container)) return into;
+  for (const [key, value] of Object.entries(container as Record<string, unknown>)) {
+    if (only && !only.has(key)) continue;
+    if (typeof value !== 'number' || !Number.isFinite(value)) continue;
+    const a = lookupAlias(key, hint);
+    if (!a) { if (!IGNORED.has(key)) into.unknown.push(key); continue; }
+    const def = BY_KEY.get(a.canonical)!;
+    if (def.kind === 'param') continue;
+    const v = a.scale ? value * a.scale : value;
+    const bucket = def.kind === 'count' ? into.counts : into.metrics;
+    if (!(a.canonical in bucket)) bucket[a.canonical] = v;
+  }
+  return into;
+}
+
+/** Every spelling the table knows, for tests and for the language server's hovers. */
+export function knownSpellings(): string[] { return [...ALIASES.keys()]; }
+
+/** The metric a one-line summary shows, by preference. */
+const PRIMARY_ORDER = ['output_throughput_tok_s', 'request_throughput_req_s', 'ttft_mean_ms', 'tpot_mean_ms', 'latency_avg_ms',
+  'throughput_tok_s', 'total_throughput_tok_s', 'input_throughput_tok_s', 'itl_mean_ms', 'e2el_mean_ms', 'test_avg_ms', 'elapsed_time_s',
+  'generate_time_s', 'throughput_unspecified'];
+
+export function primaryMetric(metrics: Record<string, number>): { def: MetricDef; value: number } | null {
+  for (const k of PRIMARY_ORDER) if (k in metrics) return { def: BY_KEY.get(k)!, value: metrics[k] };
+  const k = Object.keys(metrics)[0];
+  return k && BY_KEY.has(k) ? { def: BY_KEY.get(k)!, value: metrics[k] } : null;
+}
+
+export function formatMetric(def: MetricDef, value: number): string {
+  const v = Math.abs(value) >= 100 ? value.toFixed(1) : Math.abs(value) >= 1 ? value.toFixed(2) : value.toPrecision(3);
+  return `${def.label} ${v}${def.unit && def.unit !== '?' ? ' ' + def.unit : ''}`;
+}

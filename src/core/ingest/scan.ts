@@ -1,0 +1,199 @@
+import type { AgentRun, Commit, FileRecord, Role, Run, UnlinkedAgentRun } from '../model';
+import { emptyCommit } from '../model';
+import { CommitIndex, isFullHash } from './commits';
+import { parseJson } from './json';
+import { detect, type DetectContext, type RunDraft } from './detectors';
+import { baseName, nonRunByPath, nonRunByShape } from './detectors/nonRun';
+import { isObj, type Obj } from './detectors/common';
+import { CommitFacts } from './facts';
+import { AGENT_ITEM_FILES, isAgentItemFile, linkAgentRuns, type AgentItemFiles } from './agentRuns';
+
+/** The scan reads through this; the CLI and server pass Node's fs, the extension VS Code's. */
+export interface ListedFile { path: string; size: number }
+export interface FileSource {
+  /** Every file below the root, as posix paths relative to it. */
+  list(signal?: AbortSignal): AsyncIterable<ListedFile>;
+  readText(path: string): Promise<string>;
+}
+
+export interface ScanOptions {
+  /** Result files above this size are reported, not parsed (default 64 MiB). */
+  maxFileBytes?: number;
+  concurrency?: number;
+  onProgress?(p: { done: number; total: number; path: string }): void;
+  signal?: AbortSignal;
+}
+
+export interface ScanResult {
+  commits: Commit[];
+  runs: Run[];
+  files: FileRecord[];
+  agentRuns: AgentRun[];
+  unlinkedAgentRuns: UnlinkedAgentRun[];
+}
+
+const ROLE_FROM_NAME = /_(baseline|human|agent)_result\.json$/;
+const SKIP_DIRS = /(^|\/)(node_modules|\.git|\.hg|\.svn|\.vscode-test|\.vscode-ci)(\/|$)/;
+const LOG_SIBLINGS = new Set(['stdout.txt', 'stderr.txt']);
+export const DEFAULT_MAX_FILE_BYTES = 64 * 1024 * 1024;
+
+/** Folder agent of a 3-way campaign folder (`omniperf_results_3way_<agent>` / `iso_bench_results_3way_<agent>`). */
+export function agentFromFolder(path: string): string | null {
+  const m = /(?:omniperf|iso_bench)_results_3way_([a-z0-9_]+?)(?:\/|$)/.exec(path);
+  if (!m || m[1] === 'sglang') return null;
+  return m[1];
+}
+
+function isRelevant(path: string): boolean {
+  if (SKIP_DIRS.test(path)) return false;
+  return path.endsWith('.json') || path.endsWith('.jsonl') || isAgentItemFile(path) || LOG_SIBLINGS.has(baseName(path));
+}
+
+async function pool<T>(items: T[], n: number, fn: (t: T) => Promise<void>, signal?: AbortSignal): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      if (signal?.aborted) throw signal.reason ?? new Error('scan cancelled');
+      await fn(items[next++]);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(n, items.length) }, worker));
+}
+
+export async function scan(source: FileSource, opts: ScanOptions = {}): Promise<ScanResult> {
+  const maxBytes = opts.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
+  const listed: ListedFile[] = [];
+  for await (const f of source.list(opts.signal)) if (isRelevant(f.path)) listed.push(f);
+  listed.sort((a, b) => (a.path < b.path ? -1 : 1));
+
+  const siblingsByDir = new Map<string, Map<string, string>>();
+  for (const f of listed) {
+    const dir = f.path.slice(0, f.path.lastIndexOf('/') + 1);
+    let m = siblingsByDir.get(dir);
+    if (!m) siblingsByDir.set(dir, (m = new Map()));
+    m.set(baseName(f.path), f.path);
+  }
+
+  const index = new CommitIndex();
+  const facts = new CommitFacts(index);
+  const records = new Map<string, FileRecord>();
+  const drafts: RunDraft[] = [];
+  const agentItems = new Map<string, AgentItemFiles>();
+  const itemOf = (path: string) => {
+    const dir = path.slice(0, path.lastIndexOf('/'));
+    let it = agentItems.get(dir);
+    if (!it) agentItems.set(dir, (it = { dir, json: new Map(), patch: null }));
+    return it;
+  };
+
+  const toRead = listed.filter(f => f.path.endsWith('.json') || f.path.endsWith('.jsonl'));
+  for (const f of listed) {
+    if (!isAgentItemFile(f.path)) continue;
+    const it = itemOf(f.path);
+    if (baseName(f.path) === 'model_patch.diff') it.patch = { path: f.path, bytes: f.size };
+  }
+
+  let done = 0;
+  const handle = async (f: ListedFile) => {
+    try {
+      if (f.size > maxBytes) {
+        records.set(f.path, { kind: 'unknown', path: f.path, reason: `file is ${(f.size / 1048576).toFixed(1)} MiB, above the ${(maxBytes / 1048576).toFixed(0)} MiB limit for result files; open it directly` });
+        return;
+      }
+      const text = await source.readText(f.path);
+      if (f.path.endsWith('.jsonl')) handleJsonl(f.path, text);
+      else handleJson(f.path, text);
+    } catch (e) {
+      // Nothing a file contains may stop the scan: anything unexpected becomes a visible record.
+      records.set(f.path, { kind: 'unknown', path: f.path, reason: `could not be read: ${e instanceof Error ? e.message : String(e)}` });
+    } finally {
+      opts.onProgress?.({ done: ++done, total: toRead.length, path: f.path });
+    }
+  };
+
+  const handleJsonl = (path: string, text: string) => {
+    let firstError: FileRecord | null = null;
+    let rows = 0, datasetRows = 0;
+    const byPath = nonRunByPath(path);
+    let lineNo = 0;
+    for (const line of text.split('\n')) {
+      lineNo++;
+      if (!line.trim()) continue;
+      const p = parseJson(line);
+      if (!p.ok) { firstError ??= { kind: 'corrupt', path, error: `line ${lineNo}: ${p.message.replace(/ at line 1 column/, ' at column')}`, offset: null, line: lineNo, column: p.column }; continue; }
+      if (!isObj(p.value)) continue;
+      rows++;
+      const row = p.value as Obj;
+      if ('diff_text' in row || ('perf_command' in row && 'commit_hash' in row && !Object.keys(row).some(k => k.startsWith('human_')))) datasetRows++;
+      facts.record(row, path, byPath === 'mapping' ? 1 : datasetRows > 0 ? 0 : 3, lineNo);
+    }
+    records.set(path, firstError ?? { kind: 'nonRun', path, what: byPath ?? (datasetRows > 0 && datasetRows >= rows / 2 ? 'dataset' : byPath ?? 'export') });
+  };
+
+  const handleJson = (path: string, text: string) => {
+    const byPath = nonRunByPath(path);
+    const agentFile = isAgentItemFile(path) && AGENT_ITEM_FILES.has(baseName(path));
+    const parsed = parseJson(text);
+    if (!parsed.ok) {
+      records.set(path, { kind: 'corrupt', path, error: text.length === 0 ? 'empty file' : parsed.message, offset: parsed.offset, line: parsed.line, column: parsed.column });
+      if (agentFile) itemOf(path).json.set(baseName(path), { corrupt: text.length === 0 ? 'empty file' : parsed.message });
+      return;
+    }
+    const v = parsed.value;
+    if (agentFile) itemOf(path).json.set(baseName(path), v);
+    if (byPath) {
+      records.set(path, { kind: 'nonRun', path, what: byPath });
+      if (byPath === 'mapping') facts.recordAll(v, path, 1);
+      return;
+    }
+    const name = baseName(path);
+    const dir = path.slice(0, path.lastIndexOf('/') + 1);
+    const roleMatch = ROLE_FROM_NAME.exec(name);
+    const ctx: DetectContext = {
+      path,
+      folderAgent: agentFromFolder(path),
+      fileRole: roleMatch ? (roleMatch[1] as Role) : null,
+      siblings: siblingsByDir.get(dir) ?? new Map(),
+    };
+    const d = detect(v, ctx);
+    if (d.kind === 'nonRun') {
+      records.set(path, { kind: 'nonRun', path, what: d.what });
+      if (d.what === 'hf-records' || d.what === 'export') facts.recordAll(v, path, 3);
+      return;
+    }
+    if (d.kind === 'unknown') { records.set(path, { kind: 'unknown', path, reason: d.reason }); return; }
+    records.set(path, { kind: 'run', path, schema: d.schema, runs: d.drafts.length });
+    for (const r of d.drafts) { drafts.push(r); index.add(r.commit); if (r.parent) index.add(r.parent); }
+    if (isObj(v)) {
+      if (isObj(v.instance)) facts.record(v.instance as Obj, path, 2);
+      const body = isObj(v.result) ? (v.result as Obj) : (v as Obj);
+      facts.record(body, path, 2);
+    }
+  };
+
+  await pool(toRead, opts.concurrency ?? 8, handle, opts.signal);
+
+  // Resolve prefixes only now that every full hash in the folder is known.
+  // Each file yields at most one run per role, so file + role identifies a run.
+  const runs: Run[] = drafts.map(d => ({
+    ...d,
+    id: `${d.provenance.file}#${d.role}`,
+    commit: index.resolve(d.commit),
+    parent: d.parent ? index.resolve(d.parent) : null,
+  }));
+  const commits = facts.resolve();
+  for (const r of runs) {
+    let c = commits.get(r.commit);
+    if (!c) commits.set(r.commit, (c = emptyCommit(r.commit)));
+    if (!c.parent && r.parent) c.parent = r.parent;
+    if (r.model && !c.models.includes(r.model)) c.models.push(r.model);
+    if (!c.gpuConfig && r.gpuConfig) c.gpuConfig = r.gpuConfig;
+  }
+  const { linked, unlinked } = linkAgentRuns(agentItems.values(), index);
+  for (const a of linked) if (a.commit && !commits.has(a.commit) && isFullHash(a.commit)) commits.set(a.commit, emptyCommit(a.commit));
+
+  const files = listed.filter(f => records.has(f.path)).map(f => records.get(f.path)!);
+  return { commits: [...commits.values()], runs, files, agentRuns: linked, unlinkedAgentRuns: unlinked };
+}
+
+export { nonRunByShape };

@@ -1,0 +1,20 @@
+import { z } from 'zod';
+import { SchemaIdSchema } from './enums';
+
+/** Non-run files are recognised so they are never counted as runs. */
+export const NON_RUN_KINDS = [
+  'progress-log', 'report', 'export', 'hf-records', 'run-summary', 'mapping', 'dataset', 'agent-run', 'notes',
+] as const;
+export const NonRunKindSchema = z.enum(NON_RUN_KINDS);
+export type NonRunKind = z.infer<typeof NonRunKindSchema>;
+
+export const FileRecordSchema = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('run'), path: z.string(), schema: SchemaIdSchema, runs: z.number().int() }),
+  z.object({ kind: z.literal('nonRun'), path: z.string(), what: NonRunKindSchema }),
+  z.object({
+    kind: z.literal('corrupt'), path: z.string(), error: z.string(),
+    offset: z.number().int().nullable(), line: z.number().int().nullable(), column: z.number().int().nullable(),
+  }),
+  z.object({ kind: z.literal('unknown'), path: z.string(), reason: z.string() }),
+]);
+export type FileRecord = z.infer<typeof FileRecordSchema>;

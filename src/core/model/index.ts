@@ -1,0 +1,5 @@
+export * from './enums';
+export * from './run';
+export * from './commit';
+export * from './files';
+export * from './agentRun';

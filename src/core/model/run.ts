@@ -1,0 +1,56 @@
+import { z } from 'zod';
+import { RoleSchema, RunStatusSchema, SchemaIdSchema, BenchmarkModeSchema } from './enums';
+
+/** Where a run came from: the file, the schema detected, and the JSON pointer of the role's data. */
+export const ProvenanceSchema = z.object({
+  file: z.string(),
+  schema: SchemaIdSchema,
+  pointer: z.string(),
+});
+export type Provenance = z.infer<typeof ProvenanceSchema>;
+
+/** A cut the source applied to log text before we saw it (research §4.7). */
+export const TruncationSchema = z.object({
+  kind: z.enum(['head', 'tail']),
+  cap: z.number().int().positive(),
+});
+export type Truncation = z.infer<typeof TruncationSchema>;
+
+/** Log text embedded in a result file, with the field it came from. */
+export const EmbeddedLogSchema = z.object({
+  field: z.string(),
+  length: z.number().int().nonnegative(),
+  truncation: TruncationSchema.nullable(),
+});
+export type EmbeddedLog = z.infer<typeof EmbeddedLogSchema>;
+
+export const RunSchema = z.object({
+  /** Stable within one scan: `<file>#<pointer>`. */
+  id: z.string(),
+  /** 40-hex where known, else the longest prefix known. */
+  commit: z.string(),
+  role: RoleSchema,
+  /** Pipeline that produced it: modal, docker, separate, docker-verify, rerun, omniperf, native, sglang-modal, bench-triage. */
+  source: z.string(),
+  agent: z.string().nullable(),
+  status: RunStatusSchema,
+  originalStatus: z.string(),
+  error: z.string().nullable(),
+  metrics: z.record(z.string(), z.number()),
+  counts: z.record(z.string(), z.number()),
+  logs: z.array(EmbeddedLogSchema),
+  /** Sibling log files (stdout.txt / stderr.txt), relative to the scanned folder. */
+  logFiles: z.array(z.string()),
+  model: z.string().nullable(),
+  command: z.string().nullable(),
+  benchmarkMode: BenchmarkModeSchema.nullable(),
+  gpuConfig: z.string().nullable(),
+  image: z.string().nullable(),
+  fixes: z.array(z.string()),
+  version: z.string().nullable(),
+  parent: z.string().nullable(),
+  timestamp: z.string().nullable(),
+  durationS: z.number().nullable(),
+  provenance: ProvenanceSchema,
+});
+export type Run = z.infer<typeof RunSchema>;

@@ -1,0 +1,74 @@
+import * as vscode from 'vscode';
+import { scan, type ScanResult } from '../core/ingest';
+import type { Commit, FileRecord, Run } from '../core/model';
+import { vscodeFileSource } from './vscodeFileSource';
+
+/** One workspace folder's scan. Paths in it are relative to `root`. */
+export interface FolderScan { root: vscode.Uri; result: ScanResult }
+
+/**
+ * Owns everything scanned from the workspace and tells subscribers when it changes. Scanning is
+ * lazy: nothing is read until someone asks (`ensureScanned`) — activation does no I/O.
+ */
+export class Store implements vscode.Disposable {
+  private readonly changed = new vscode.EventEmitter<void>();
+  readonly onDidChange = this.changed.event;
+  private folders: FolderScan[] = [];
+  private running: { controller: AbortController; done: Promise<void> } | null = null;
+  private scannedOnce = false;
+
+  get scanned(): boolean { return this.scannedOnce; }
+  get scans(): readonly FolderScan[] { return this.folders; }
+
+  ensureScanned(): Promise<void> {
+    if (this.running) return this.running.done;
+    if (this.scannedOnce) return Promise.resolve();
+    return this.rescan();
+  }
+
+  /** Starts a fresh scan, cancelling one in flight. Resolves when the data is replaced. */
+  rescan(): Promise<void> {
+    this.running?.controller.abort(new vscode.CancellationError());
+    const controller = new AbortController();
+    const done = Promise.resolve(vscode.window.withProgress(
+      { location: { viewId: 'benchTriage.commits' }, title: 'Scanning benchmark results' },
+      () => vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: 'Bench Triage', cancellable: false }, async progress => {
+        const next: FolderScan[] = [];
+        for (const folder of vscode.workspace.workspaceFolders ?? []) {
+          const result = await scan(vscodeFileSource(folder.uri), {
+            signal: controller.signal,
+            onProgress: ({ done, total }) => { if (done % 50 === 0 || done === total) progress.report({ message: `scanning ${folder.name}: ${done}/${total} files` }); },
+          });
+          next.push({ root: folder.uri, result });
+        }
+        if (controller.signal.aborted) return;
+        this.folders = next;
+        this.scannedOnce = true;
+        await this.updateContext();
+        this.changed.fire();
+      }),
+    )).then(() => undefined, err => {
+      if (controller.signal.aborted) return;
+      this.scannedOnce = true;
+      void this.updateContext();
+      void vscode.window.showErrorMessage(`Bench Triage: scanning failed: ${err instanceof Error ? err.message : String(err)}`);
+    }).finally(() => { if (this.running?.controller === controller) this.running = null; });
+    this.running = { controller, done };
+    return done;
+  }
+
+  private async updateContext(): Promise<void> {
+    await vscode.commands.executeCommand('setContext', 'benchTriage.scanned', true);
+    await vscode.commands.executeCommand('setContext', 'benchTriage.hasResults', this.folders.some(f => f.result.runs.length > 0 || f.result.files.length > 0));
+  }
+
+  /** Everything as flat lists, each entry tagged with its folder. */
+  all(): { commits: Array<{ folder: FolderScan; commit: Commit }>; runs: Array<{ folder: FolderScan; run: Run }>; problems: Array<{ folder: FolderScan; file: FileRecord }> } {
+    const commits = this.folders.flatMap(folder => folder.result.commits.map(commit => ({ folder, commit })));
+    const runs = this.folders.flatMap(folder => folder.result.runs.map(run => ({ folder, run })));
+    const problems = this.folders.flatMap(folder => folder.result.files.filter(f => f.kind === 'corrupt' || f.kind === 'unknown').map(file => ({ folder, file })));
+    return { commits, runs, problems };
+  }
+
+  dispose(): void { this.running?.controller.abort(); this.changed.dispose(); }
+}
