@@ -1,5 +1,5 @@
 // Bundles: extension host, language server, webview, CLI (and, with --tests, the test suites).
-// Usage: node esbuild.mjs [--watch] [--production] [--tests]
+// Usage: node esbuild.mjs [--watch] [--production] [--tests] [--bench]
 import * as esbuild from 'esbuild';
 import { readdirSync, statSync, chmodSync } from 'node:fs';
 import { join } from 'node:path';
@@ -34,6 +34,10 @@ function testEntries(dir) {
 if (args.has('--tests')) {
   builds.push({ ...node, entryPoints: testEntries('test/unit'), outdir: 'dist-test/unit', outbase: 'test/unit', external: ['vscode', 'mocha'] });
   builds.push({ ...node, entryPoints: testEntries('test/extension'), outdir: 'dist-test/extension', outbase: 'test/extension', external: ['vscode', 'mocha'] });
+}
+
+if (args.has('--bench')) {
+  builds.push({ ...node, entryPoints: ['bench/scanWorker.ts'], outdir: 'dist-bench', outbase: 'bench' });
 }
 
 if (args.has('--watch')) {

@@ -17,6 +17,8 @@ export function nodeFileSource(root: string): FileSource {
           const p = rel ? `${rel}/${e.name}` : e.name;
           if (e.isDirectory()) { if (e.name !== 'node_modules' && e.name !== '.git') stack.push(p); }
           else if (e.isFile()) {
+            // Sizes matter only for files the scan may read; skip the stat for everything else.
+            if (!/\.(json|jsonl|diff|txt)$/.test(e.name)) { yield { path: p, size: 0 }; continue; }
             let size = 0;
             try { size = (await fs.stat(path.join(abs, p))).size; } catch { continue; }
             yield { path: p, size };

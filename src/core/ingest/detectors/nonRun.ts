@@ -21,7 +21,8 @@ export function nonRunByPath(path: string): NonRunKind | null {
 export function nonRunByShape(v: unknown, path: string): NonRunKind | null {
   if (Array.isArray(v)) {
     const first = v.find(isObj) as Obj | undefined;
-    if (first && Object.keys(first).some(k => /^(baseline|human|agent)_/.test(k) || k === 'agent_name')) return 'hf-records';
+    if (!first) return null; // a list of non-records is no export we know
+    if (Object.keys(first).some(k => /^(baseline|human|agent)_/.test(k) || k === 'agent_name')) return 'hf-records';
     return 'export';
   }
   if (!isObj(v)) return null;

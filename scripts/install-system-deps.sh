@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# System packages the tests and the demo need (Debian): Chromium for the real VS Code workbench,
+# ripgrep for VS Code's search and the benchmarks, and what code-server's native modules build with.
+set -euo pipefail
+PKGS="chromium ripgrep build-essential python3 pkg-config libkrb5-dev git"
+missing=""
+for p in $PKGS; do dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"; done
+[ -z "$missing" ] && exit 0
+SUDO=""; [ "$(id -u)" = 0 ] || SUDO="sudo"
+echo "installing:$missing" >&2
+$SUDO apt-get update -qq
+# shellcheck disable=SC2086
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends $missing >&2

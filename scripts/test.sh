@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Runs every test: unit tests on the real ISO-Bench corpus (mocha, Node) and the extension-host
+# suite inside a real VS Code (code-server + Chromium). Does its own set-up on a fresh machine.
+# Prints a closing "N passed, N failed" line. With CI=true a missing prerequisite is a failure.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+log() { printf '\n== %s\n' "$*"; }
+
+log "system packages"
+bash scripts/install-system-deps.sh
+log "npm dependencies"
+if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then npm ci --no-audit --no-fund --loglevel=error; fi
+log "VS Code (code-server) and playwright-core"
+bash scripts/setup-vscode-tools.sh >/dev/null
+[ -d ../shared/isobench ] || { echo "missing ../shared/isobench (the real ISO-Bench data the tests read in place)" >&2; exit 1; }
+
+log "build"
+node esbuild.mjs --tests
+npx tsc -p . --noEmit
+
+passed=0; failed=0; status=0
+count() { # file -> adds "N passing" / "N failing" of a mocha spec run
+  local p f
+  p=$(grep -Eo '^ *[0-9]+ passing' "$1" | grep -Eo '[0-9]+' | tail -1 || true)
+  f=$(grep -Eo '^ *[0-9]+ failing' "$1" | grep -Eo '[0-9]+' | tail -1 || true)
+  passed=$((passed + ${p:-0})); failed=$((failed + ${f:-0}))
+}
+mkdir -p test-results
+log "unit tests"
+npx mocha --config .mocharc.json 'dist-test/unit/**/*.test.js' 2>&1 | tee test-results/unit.txt || status=1
+count test-results/unit.txt
+
+log "extension-host tests (real VS Code)"
+node scripts/vscode/run-extension-tests.mjs 2>&1 | tee test-results/extension.txt || status=1
+ext=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' test-results/extension.txt | tail -1 || true)
+if [ -n "$ext" ]; then
+  passed=$((passed + $(echo "$ext" | cut -d' ' -f1))); failed=$((failed + $(echo "$ext" | cut -d' ' -f3)))
+else
+  echo "extension-host suite did not report results" >&2; failed=$((failed + 1)); status=1
+fi
+
+echo
+echo "$passed passed, $failed failed"
+[ "$failed" = 0 ] && [ "$status" = 0 ]

@@ -1,0 +1,21 @@
+#!/usr/bin/env node
+// Serves the workbench with the extension loaded as a development extension and prints its URL.
+import { createRequire } from 'node:module';
+import path from 'node:path';
+
+const require = createRequire(import.meta.url);
+const { startCodeServer, workbenchUrl } = require('./codeServer.cjs');
+const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..');
+const workspace = path.resolve(process.env.BENCH_TRIAGE_DEMO ?? path.join(ROOT, 'test/fixtures/workspace-small'));
+const runDir = path.join(ROOT, 'test-results', 'demo');
+
+const server = await startCodeServer({
+  runDir, folder: workspace, host: process.env.BENCH_TRIAGE_HOST ?? '127.0.0.1', port: Number(process.env.BENCH_TRIAGE_PORT ?? 8080),
+});
+const url = workbenchUrl(server, { folder: workspace, devPaths: [ROOT] });
+console.log(`Bench Triage demo: VS Code ${server.base} with the extension on ${workspace}`);
+console.log(`Open: ${url}`);
+const stop = async () => { await server.stop(); process.exit(0); };
+process.on('SIGINT', stop);
+process.on('SIGTERM', stop);
+server.proc.on('exit', code => { console.log(`code-server exited (${code})`); process.exit(code ?? 1); });

@@ -1,0 +1,30 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { FileSource, ListedFile } from '../../src/core/ingest';
+
+/** The real ISO-Bench data, read in place (never copied into the repo). */
+export const ISOBENCH = path.resolve(__dirname, '../../../shared/isobench');
+
+export function requireCorpus(): void {
+  if (!fs.existsSync(ISOBENCH)) throw new Error(`ISO-Bench corpus not found at ${ISOBENCH} (expected ../shared/isobench beside the repo)`);
+}
+
+/** Every file below `dir`, relative, posix. */
+export function walk(dir: string, rel = ''): string[] {
+  const out: string[] = [];
+  for (const e of fs.readdirSync(path.join(dir, rel), { withFileTypes: true })) {
+    const p = rel ? `${rel}/${e.name}` : e.name;
+    if (e.isDirectory()) out.push(...walk(dir, p)); else if (e.isFile()) out.push(p);
+  }
+  return out;
+}
+
+/** An in-memory folder for feeding hand-made and mangled files to the scanner. */
+export function memorySource(files: Record<string, string>): FileSource {
+  return {
+    async *list(): AsyncIterable<ListedFile> {
+      for (const [p, text] of Object.entries(files)) yield { path: p, size: Buffer.byteLength(text) };
+    },
+    readText: async p => files[p],
+  };
+}
