@@ -32,7 +32,7 @@ count test-results/unit.txt
 
 log "extension-host tests (real VS Code)"
 node scripts/vscode/run-extension-tests.mjs 2>&1 | tee test-results/extension.txt || status=1
-ext=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' test-results/extension.txt | tail -1 || true)
+ext=$(grep -E '^extension-host: [0-9]+ passed, [0-9]+ failed$' test-results/extension.txt | tail -1 | sed 's/^extension-host: //' || true)
 if [ -n "$ext" ]; then
   passed=$((passed + $(echo "$ext" | cut -d' ' -f1))); failed=$((failed + $(echo "$ext" | cut -d' ' -f3)))
 else

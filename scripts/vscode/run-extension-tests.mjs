@@ -44,6 +44,6 @@ export async function runExtensionTests({ workspace, suite = 'index.js', env = {
 if (import.meta.url === `file://${process.argv[1]}`) {
   const workspace = path.join(ROOT, 'test/fixtures/workspace-small');
   const { code, results } = await runExtensionTests({ workspace });
-  if (results) console.log(`${results.passed} passed, ${results.failed} failed`);
+  if (results) console.log(`extension-host: ${results.passed} passed, ${results.failed} failed`);
   process.exit(code === 0 && results && results.failed === 0 ? 0 : 1);
 }

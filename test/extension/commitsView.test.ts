@@ -49,7 +49,8 @@ describe('Commits view on the small fixture workspace', () => {
     const corrupt = (await commitsTree.getChildren(group)).map(n => commitsTree.getTreeItem(n)).find(i => String(i.label) === '3c3c3c3c_result.json')!;
     await vscode.commands.executeCommand(corrupt.command!.command, ...(corrupt.command!.arguments ?? []));
     const ed = vscode.window.activeTextEditor;
-    assert.ok(ed?.document.uri.path.endsWith('results/docker/3c3c3c3c_result.json'));
+    assert.ok(ed);
+    assert.ok(ed.document.uri.path.endsWith('results/docker/3c3c3c3c_result.json'));
     assert.equal(ed.selection.active.line, 0);
     assert.equal(ed.selection.active.character, 101);
     assert.equal(ed.document.getText().charAt(101), ',');
