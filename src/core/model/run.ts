@@ -36,6 +36,8 @@ export const RunSchema = z.object({
   status: RunStatusSchema,
   originalStatus: z.string(),
   error: z.string().nullable(),
+  /** JSON field (dotted path) the error text was read from; null when the scanner composed it. */
+  errorField: z.string().nullable(),
   metrics: z.record(z.string(), z.number()),
   counts: z.record(z.string(), z.number()),
   logs: z.array(EmbeddedLogSchema),

@@ -132,6 +132,7 @@ export function draft(init: DraftInit, rest: Partial<RunDraft> = {}): RunDraft {
     status: init.status ?? 'not_run',
     originalStatus: original,
     error: null,
+    errorField: null,
     metrics: {},
     counts: {},
     logs: [],

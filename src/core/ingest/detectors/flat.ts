@@ -16,8 +16,10 @@ function flatRun(v: Obj, ctx: DetectContext, o: {
   const { status, note } = statusFromMetrics(original, m);
   const command = str(v.perf_command) ?? str(v.benchmark_command) ?? str(v.original_command) ?? str(v.test_command);
   const error = str(v.error) ?? str(v.skip_reason) ?? note;
+  const errorField = str(v.error) ? 'error' : str(v.skip_reason) ? 'skip_reason' : null;
   return [draft({ commit: o.commit, role: o.role, source: o.source, schema: o.schema, pointer: o.pointer ?? '', ctx, originalStatus: v.status, status }, {
     error: status === 'success' ? null : error,
+    errorField: status === 'success' ? null : errorField,
     metrics: m.metrics,
     counts: m.counts,
     logs: compactLogs(o.rawField ? embeddedLog(o.rawField, v[o.rawField], o.rawSide ?? 'tail') : null),

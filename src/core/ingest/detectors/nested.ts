@@ -27,6 +27,7 @@ export const S5: Detector = {
       const { status, note } = statusFromMetrics(mapStatus(b.status), m);
       out.push(draft({ commit, role, source: 'rerun', schema: 'S5', pointer: `results.${role}`, ctx, originalStatus: b.status, status }, {
         error: status === 'success' ? null : (str(b.error) ?? note),
+        errorField: status !== 'success' && str(b.error) ? `results.${role}.error` : null,
         metrics: m.metrics, counts: m.counts,
         logs: compactLogs(embeddedLog(`results.${role}.raw_output`, b.raw_output, 'tail')),
         model: str(b.model), benchmarkMode: modeFromType(b.benchmark_type), timestamp: str(v.timestamp), durationS: num(b.duration_s),
@@ -58,6 +59,7 @@ export const S7: Detector = {
       const command = role === 'baseline' ? str(v.baseline_command) : str(v.test_command) ?? str(v.baseline_command);
       out.push(draft({ commit, role, source: 'rerun', schema: 'S7', pointer: role, ctx, originalStatus: b.status, status }, {
         error: status === 'success' ? null : (str(b.error) ?? note),
+        errorField: status !== 'success' && str(b.error) ? `${role}.error` : null,
         metrics: m.metrics, counts: m.counts,
         logs: compactLogs(embeddedLog(`${role}.raw_output`, b.raw_output, 'tail')),
         model: str(v.model), command, benchmarkMode: modeFromType(v.benchmark_type) ?? modeFromCommand(command),

@@ -14,6 +14,14 @@ function agentFromPatchPath(p: unknown): string | null {
   return m ? m[1] : null;
 }
 
+/** Error text and the field it came from; a composed fallback has no field. */
+function errorOf(ok: boolean, outErr: string | null, outField: string, err: string | null, fallback: string): { error: string | null; errorField: string | null } {
+  if (ok) return { error: null, errorField: null };
+  if (outErr) return { error: outErr, errorField: outField };
+  if (err) return { error: err, errorField: 'result.error_message' };
+  return { error: fallback, errorField: null };
+}
+
 function siblingLogs(ctx: DetectContext): string[] {
   return ['stdout.txt', 'stderr.txt'].map(n => ctx.siblings.get(n)).filter((p): p is string => !!p);
 }
@@ -60,14 +68,17 @@ export const S9: Detector = {
     const err = str(r.error_message);
     const bHas = Object.keys(b.m.metrics).length > 0;
     const aHas = Object.keys(a.m.metrics).length > 0;
-    out.push(draft({ commit, role: 'baseline', source: 'omniperf', schema: 'S9', pointer: 'result.baseline_output', ctx, originalStatus: status, status: bHas ? 'success' : 'failed' }, {
-      ...common, metrics: b.m.metrics, counts: b.m.counts, error: bHas ? null : (b.outErr ?? err ?? 'Baseline produced no metrics'),
-    }));
+    // With no patch nothing was run, so the baseline has nothing to report either.
+    if (bHas || status !== 'no_patch') {
+      out.push(draft({ commit, role: 'baseline', source: 'omniperf', schema: 'S9', pointer: 'result.baseline_output', ctx, originalStatus: status, status: bHas ? 'success' : 'failed' }, {
+        ...common, metrics: b.m.metrics, counts: b.m.counts, ...errorOf(bHas, b.outErr, 'result.baseline_output.error', err, 'Baseline produced no metrics'),
+      }));
+    }
     // The patched side only ran once the baseline produced numbers (or was skipped for want of a patch).
     if (aHas || bHas || status === 'no_patch') {
       const aStatus = aHas ? 'success' : status === 'no_patch' ? 'skipped' : 'failed';
       out.push(draft({ commit, role: 'agent', source: 'omniperf', schema: 'S9', pointer: 'result.patched_output', ctx, originalStatus: status, status: aStatus }, {
-        ...common, agent, metrics: a.m.metrics, counts: a.m.counts, error: aHas ? null : (a.outErr ?? err ?? 'Patched run produced no metrics'),
+        ...common, agent, metrics: a.m.metrics, counts: a.m.counts, ...errorOf(aHas, a.outErr, 'result.patched_output.error', err, 'Patched run produced no metrics'),
       }));
     }
     return out;
@@ -109,7 +120,7 @@ export const S10: Detector = {
       else if (status === 'success') st = 'failed';
       else continue; // the other side never ran
       out.push(draft({ commit, role, source: 'native', schema: 'S10', pointer: `result.${key}`, ctx, originalStatus: status, status: st }, {
-        metrics: m.metrics, counts: m.counts, error: hasMetrics ? null : (err ?? `${role} produced no metrics`),
+        metrics: m.metrics, counts: m.counts, error: hasMetrics ? null : (err ?? `${role} produced no metrics`), errorField: !hasMetrics && err ? 'result.error_message' : null,
         logs: compactLogs(embeddedLog(`result.${key}.raw_output`, isObj(container) ? container.raw_output : null, 'none')),
         logFiles: siblingLogs(ctx),
         command, benchmarkMode: modeFromType(r.benchmark_type) ?? modeFromCommand(command), durationS: num(r.duration_s),

@@ -35,7 +35,7 @@ export const BT1: Detector = {
     const dir = ctx.path.slice(0, ctx.path.lastIndexOf('/') + 1);
     return [draft({ commit, role: v.role, source: 'bench-triage', schema: 'BT1', pointer: 'metrics', ctx, originalStatus: v.status, status: mapStatus(v.status) }, {
       agent: v.role === 'agent' ? str(v.agent) : null,
-      error: str(v.error), metrics: m.metrics, counts: m.counts, model: str(v.model), command: str(v.command), image: str(v.image),
+      error: str(v.error), errorField: str(v.error) ? 'error' : null, metrics: m.metrics, counts: m.counts, model: str(v.model), command: str(v.command), image: str(v.image),
       fixes: Array.isArray(v.fixes) ? v.fixes : [], timestamp: str(v.startedAt), durationS: typeof v.durationS === 'number' ? v.durationS : null,
       logFiles: Array.isArray(v.logs) ? v.logs.filter((l: unknown): l is string => typeof l === 'string').map((l: string) => dir + l) : [],
     })].filter(() => isObj(v.metrics));

@@ -69,11 +69,16 @@ function normaliseThreeWay(result: Obj, instance: Obj, schema: SchemaId, base: s
     const hasMetrics = Object.keys(m.metrics).length > 0;
     let runStatus: RunDraft['status'];
     let runError: string | null = null;
-    if (named.has(role)) { runStatus = status === 'timeout' ? 'timeout' : 'failed'; runError = named.get(role) ?? error; }
+    let errorField: string | null = null;
+    if (named.has(role)) {
+      runStatus = status === 'timeout' ? 'timeout' : 'failed';
+      runError = named.get(role) ?? error;
+      errorField = role === 'agent' && agentError && runError === agentError ? `${base}agent_error` : runError ? `${base}error` : null;
+    }
     else if (hasMetrics) runStatus = 'success';
     else if (recordFailed && !blamed) {
       // Nothing names the phase: the first phase without data is where the record stopped.
-      runStatus = mapStatus(status) === 'skipped' ? 'skipped' : 'failed'; runError = error; blamed = true;
+      runStatus = mapStatus(status) === 'skipped' ? 'skipped' : 'failed'; runError = error; errorField = error ? `${base}error` : null; blamed = true;
     } else if (role === 'agent' && !recordFailed && result.has_agent_patch === true) {
       runStatus = 'failed'; runError = 'Agent phase recorded no metrics and no error';
     } else continue; // this role never ran in this record
@@ -81,6 +86,7 @@ function normaliseThreeWay(result: Obj, instance: Obj, schema: SchemaId, base: s
     out.push(draft({ commit, role, source, schema, pointer: `${base}${role}_metrics`, ctx, originalStatus: status, status: runStatus }, {
       agent: role === 'agent' ? agent : null,
       error: runError,
+      errorField,
       metrics: m.metrics,
       counts: m.counts,
       logs: compactLogs(

@@ -1,0 +1,260 @@
+import type { Role, RunStatus } from '../model';
+import { category, type Fixability, type Group } from './taxonomy';
+import { RuleSchema, type Rule, type RuleSpec } from './ruleSchema';
+import { BUILTIN_RULES } from './builtinRules';
+import { linearMatcher, nativeMatcher, type Match, type Matcher } from './matcher';
+import { isErrorForm, isNoise } from './lines';
+
+export interface EvidenceSource { file: string; field: string | null }
+export interface TextInput { source: EvidenceSource; text: string; scope: 'error' | 'output' }
+
+export interface ClassifyInput {
+  role: Role | null;
+  status: RunStatus;
+  texts: TextInput[];
+  /** `command: …\nmodel: …\nsubject: …` — what context rules look at. */
+  context: string;
+}
+
+export interface Evidence { file: string; field: string | null; line: number; text: string }
+
+export interface Classification {
+  category: string;
+  group: Group;
+  cause: string | null;
+  fixability: Fixability;
+  description: string;
+  rule: string | null;
+  strength: 'signature' | 'context' | 'generic' | 'status' | 'none';
+  evidence: Evidence | null;
+}
+
+interface CompiledIndication { scope: Rule['indications'][number]['scope']; m: Matcher; multiline: boolean }
+interface CompiledRule { rule: Rule; user: boolean; inds: CompiledIndication[] }
+
+interface Hit { rule: CompiledRule; match: Match; ind: CompiledIndication; source: EvidenceSource; line: number; lineText: string; errorForm: boolean; order: number }
+
+export interface ClassifierOptions {
+  userRules?: Rule[];
+  /** Wall-clock budget for user rules on one input (default 2000 ms). */
+  userRuleBudgetMs?: number;
+}
+
+export interface BudgetReport { rule: string; file: string; elapsedMs: number }
+
+const MAX_EVIDENCE = 400;
+
+function evidenceText(line: string, at: number, len: number): string {
+  const l = line.endsWith('\r') ? line.slice(0, -1) : line;
+  if (l.length <= MAX_EVIDENCE) return l;
+  const start = Math.max(0, Math.min(at - 100, l.length - MAX_EVIDENCE));
+  return l.slice(start, Math.max(start + Math.min(MAX_EVIDENCE, len + 200), start + 1));
+}
+
+function render(template: string, groups: Array<string | undefined>): string {
+  return template.replace(/\{(\d)\}/g, (_, n) => (groups[Number(n) - 1] ?? '').trim().slice(0, 200)).trim();
+}
+
+/**
+ * The rules engine. Precedence: a root-cause *signature* beats a *context* inference, which beats
+ * the pipelines' *generic* error strings; among signatures the earliest error-form line wins, then
+ * the earliest other line. Echoed fix announcements, docker-pull chatter and progress bars are
+ * never evidence.
+ */
+export class Classifier {
+  private readonly rules: CompiledRule[];
+  /** One native regex per flag set that finds every line any built-in line indication could match. */
+  private readonly prefilters: RegExp[];
+  private readonly userBudgetMs: number;
+  readonly budgetReports: BudgetReport[] = [];
+
+  constructor(opts: ClassifierOptions = {}) {
+    this.userBudgetMs = opts.userRuleBudgetMs ?? 2000;
+    const builtin = BUILTIN_RULES.map(s => compileRule(RuleSchema.parse(s), false));
+    const user = (opts.userRules ?? []).map(r => compileRule(r, true));
+    this.rules = [...user, ...builtin]; // user rules win ties on the same line
+    const bySensitivity = new Map<string, string[]>();
+    for (const r of builtin) for (const ind of r.inds) {
+      if (ind.multiline || ind.scope === 'context') continue;
+      const key = (r.rule.indications.find(i => i.pattern === ind.m.source)?.flags ?? '');
+      (bySensitivity.get(key) ?? bySensitivity.set(key, []).get(key)!).push(`(?:${ind.m.source})`);
+    }
+    this.prefilters = [...bySensitivity.entries()].map(([flags, srcs]) => new RegExp(srcs.join('|'), 'gm' + flags));
+  }
+
+  get hasUserRules(): boolean { return this.rules.some(r => r.user); }
+
+  classify(input: ClassifyInput): Classification {
+    const state = new ScanState(input.role, this.userBudgetMs, this.budgetReports);
+    let order = 0;
+    for (const t of input.texts) {
+      this.scanText(t.text, 1, t.source, t.scope, input.role, state, order);
+      order += 1;
+    }
+    // Context rules look only at the command/model/subject.
+    for (const r of this.rules) {
+      if (r.rule.strength !== 'context' || !appliesToRole(r, input.role)) continue;
+      for (const ind of r.inds) {
+        if (ind.scope !== 'context') continue;
+        const m = ind.m.exec(input.context);
+        if (m) { state.context ??= { r, m }; break; }
+      }
+      if (state.context) break;
+    }
+    return this.decide(input, state);
+  }
+
+  /** A scanner for one large text fed in chunks of whole lines (for logs too big to hold). */
+  stream(source: EvidenceSource, role: Role | null = null): { push(chunk: string): boolean; end(status?: RunStatus): Classification } {
+    const state = new ScanState(role, this.userBudgetMs, this.budgetReports);
+    let line = 1;
+    return {
+      push: (chunk: string) => {
+        if (state.sigErr) return false; // the earliest error-form signature is already known
+        this.scanText(chunk, line, source, 'output', role, state, 0);
+        for (let i = chunk.indexOf('\n'); i !== -1; i = chunk.indexOf('\n', i + 1)) line++;
+        return !state.sigErr;
+      },
+      end: (status: RunStatus = 'failed') => this.decide({ role, status, texts: [], context: '' }, state),
+    };
+  }
+
+  private scanText(text: string, firstLine: number, source: EvidenceSource, scope: 'error' | 'output', role: Role | null, state: ScanState, order: number): void {
+    const candidates = new Set<number>(); // line-start offsets
+    for (const pf of this.prefilters) {
+      pf.lastIndex = 0;
+      let m: RegExpExecArray | null;
+      while ((m = pf.exec(text))) {
+        const start = text.lastIndexOf('\n', m.index - 1) + 1;
+        candidates.add(start);
+        const end = text.indexOf('\n', m.index);
+        if (end === -1) break;
+        pf.lastIndex = end + 1;
+      }
+    }
+    const userRules = this.rules.filter(r => r.user && appliesToRole(r, role));
+    if (userRules.length && !state.userDisabled) {
+      // User rules run on every line (RE2, linear), within the wall-clock budget.
+      for (let s = 0; s <= text.length;) { candidates.add(s); const e = text.indexOf('\n', s); if (e === -1) break; s = e + 1; }
+    }
+    if (candidates.size === 0) { this.multiline(text, firstLine, source, scope, role, state, order); return; }
+    const starts = [...candidates].sort((a, b) => a - b);
+    let lineNo = firstLine, counted = 0;
+    for (const start of starts) {
+      for (let i = text.indexOf('\n', counted); i !== -1 && i < start; i = text.indexOf('\n', i + 1)) lineNo++;
+      counted = start;
+      const endNl = text.indexOf('\n', start);
+      const lineText = text.slice(start, endNl === -1 ? text.length : endNl);
+      if (isNoise(lineText)) continue;
+      const errorForm = isErrorForm(lineText);
+      for (const r of this.rules) {
+        if (r.rule.strength === 'context' || !appliesToRole(r, role)) continue;
+        if (r.user && state.userDisabled) continue;
+        const t0 = r.user ? Date.now() : 0;
+        let hit: Hit | null = null;
+        for (const ind of r.inds) {
+          if (ind.multiline || ind.scope === 'context' || (ind.scope !== 'any' && ind.scope !== scope)) continue;
+          const m = ind.m.exec(lineText);
+          if (m) { hit = { rule: r, match: m, ind, source, line: lineNo, lineText, errorForm, order }; break; }
+        }
+        if (r.user) state.chargeUser(r, source.file, Date.now() - t0);
+        if (hit) { state.offer(hit); break; }
+      }
+      if (state.sigErr && !userRules.length) break;
+    }
+    this.multiline(text, firstLine, source, scope, role, state, order);
+  }
+
+  private multiline(text: string, firstLine: number, source: EvidenceSource, scope: 'error' | 'output', role: Role | null, state: ScanState, order: number): void {
+    for (const r of this.rules) {
+      if (!appliesToRole(r, role) || (r.user && state.userDisabled)) continue;
+      for (const ind of r.inds) {
+        if (!ind.multiline || (ind.scope !== 'any' && ind.scope !== scope)) continue;
+        const t0 = Date.now();
+        const m = ind.m.exec(text);
+        if (r.user) state.chargeUser(r, source.file, Date.now() - t0);
+        if (!m) continue;
+        const start = text.lastIndexOf('\n', m.index - 1) + 1;
+        let line = firstLine;
+        for (let i = text.indexOf('\n'); i !== -1 && i < start; i = text.indexOf('\n', i + 1)) line++;
+        const end = text.indexOf('\n', m.index);
+        const lineText = text.slice(start, end === -1 ? text.length : end);
+        state.offer({ rule: r, match: { ...m, index: m.index - start }, ind, source, line, lineText, errorForm: isErrorForm(lineText), order });
+      }
+    }
+  }
+
+  private decide(input: ClassifyInput, s: ScanState): Classification {
+    const hit = s.sigErr ?? s.sigOther;
+    if (hit) return fromHit(hit, hit.rule.rule.strength === 'generic' ? 'generic' : 'signature');
+    if (s.context) {
+      const { r, m } = s.context;
+      return make(r.rule, render(r.rule.description, m.groups), 'context', null);
+    }
+    if (s.generic) return fromHit(s.generic, 'generic');
+    if (input.status === 'timeout') {
+      const c = category('timeout');
+      return { category: 'timeout', group: c.group, cause: null, fixability: c.fixability, description: 'The run was recorded as timed out', rule: null, strength: 'status', evidence: null };
+    }
+    const c = category('unclassified');
+    const last = lastErrorLine(input.texts);
+    return { category: 'unclassified', group: c.group, cause: null, fixability: c.fixability, description: last ? `No rule matched; last error line: ${last.text}` : 'No rule matched and no error text was kept', rule: null, strength: 'none', evidence: last };
+  }
+}
+
+/** For unclassified runs: the last line that states an error, to show the user where to look. */
+function lastErrorLine(texts: TextInput[]): Evidence | null {
+  for (let t = texts.length - 1; t >= 0; t--) {
+    const lines = texts[t].text.split('\n');
+    for (let i = lines.length - 1; i >= 0; i--) {
+      const l = lines[i];
+      if (l.trim() && isErrorForm(l) && !isNoise(l)) return { file: texts[t].source.file, field: texts[t].source.field, line: i + 1, text: evidenceText(l, 0, l.length) };
+    }
+  }
+  return null;
+}
+
+function appliesToRole(r: CompiledRule, role: Role | null): boolean { return !r.rule.roles || (role !== null && r.rule.roles.includes(role)); }
+
+function compileRule(rule: Rule, user: boolean): CompiledRule {
+  const make = user ? linearMatcher : nativeMatcher;
+  return { rule, user, inds: rule.indications.map(i => ({ scope: i.scope, multiline: !!i.multiline, m: make(i.pattern, i.flags ?? '', !!i.multiline) })) };
+}
+
+function make(rule: Rule, description: string, strength: Classification['strength'], evidence: Evidence | null): Classification {
+  const c = category(rule.category);
+  return { category: rule.category, group: c.group, cause: rule.cause ?? null, fixability: rule.fixability ?? c.fixability, description, rule: rule.id, strength, evidence };
+}
+
+function fromHit(h: Hit, strength: Classification['strength']): Classification {
+  return make(h.rule.rule, render(h.rule.rule.description, h.match.groups), strength,
+    { file: h.source.file, field: h.source.field, line: h.line, text: evidenceText(h.lineText, h.match.index, h.match.length) });
+}
+
+class ScanState {
+  sigErr: Hit | null = null;
+  sigOther: Hit | null = null;
+  generic: Hit | null = null;
+  context: { r: CompiledRule; m: Match } | null = null;
+  userDisabled = false;
+  private userSpent = 0;
+
+  constructor(readonly role: Role | null, private readonly budget: number, private readonly reports: BudgetReport[]) {}
+
+  offer(h: Hit): void {
+    const earlier = (a: Hit | null) => !a || h.order < a.order || (h.order === a.order && h.line < a.line);
+    if (h.rule.rule.strength === 'generic') { if (earlier(this.generic)) this.generic = h; return; }
+    if (h.errorForm) { if (earlier(this.sigErr)) this.sigErr = h; }
+    else if (earlier(this.sigOther)) this.sigOther = h;
+  }
+
+  chargeUser(r: CompiledRule, file: string, ms: number): void {
+    this.userSpent += ms;
+    if (this.userSpent > this.budget && !this.userDisabled) {
+      this.userDisabled = true;
+      this.reports.push({ rule: r.rule.id, file, elapsedMs: this.userSpent });
+    }
+  }
+}
+
+export type { RuleSpec };

@@ -1,0 +1,26 @@
+/**
+ * Line predicates shared by the classifier and the log index.
+ */
+
+/** Lines in which a runner only announces what it is about to do (never evidence, research §7.8). */
+const ECHO = /^\s*(?:[=>#*-]+\s*)?(?:Fixing|Installing|Patched|Patching|Applying|Downloading|Checking|Trying|Attempting|Upgrading|Uninstalling|Collecting|Requirement already|Successfully|Using|Creating|Building wheel|Looking in)\b|\.\.\.\s*$|^\s*Warning: [\w. -]+ fix failed/;
+export const isEchoLine = (line: string): boolean => ECHO.test(line);
+
+/** docker pull progress and similar chatter that often fills a kept tail (research §5.2). */
+const PULL = /^\s*(?:[0-9a-f]{12}: (?:Pulling fs layer|Waiting|Downloading|Extracting|Verifying Checksum|Download complete|Pull complete|Already exists)|Unable to find image '[^']+' locally|Digest: sha256:|Status: (?:Downloaded newer image|Image is up to date)|[\w.-]+: Pulling from )/;
+export const isDockerPullLine = (line: string): boolean => PULL.test(line);
+
+/** tqdm progress bars. */
+export const isProgressLine = (line: string): boolean => /\d+%\|[█▉▊▋▌▍▎▏ #]*\|/.test(line) && !/Error|error:|Traceback|failed/.test(line);
+
+const LEVEL_BENIGN = /^\s*(?:\[rank\d+\]:\s*)?(?:\(\w+ pid=\d+\)\s*)?(?:\x1b\[[\d;]*m\s*)*(?:WARNING|WARN|INFO|DEBUG)\b|^\s*(?:Warning|Note|Hint):/;
+const ERROR_FORM = /Traceback \(most recent call last\)|\b\w*(?:Error|Exception|Exit)\b|\berror:|\bERROR\b|CRITICAL|FATAL|No module named|cannot import name|\bFAILED\b|\b[Ff]ailed\b|not found|denied|[Nn]o space left|\bKilled\b|undefined symbol|\[Errno|[Uu]nknown|[Tt]imed out|[Tt]imeout|crashed|CRASHED|not supported|is blocked|Requires |unrecognized arguments|arguments are required|No wheel|No perf_command|[Nn]o (?:\w+ )?metrics|not available|\bcannot\b|[Cc]ould not|Broken pipe|not implemented|must be|is not a /;
+
+/**
+ * An *error-form* line states a failure (Traceback, `Error:`, `No module named` …) rather than
+ * mentioning a topic; log lines at WARNING/INFO/DEBUG level are not.
+ */
+export const isErrorForm = (line: string): boolean => !LEVEL_BENIGN.test(line) && ERROR_FORM.test(line);
+
+/** Lines that can never be evidence. */
+export const isNoise = (line: string): boolean => isEchoLine(line) || isDockerPullLine(line) || isProgressLine(line);

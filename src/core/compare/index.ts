@@ -1,0 +1,3 @@
+export * from './metrics';
+export * from './comparability';
+export * from './triage';
