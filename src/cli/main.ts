@@ -1,25 +1,46 @@
 import { scanCommand } from './scanCommand';
+import { classifyCommand, classifyLogCommand, reportCommand } from './classifyCommands';
 
 const USAGE = `usage: bench-triage <command> [options]
 
 commands:
-  scan <folder> [--json] [--runs]   list every result, run and agent run found in <folder>
+  scan <folder> [--json] [--runs]             every result, run and agent run found in <folder>
+  classify <folder> [--json] [--tie-band N] [--rules FILE]
+                                              outcome, per-role cause with evidence, verdict, comparability
+  classify-log <file>... [--json] [--rules FILE]
+                                              classify plain log files (streaming)
+  report <folder> [--format md|json] [--out FILE] [--tie-band N] [--rules FILE]
+                                              the triage report
 `;
 
-/** Small argv parser: positional arguments and --flags; unknown flags are errors, not ignored. */
-export function parseArgs(argv: string[], flags: string[]): { positional: string[]; flags: Set<string> } {
-  const positional: string[] = [];
-  const set = new Set<string>();
-  for (const a of argv) {
-    if (a.startsWith('--')) {
-      if (!flags.includes(a.slice(2))) throw new UsageError(`unknown option ${a}`);
-      set.add(a.slice(2));
-    } else positional.push(a);
+export class UsageError extends Error {}
+
+interface Parsed { positional: string[]; flags: Set<string>; values: Map<string, string> }
+
+/** Positional arguments, boolean --flags and --options with a value; anything else is an error. */
+export function parseArgs(argv: string[], flags: string[], valued: string[] = []): Parsed {
+  const out: Parsed = { positional: [], flags: new Set(), values: new Map() };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (!a.startsWith('--')) { out.positional.push(a); continue; }
+    const [name, inline] = a.slice(2).split('=', 2);
+    if (flags.includes(name) && inline === undefined) out.flags.add(name);
+    else if (valued.includes(name)) {
+      const v = inline ?? argv[++i];
+      if (v === undefined) throw new UsageError(`option --${name} needs a value`);
+      out.values.set(name, v);
+    } else throw new UsageError(`unknown option ${a}`);
   }
-  return { positional, flags: set };
+  return out;
 }
 
-export class UsageError extends Error {}
+function tieBandOf(p: Parsed): number {
+  const v = p.values.get('tie-band');
+  if (v === undefined) return 2;
+  const n = Number(v);
+  if (!Number.isFinite(n) || n < 0) throw new UsageError(`--tie-band must be a number ≥ 0 (got ${v})`);
+  return n;
+}
 
 export async function main(argv: string[]): Promise<number> {
   const out = (s: string) => process.stdout.write(s + '\n');
@@ -31,6 +52,23 @@ export async function main(argv: string[]): Promise<number> {
         const a = parseArgs(rest, ['json', 'runs']);
         if (a.positional.length !== 1) throw new UsageError('scan needs exactly one folder');
         return await scanCommand({ folder: a.positional[0], json: a.flags.has('json'), runs: a.flags.has('runs') }, out, err);
+      }
+      case 'classify': {
+        const a = parseArgs(rest, ['json'], ['tie-band', 'rules']);
+        if (a.positional.length !== 1) throw new UsageError('classify needs exactly one folder');
+        return await classifyCommand({ folder: a.positional[0], json: a.flags.has('json'), tieBand: tieBandOf(a), rules: a.values.get('rules') }, out, err);
+      }
+      case 'classify-log': {
+        const a = parseArgs(rest, ['json'], ['rules']);
+        if (a.positional.length === 0) throw new UsageError('classify-log needs at least one file');
+        return await classifyLogCommand({ files: a.positional, json: a.flags.has('json'), rules: a.values.get('rules') }, out, err);
+      }
+      case 'report': {
+        const a = parseArgs(rest, [], ['format', 'out', 'tie-band', 'rules']);
+        if (a.positional.length !== 1) throw new UsageError('report needs exactly one folder');
+        const format = a.values.get('format') ?? 'md';
+        if (format !== 'md' && format !== 'json') throw new UsageError(`--format must be md or json (got ${format})`);
+        return await reportCommand({ folder: a.positional[0], format, out: a.values.get('out'), tieBand: tieBandOf(a), rules: a.values.get('rules') }, out, err);
       }
       case undefined: case '-h': case '--help': case 'help':
         out(USAGE); return cmd ? 0 : 2;

@@ -4,6 +4,8 @@ import { RuleSchema, type Rule, type RuleSpec } from './ruleSchema';
 import { BUILTIN_RULES } from './builtinRules';
 import { linearMatcher, nativeMatcher, type Match, type Matcher } from './matcher';
 import { isErrorForm, isNoise } from './lines';
+import { requiredLiterals } from './literals';
+import { LiteralScanner } from './literalScanner';
 
 export interface EvidenceSource { file: string; field: string | null }
 export interface TextInput { source: EvidenceSource; text: string; scope: 'error' | 'output' }
@@ -63,8 +65,9 @@ function render(template: string, groups: Array<string | undefined>): string {
  */
 export class Classifier {
   private readonly rules: CompiledRule[];
-  /** One native regex per flag set that finds every line any built-in line indication could match. */
-  private readonly prefilters: RegExp[];
+  /** Literals every built-in line match must contain (case-folded); lines without one are skipped. */
+  readonly literals: string[];
+  private readonly scanner: LiteralScanner;
   private readonly userBudgetMs: number;
   readonly budgetReports: BudgetReport[] = [];
 
@@ -73,13 +76,16 @@ export class Classifier {
     const builtin = BUILTIN_RULES.map(s => compileRule(RuleSchema.parse(s), false));
     const user = (opts.userRules ?? []).map(r => compileRule(r, true));
     this.rules = [...user, ...builtin]; // user rules win ties on the same line
-    const bySensitivity = new Map<string, string[]>();
-    for (const r of builtin) for (const ind of r.inds) {
+    // The prefilter looks for the literals every match must contain (see literals.ts).
+    const lits = new Set<string>();
+    for (const r of builtin) for (const ind of r.rule.indications) {
       if (ind.multiline || ind.scope === 'context') continue;
-      const key = (r.rule.indications.find(i => i.pattern === ind.m.source)?.flags ?? '');
-      (bySensitivity.get(key) ?? bySensitivity.set(key, []).get(key)!).push(`(?:${ind.m.source})`);
+      const req = requiredLiterals(ind.pattern);
+      if (!req) throw new Error(`built-in rule ${r.rule.id}: pattern has no required literal: ${ind.pattern}`);
+      for (const l of req) lits.add(l.toLowerCase());
     }
-    this.prefilters = [...bySensitivity.entries()].map(([flags, srcs]) => new RegExp(srcs.join('|'), 'gm' + flags));
+    this.literals = [...lits];
+    this.scanner = new LiteralScanner([this.literals]);
   }
 
   get hasUserRules(): boolean { return this.rules.some(r => r.user); }
@@ -104,65 +110,61 @@ export class Classifier {
     return this.decide(input, state);
   }
 
-  /** A scanner for one large text fed in chunks of whole lines (for logs too big to hold). */
-  stream(source: EvidenceSource, role: Role | null = null): { push(chunk: string): boolean; end(status?: RunStatus): Classification } {
+  /**
+   * A scanner for one large text fed in pieces: `text(chunk)` for chunks of whole lines, or
+   * `line(text, no)` for single candidate lines found by a caller's own literal scan.
+   */
+  stream(source: EvidenceSource, role: Role | null = null) {
     const state = new ScanState(role, this.userBudgetMs, this.budgetReports);
     let line = 1;
     return {
-      push: (chunk: string) => {
-        if (state.sigErr) return false; // the earliest error-form signature is already known
-        this.scanText(chunk, line, source, 'output', role, state, 0);
+      /** True once the earliest error-form signature is known: later lines cannot change the result. */
+      get settled() { return !!state.sigErr; },
+      text: (chunk: string) => {
+        if (!state.sigErr || this.hasUserRules) this.scanText(chunk, line, source, 'output', role, state, 0);
         for (let i = chunk.indexOf('\n'); i !== -1; i = chunk.indexOf('\n', i + 1)) line++;
-        return !state.sigErr;
       },
+      line: (text: string, no: number) => { if (!state.sigErr) this.evalLine(text, no, source, 'output', role, state, 0); },
       end: (status: RunStatus = 'failed') => this.decide({ role, status, texts: [], context: '' }, state),
     };
   }
 
   private scanText(text: string, firstLine: number, source: EvidenceSource, scope: 'error' | 'output', role: Role | null, state: ScanState, order: number): void {
-    const candidates = new Set<number>(); // line-start offsets
-    for (const pf of this.prefilters) {
-      pf.lastIndex = 0;
-      let m: RegExpExecArray | null;
-      while ((m = pf.exec(text))) {
-        const start = text.lastIndexOf('\n', m.index - 1) + 1;
-        candidates.add(start);
-        const end = text.indexOf('\n', m.index);
-        if (end === -1) break;
-        pf.lastIndex = end + 1;
+    const userRules = !state.userDisabled && this.rules.some(r => r.user && appliesToRole(r, role));
+    if (userRules) {
+      // User rules (RE2, linear) look at every line, within the wall-clock budget.
+      let line = firstLine;
+      for (let s = 0; s <= text.length;) {
+        const e = text.indexOf('\n', s);
+        this.evalLine(text.slice(s, e === -1 ? text.length : e), line++, source, scope, role, state, order);
+        if (e === -1) break;
+        s = e + 1;
       }
-    }
-    const userRules = this.rules.filter(r => r.user && appliesToRole(r, role));
-    if (userRules.length && !state.userDisabled) {
-      // User rules run on every line (RE2, linear), within the wall-clock budget.
-      for (let s = 0; s <= text.length;) { candidates.add(s); const e = text.indexOf('\n', s); if (e === -1) break; s = e + 1; }
-    }
-    if (candidates.size === 0) { this.multiline(text, firstLine, source, scope, role, state, order); return; }
-    const starts = [...candidates].sort((a, b) => a - b);
-    let lineNo = firstLine, counted = 0;
-    for (const start of starts) {
-      for (let i = text.indexOf('\n', counted); i !== -1 && i < start; i = text.indexOf('\n', i + 1)) lineNo++;
-      counted = start;
-      const endNl = text.indexOf('\n', start);
-      const lineText = text.slice(start, endNl === -1 ? text.length : endNl);
-      if (isNoise(lineText)) continue;
-      const errorForm = isErrorForm(lineText);
-      for (const r of this.rules) {
-        if (r.rule.strength === 'context' || !appliesToRole(r, role)) continue;
-        if (r.user && state.userDisabled) continue;
-        const t0 = r.user ? Date.now() : 0;
-        let hit: Hit | null = null;
-        for (const ind of r.inds) {
-          if (ind.multiline || ind.scope === 'context' || (ind.scope !== 'any' && ind.scope !== scope)) continue;
-          const m = ind.m.exec(lineText);
-          if (m) { hit = { rule: r, match: m, ind, source, line: lineNo, lineText, errorForm, order }; break; }
-        }
-        if (r.user) state.chargeUser(r, source.file, Date.now() - t0);
-        if (hit) { state.offer(hit); break; }
-      }
-      if (state.sigErr && !userRules.length) break;
+    } else {
+      this.scanner.scanString(text, firstLine, (start, end, line) => {
+        if (!state.sigErr) this.evalLine(text.slice(start, end), line, source, scope, role, state, order);
+      });
     }
     this.multiline(text, firstLine, source, scope, role, state, order);
+  }
+
+  /** Evaluates one line against the rules (the first rule that matches it wins the line). */
+  evalLine(lineText: string, lineNo: number, source: EvidenceSource, scope: 'error' | 'output', role: Role | null, state: ScanState, order: number): void {
+    if (isNoise(lineText)) return;
+    const errorForm = isErrorForm(lineText);
+    for (const r of this.rules) {
+      if (r.rule.strength === 'context' || !appliesToRole(r, role)) continue;
+      if (r.user && state.userDisabled) continue;
+      const t0 = r.user ? Date.now() : 0;
+      let hit: Hit | null = null;
+      for (const ind of r.inds) {
+        if (ind.multiline || ind.scope === 'context' || (ind.scope !== 'any' && ind.scope !== scope)) continue;
+        const m = ind.m.exec(lineText);
+        if (m) { hit = { rule: r, match: m, ind, source, line: lineNo, lineText, errorForm, order }; break; }
+      }
+      if (r.user) state.chargeUser(r, source.file, Date.now() - t0);
+      if (hit) { state.offer(hit); return; }
+    }
   }
 
   private multiline(text: string, firstLine: number, source: EvidenceSource, scope: 'error' | 'output', role: Role | null, state: ScanState, order: number): void {

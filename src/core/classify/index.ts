@@ -4,6 +4,8 @@ export * from './engine';
 export * from './run';
 export * from './rulesFile';
 export { BUILTIN_RULES } from './builtinRules';
+export { LiteralScanner } from "./literalScanner";
 export { isErrorForm, isNoise, isEchoLine, isDockerPullLine } from './lines';
 export { catastrophicReason } from './matcher';
 export * from './analyze';
+export * from './logClassifier';

@@ -1,0 +1,4 @@
+export * from './logIndex';
+export * from './text';
+export * from './truncation';
+export * from './printedMetrics';
