@@ -27,7 +27,7 @@ function testEntries(dir) {
   for (const name of readdirSync(dir)) {
     const p = join(dir, name);
     if (statSync(p).isDirectory()) out.push(...testEntries(p));
-    else if (/\.test\.ts$/.test(name) || name === 'index.ts') out.push(p);
+    else if (/\.(test|worker)\.ts$/.test(name) || name === 'index.ts') out.push(p);
   }
   return out;
 }

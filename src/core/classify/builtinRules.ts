@@ -5,6 +5,8 @@ import type { RuleSpec } from './ruleSchema';
  * line (no nested quantifiers). Order breaks ties on the same line: more specific first.
  * The corpus facts behind them: research file §4.5, §4.8, §5.1, §5.2.
  */
+// Every quantifier that can run along a line is bounded or follows a literal, so a match attempt
+// costs at most a few hundred steps per position even on a 10 MB line.
 const S = 'signature' as const, C = 'context' as const, G = 'generic' as const;
 const any = (pattern: string, flags?: 'i') => ({ scope: 'any' as const, pattern, ...(flags ? { flags } : {}) });
 const err = (pattern: string, flags?: 'i') => ({ scope: 'error' as const, pattern, ...(flags ? { flags } : {}) });
@@ -18,7 +20,8 @@ export const BUILTIN_RULES: RuleSpec[] = [
     indications: [any('(No (?:baseline |Docker )image available[^\\n]*)'), any('(vllm-baseline:baseline-\\w+ not found)')] },
   { id: 'image-missing.no-parent', category: 'image-missing', cause: 'parent-unknown', strength: S, description: 'The parent commit is unknown, so the baseline image cannot be named',
     indications: [any('Missing parent_commit - cannot determine baseline image')] },
-  { id: 'disk-full', category: 'disk-full', strength: S, description: 'No space left on device: {1}', indications: [any('(\\S*)\\s*:?\\s*no space left on device', 'i')] },
+  { id: 'disk-full', category: 'disk-full', strength: S, description: 'No space left on device: {1}',
+    indications: [any('([^\\s:]{1,200}): no space left on device', 'i'), any('(no space left on device|disk quota exceeded)', 'i')] },
   { id: 'wheel-missing', category: 'wheel-missing', strength: S, description: 'No pre-built wheel for {1}',
     indications: [any('No wheel available and no ancestor wheel found for (\\w+)'), any('No wheel for (?:baseline|human) (\\w+)'), any('(?:Baseline|Human) wheel not found for (\\w+)'), any('No wheel source provided for (\\w+)')] },
   { id: 'infra.git-lock', category: 'infra-transient', cause: 'git-timeout', strength: S, description: 'Git lock or time-out in the build cache: {1}',
@@ -82,7 +85,7 @@ export const BUILTIN_RULES: RuleSpec[] = [
   { id: 'dataset.gated', category: 'model-gated', cause: 'gated', strength: S, description: '{1}',
     indications: [any('(GatedRepoError[^\\n]{0,60})'), any('((?:401|403) Client Error[^\\n]{0,60})'), any('(Access to model \\S+ is restricted[^\\n]{0,40})'), any('(You are trying to access a gated repo[^\\n]{0,40})'), any('(HF_ACCESS_DENIED)')] },
   { id: 'dataset.invalid-repo', category: 'model-gated', cause: 'invalid-repo', strength: S, description: '{1}',
-    indications: [any('(\\S+ is not a local folder and is not a valid model identifier[^\\n]{0,40})'), any('(Repo id must be in the form[^\\n]{0,60})'), any('(Invalid repository ID[^\\n]{0,40})'), any('(RepositoryNotFoundError[^\\n]{0,40})')] },
+    indications: [any('(\\S{1,200} is not a local folder and is not a valid model identifier[^\\n]{0,40})'), any('(Repo id must be in the form[^\\n]{0,60})'), any('(Invalid repository ID[^\\n]{0,40})'), any('(RepositoryNotFoundError[^\\n]{0,40})')] },
   // ── agent
   { id: 'agent.no-patch', category: 'agent-no-patch', strength: S, roles: ['agent'], description: '{1}',
     indications: [any('(No Claude Code patch found[^\\n]{0,20})'), any('(Patch is empty or contains no vllm/ Python changes)'), any('(Patch contains only non-Python files[^\\n]{0,60})'), any('(Agent patch not found[^\\n]{0,60})')] },
@@ -94,7 +97,7 @@ export const BUILTIN_RULES: RuleSpec[] = [
   { id: 'context.tp', category: 'multi-gpu-required', cause: 'tensor-parallel', strength: C, description: 'The command asks for tensor-parallel size {1} on a 1-GPU configuration',
     indications: [ctx('(?:--tensor-parallel-size|-tp)[= ]([2-9]|\\d\\d)\\b')] },
   { id: 'context.large-model', category: 'multi-gpu-required', cause: 'model-too-large', strength: C, description: 'Model too large for one H100: {1}',
-    indications: [ctx('(deepseek-ai/DeepSeek-(?:V2(?!-Lite)|V3|R1)[\\w.-]*)', 'i'), ctx('(nemotron-4-340b[\\w-]*|dbrx[\\w-]*|Llama-4-Scout[\\w-]*|Mixtral-8x22B[\\w-]*|[\\w./-]*-(?:70|72|110|180|405)B[\\w.-]*)', 'i')] },
+    indications: [ctx('(deepseek-ai/DeepSeek-(?:V2(?!-Lite)|V3|R1)[\\w.-]*)', 'i'), ctx('(nemotron-4-340b[\\w-]*|dbrx[\\w-]*|Llama-4-Scout[\\w-]*|Mixtral-8x22B[\\w-]*|[\\w./-]{0,80}-(?:70|72|110|180|405)B[\\w.-]{0,40})', 'i')] },
   { id: 'context.hardware', category: 'wrong-hardware', strength: C, description: 'The commit targets other hardware: {1}',
     indications: [ctx('subject: .*(\\[(?:ROCm|ROCM|AMD|Hardware\\]\\[AMD|Neuron|TPU|XPU|Intel|CPU|Hardware\\]\\[Intel)\\])'), ctx('subject: .*\\b(mi300|MI300|rocm|neuron)\\b')] },
   // ── generic: the pipelines' summary strings

@@ -45,6 +45,9 @@ export interface ClassifierOptions {
 export interface BudgetReport { rule: string; file: string; elapsedMs: number }
 
 const MAX_EVIDENCE = 400;
+/** Lines longer than this are matched in windows of WINDOW characters around their literals. */
+const LONG_LINE = 16384;
+const WINDOW = 4096;
 
 function evidenceText(line: string, at: number, len: number): string {
   const l = line.endsWith('\r') ? line.slice(0, -1) : line;
@@ -130,41 +133,58 @@ export class Classifier {
   }
 
   private scanText(text: string, firstLine: number, source: EvidenceSource, scope: 'error' | 'output', role: Role | null, state: ScanState, order: number): void {
-    const userRules = !state.userDisabled && this.rules.some(r => r.user && appliesToRole(r, role));
-    if (userRules) {
-      // User rules (RE2, linear) look at every line, within the wall-clock budget.
+    // User rules (RE2, linear) look at every line, first, so they win ties on the same line.
+    if (!state.userDisabled && this.rules.some(r => r.user && appliesToRole(r, role))) {
       let line = firstLine;
-      for (let s = 0; s <= text.length;) {
+      for (let s = 0; s <= text.length && !state.userDisabled;) {
         const e = text.indexOf('\n', s);
-        this.evalLine(text.slice(s, e === -1 ? text.length : e), line++, source, scope, role, state, order);
+        this.evalLine(text.slice(s, e === -1 ? text.length : e), line++, source, scope, role, state, order, true);
         if (e === -1) break;
         s = e + 1;
       }
-    } else {
-      this.scanner.scanString(text, firstLine, (start, end, line) => {
-        if (!state.sigErr) this.evalLine(text.slice(start, end), line, source, scope, role, state, order);
-      });
     }
+    // Built-in rules only on lines that contain one of their literals.
+    this.scanner.scanString(text, firstLine, (start, end, line) => {
+      if (!state.sigErr) this.evalLine(text.slice(start, end), line, source, scope, role, state, order, false);
+    });
     this.multiline(text, firstLine, source, scope, role, state, order);
   }
 
-  /** Evaluates one line against the rules (the first rule that matches it wins the line). */
-  evalLine(lineText: string, lineNo: number, source: EvidenceSource, scope: 'error' | 'output', role: Role | null, state: ScanState, order: number): void {
+  /**
+   * Evaluates one line against the user rules or the built-in rules (the first rule that matches
+   * wins the line). Built-ins look at a long line only in windows around its literals, so their
+   * cost stays linear whatever the line length.
+   */
+  evalLine(lineText: string, lineNo: number, source: EvidenceSource, scope: 'error' | 'output', role: Role | null, state: ScanState, order: number, user = false): void {
     if (isNoise(lineText)) return;
-    const errorForm = isErrorForm(lineText);
-    for (const r of this.rules) {
-      if (r.rule.strength === 'context' || !appliesToRole(r, role)) continue;
-      if (r.user && state.userDisabled) continue;
-      const t0 = r.user ? Date.now() : 0;
-      let hit: Hit | null = null;
-      for (const ind of r.inds) {
-        if (ind.multiline || ind.scope === 'context' || (ind.scope !== 'any' && ind.scope !== scope)) continue;
-        const m = ind.m.exec(lineText);
-        if (m) { hit = { rule: r, match: m, ind, source, line: lineNo, lineText, errorForm, order }; break; }
+    const errorForm = isErrorForm(lineText.length > LONG_LINE ? lineText.slice(0, LONG_LINE) : lineText);
+    const windows = !user && lineText.length > LONG_LINE ? this.windows(lineText) : [0];
+    for (const w of windows) {
+      const view = windows.length > 1 || lineText.length > LONG_LINE ? lineText.slice(w, w + WINDOW) : lineText;
+      for (const r of this.rules) {
+        if (r.user !== user || r.rule.strength === 'context' || !appliesToRole(r, role)) continue;
+        if (r.user && state.userDisabled) return;
+        const t0 = r.user ? Date.now() : 0;
+        let hit: Hit | null = null;
+        for (const ind of r.inds) {
+          if (ind.multiline || ind.scope === 'context' || (ind.scope !== 'any' && ind.scope !== scope)) continue;
+          const m = ind.m.exec(view);
+          if (m) { hit = { rule: r, match: m, ind, source, line: lineNo, lineText: view, errorForm, order }; break; }
+        }
+        if (r.user) state.chargeUser(r, source.file, Date.now() - t0);
+        if (hit) { state.offer(hit); return; }
       }
-      if (r.user) state.chargeUser(r, source.file, Date.now() - t0);
-      if (hit) { state.offer(hit); return; }
     }
+  }
+
+  /** Start offsets of windows around the literal occurrences of a long line (at most 64). */
+  private windows(line: string): number[] {
+    const lower = line.toLowerCase();
+    const starts = new Set<number>();
+    for (const lit of this.literals) {
+      for (let i = lower.indexOf(lit), k = 0; i !== -1 && k < 8; i = lower.indexOf(lit, i + lit.length), k++) starts.add(Math.max(0, i - WINDOW / 2));
+    }
+    return [...starts].sort((a, b) => a - b).slice(0, 64);
   }
 
   private multiline(text: string, firstLine: number, source: EvidenceSource, scope: 'error' | 'output', role: Role | null, state: ScanState, order: number): void {
@@ -252,7 +272,7 @@ class ScanState {
 
   chargeUser(r: CompiledRule, file: string, ms: number): void {
     this.userSpent += ms;
-    if (this.userSpent > this.budget && !this.userDisabled) {
+    if (this.userSpent >= this.budget && !this.userDisabled) {
       this.userDisabled = true;
       this.reports.push({ rule: r.rule.id, file, elapsedMs: this.userSpent });
     }
