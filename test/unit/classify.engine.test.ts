@@ -105,7 +105,7 @@ describe('classify: engine', () => {
     const naive: number[] = [];
     text.split('\n').forEach((l, i) => { if (lits.some(x => l.toLowerCase().includes(x.toLowerCase()))) naive.push(i + 1); });
     const got: number[] = [];
-    const lines = sc.scanString(text, 1, (_s, _e, line) => got.push(line));
+    const lines = sc.scanString(text, 1, (_t, line) => got.push(line));
     assert.deepEqual(got, naive);
     assert.equal(lines, text.split('\n').length - 1);
     const bytes: number[] = [];

@@ -144,8 +144,8 @@ export class Classifier {
       }
     }
     // Built-in rules only on lines that contain one of their literals.
-    this.scanner.scanString(text, firstLine, (start, end, line) => {
-      if (!state.sigErr) this.evalLine(text.slice(start, end), line, source, scope, role, state, order, false);
+    this.scanner.scanString(text, firstLine, (lineText, line) => {
+      if (!state.sigErr) this.evalLine(lineText, line, source, scope, role, state, order, false);
     });
     this.multiline(text, firstLine, source, scope, role, state, order);
   }
@@ -160,7 +160,7 @@ export class Classifier {
     const errorForm = isErrorForm(lineText.length > LONG_LINE ? lineText.slice(0, LONG_LINE) : lineText);
     const windows = !user && lineText.length > LONG_LINE ? this.windows(lineText) : [0];
     for (const w of windows) {
-      const view = windows.length > 1 || lineText.length > LONG_LINE ? lineText.slice(w, w + WINDOW) : lineText;
+      const view = !user && lineText.length > LONG_LINE ? lineText.slice(w, w + WINDOW) : lineText;
       for (const r of this.rules) {
         if (r.user !== user || r.rule.strength === 'context' || !appliesToRole(r, role)) continue;
         if (r.user && state.userDisabled) return;

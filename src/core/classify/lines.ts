@@ -11,10 +11,11 @@ const PULL = /^\s*(?:[0-9a-f]{12}: (?:Pulling fs layer|Waiting|Downloading|Extra
 export const isDockerPullLine = (line: string): boolean => PULL.test(line);
 
 /** tqdm progress bars. */
-export const isProgressLine = (line: string): boolean => /\d+%\|[█▉▊▋▌▍▎▏ #]*\|/.test(line) && !/Error|error:|Traceback|failed/.test(line);
+export const isProgressLine = (line: string): boolean => /\d{1,3}%\|[█▉▊▋▌▍▎▏ #]{0,200}\|/.test(line) && !/Error|error:|Traceback|failed/.test(line);
 
 const LEVEL_BENIGN = /^\s*(?:\[rank\d+\]:\s*)?(?:\(\w+ pid=\d+\)\s*)?(?:\x1b\[[\d;]*m\s*)*(?:WARNING|WARN|INFO|DEBUG)\b|^\s*(?:Warning|Note|Hint):/;
-const ERROR_FORM = /Traceback \(most recent call last\)|\b\w*(?:Error|Exception|Exit)\b|\berror:|\bERROR\b|CRITICAL|FATAL|No module named|cannot import name|\bFAILED\b|\b[Ff]ailed\b|not found|denied|[Nn]o space left|\bKilled\b|undefined symbol|\[Errno|[Uu]nknown|[Tt]imed out|[Tt]imeout|crashed|CRASHED|not supported|is blocked|Requires |unrecognized arguments|arguments are required|No wheel|No perf_command|[Nn]o (?:\w+ )?metrics|not available|\bcannot\b|[Cc]ould not|Broken pipe|not implemented|must be|is not a /;
+// No leading `\w*`-style quantifiers: these run on arbitrarily long lines and must stay linear.
+const ERROR_FORM = /Traceback \(most recent call last\)|(?:Error|Exception)\b|\bExit\b|\berror:|\bERROR\b|CRITICAL|FATAL|No module named|cannot import name|\bFAILED\b|\b[Ff]ailed\b|not found|denied|[Nn]o space left|\bKilled\b|undefined symbol|\[Errno|[Uu]nknown|[Tt]imed out|[Tt]imeout|crashed|CRASHED|not supported|is blocked|Requires |unrecognized arguments|arguments are required|No wheel|No perf_command|[Nn]o (?:\w+ )?metrics|not available|\bcannot\b|[Cc]ould not|Broken pipe|not implemented|must be|is not a /;
 
 /**
  * An *error-form* line states a failure (Traceback, `Error:`, `No module named` …) rather than

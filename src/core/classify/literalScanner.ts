@@ -103,30 +103,18 @@ export class LiteralScanner {
     return line - firstLine;
   }
 
-  /** The same over a string (characters above 0xFF never start or continue a literal). */
-  scanString(text: string, firstLine: number, onLine: (start: number, end: number, line: number, mask: number) => void): number {
-    const delta = this.delta, out = this.out, cls = this.cls, sh = this.shift;
-    let s = 0, line = firstLine, counted = 0;
-    const n = text.length;
-    for (let i = 0; i < n; i++) {
-      const c = text.charCodeAt(i);
-      s = delta[s | (c > 255 ? 0 : cls[c])];
-      if (s >= 0) continue;
-      let mask = out[-s - 1];
-      for (let k = text.indexOf('\n', counted); k !== -1 && k < i; k = text.indexOf('\n', k + 1)) line++;
-      const start = text.lastIndexOf('\n', i) + 1;
-      let end = text.indexOf('\n', i);
-      if (end === -1) end = n;
-      let t = -s - 1;
-      for (let j = i + 1; j < end; j++) { const d = text.charCodeAt(j); const x = delta[(t << sh) | (d > 255 ? 0 : cls[d])]; t = x < 0 ? -x - 1 : x >> sh; mask |= out[t]; }
-      onLine(start, end, line, mask);
-      counted = end;
-      i = end - 1;
-      s = 0;
-    }
-    for (let k = text.indexOf('\n', counted); k !== -1; k = text.indexOf('\n', k + 1)) line++;
-    return line - firstLine;
+  /**
+   * The same over a string: it is scanned as UTF-8 bytes (a charCodeAt loop over long strings
+   * falls into a V8 tier-up pathology that makes it quadratic), and each hit line is handed over
+   * as text. Returns the number of newlines seen.
+   */
+  scanString(text: string, firstLine: number, onLine: (line: string, lineNo: number, mask: number) => void): number {
+    const bytes = ENCODER.encode(text);
+    return this.scanBytes(bytes, 0, bytes.length, firstLine, (start, end, line, mask) => onLine(DECODER.decode(bytes.subarray(start, end)), line, mask));
   }
 }
+
+const ENCODER = new TextEncoder();
+const DECODER = new TextDecoder('utf-8');
 
 function fold(b: number): number { return b >= 65 && b <= 90 ? b + 32 : b; }
