@@ -1,13 +1,23 @@
 import * as vscode from 'vscode';
-import type { Commit, FileRecord, Role, Run, RunStatus } from '../core/model';
+import type { FileRecord, Role, Run, RunStatus } from '../core/model';
 import { ROLES } from '../core/model';
 import { formatMetric, primaryMetric } from '../core/ingest';
+import { category, type Evidence, type Fixability } from '../core/classify';
+import type { CommitTriage, RoleView } from '../core/compare';
 import type { FolderScan, Store } from './store';
+import { embeddedLogUri } from './logFs';
 
+export const GROUP_BY = ['category', 'fixability', 'agent', 'model', 'outcome'] as const;
+export type GroupBy = (typeof GROUP_BY)[number];
+
+type Entry = { folder: FolderScan; entry: CommitTriage };
 export type Node =
   | { kind: 'problems'; items: Array<{ folder: FolderScan; file: FileRecord }> }
   | { kind: 'problem'; folder: FolderScan; file: FileRecord }
-  | { kind: 'commit'; folder: FolderScan; commit: Commit; runs: Run[] }
+  | { kind: 'group'; key: string; title: string; icon: vscode.ThemeIcon; entries: Entry[] }
+  | { kind: 'entry'; folder: FolderScan; entry: CommitTriage }
+  | { kind: 'role'; folder: FolderScan; entry: CommitTriage; role: Role; view: RoleView }
+  | { kind: 'evidence'; folder: FolderScan; evidence: Evidence }
   | { kind: 'run'; folder: FolderScan; run: Run }
   | { kind: 'file'; folder: FolderScan; path: string; label: string };
 
@@ -19,19 +29,19 @@ const ICON: Record<RunStatus, vscode.ThemeIcon> = {
   skipped: new vscode.ThemeIcon('circle-slash'),
   not_run: new vscode.ThemeIcon('circle-outline'),
 };
+const FIX_ICON: Record<Fixability, string> = {
+  retry: 'debug-restart', recipe: 'wrench', rebuild: 'package', config: 'settings-gear', 'more-gpus': 'server-environment',
+  unfixable: 'circle-slash', investigate: 'search', dataset: 'database', agent: 'hubot',
+};
 const ROLE_LETTER: Record<Role, string> = { baseline: 'B', human: 'H', agent: 'A' };
+const MEASURED: Record<string, { title: string; icon: string; rank: number }> = {
+  complete: { title: 'Complete 3-way', icon: 'pass', rank: 0 },
+  incomparable: { title: 'Measured, not comparable', icon: 'warning', rank: 1 },
+  partial: { title: 'Partial (roles never ran)', icon: 'circle-large-outline', rank: 2 },
+};
 
-/** Best status per role: one success makes the role measured; otherwise the worst seen. */
-export function roleSummary(runs: Run[]): Record<Role, RunStatus> {
-  const rank: RunStatus[] = ['success', 'failed', 'timeout', 'skipped', 'not_run'];
-  const out = { baseline: 'not_run', human: 'not_run', agent: 'not_run' } as Record<Role, RunStatus>;
-  for (const r of runs) if (rank.indexOf(r.status) < rank.indexOf(out[r.role])) out[r.role] = r.status;
-  return out;
-}
-
-export function roleGlyphs(runs: Run[]): string {
-  const s = roleSummary(runs);
-  return ROLES.map(r => `${ROLE_LETTER[r]}${GLYPH[s[r]]}`).join(' ');
+export function roleGlyphs(e: CommitTriage): string {
+  return ROLES.map(r => `${ROLE_LETTER[r]}${GLYPH[e.roles[r].run?.status ?? 'not_run']}`).join(' ');
 }
 
 const firstLine = (s: string | null, max = 90) => {
@@ -39,50 +49,101 @@ const firstLine = (s: string | null, max = 90) => {
   return l.length > max ? l.slice(0, max - 1) + '…' : l;
 };
 
+/** Fixability of what blocks an entry (null when it was measured). */
+function fixabilityOf(e: CommitTriage): Fixability | null {
+  if (!e.blockingRole) return null;
+  return e.roles[e.blockingRole].classification?.fixability ?? category(e.outcome).fixability;
+}
+
+/** Group key, title and icon of an entry under a group-by. */
+export function groupOf(e: CommitTriage, by: GroupBy): { key: string; title: string; icon: string } {
+  const measured = MEASURED[e.outcome];
+  switch (by) {
+    case 'category':
+      return measured ? { key: e.outcome, ...measured } : { key: e.outcome, title: category(e.outcome).title, icon: FIX_ICON[category(e.outcome).fixability] };
+    case 'outcome':
+      return measured ? { key: e.outcome, ...measured } : { key: `group:${category(e.outcome).group}`, title: `Failed: ${category(e.outcome).group}`, icon: 'error' };
+    case 'fixability': {
+      const f = fixabilityOf(e);
+      return f ? { key: `fix:${f}`, title: f, icon: FIX_ICON[f] } : { key: 'measured', title: 'measured', icon: 'pass' };
+    }
+    case 'agent': return { key: `agent:${e.agent ?? ''}`, title: e.agent ?? '(no agent run)', icon: 'hubot' };
+    case 'model': return { key: `model:${e.model ?? ''}`, title: e.model ?? '(model unknown)', icon: 'symbol-class' };
+  }
+}
+
+export function matchesFilter(e: CommitTriage, filter: string): boolean {
+  if (!filter) return true;
+  const f = filter.toLowerCase();
+  const hay = [e.commit, e.subject ?? '', e.model ?? '', e.agent ?? '', e.outcome, category(e.outcome).title,
+    ...ROLES.map(r => e.roles[r].classification?.cause ?? '')].join('\n').toLowerCase();
+  return hay.includes(f);
+}
+
 export class CommitsTree implements vscode.TreeDataProvider<Node>, vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<Node | undefined>();
   readonly onDidChangeTreeData = this.changed.event;
-  private readonly sub: vscode.Disposable;
+  private readonly subs: vscode.Disposable[] = [];
+  filter = '';
 
   constructor(private readonly store: Store) {
-    this.sub = store.onDidChange(() => this.changed.fire(undefined));
+    this.subs.push(store.onDidChange(() => this.changed.fire(undefined)),
+      vscode.workspace.onDidChangeConfiguration(e => { if (e.affectsConfiguration('benchTriage.groupBy')) this.changed.fire(undefined); }));
   }
 
-  dispose(): void { this.sub.dispose(); this.changed.dispose(); }
+  dispose(): void { for (const s of this.subs) s.dispose(); this.changed.dispose(); }
+
+  get groupBy(): GroupBy {
+    const v = vscode.workspace.getConfiguration('benchTriage').get<string>('groupBy', 'category');
+    return (GROUP_BY as readonly string[]).includes(v) ? (v as GroupBy) : 'category';
+  }
+
+  setFilter(f: string): void { this.filter = f.trim(); this.changed.fire(undefined); }
 
   async getChildren(node?: Node): Promise<Node[]> {
     if (!node) {
       await this.store.ensureScanned(); // the first look at the view starts the scan
       return this.roots();
     }
-    if (node.kind === 'problems') return node.items.map(p => ({ kind: 'problem', ...p }));
-    if (node.kind === 'commit') return node.runs.map(run => ({ kind: 'run', folder: node.folder, run }));
-    if (node.kind === 'run') {
-      const files: Node[] = [{ kind: 'file', folder: node.folder, path: node.run.provenance.file, label: `result file (${node.run.provenance.schema})` }];
-      for (const p of node.run.logFiles) files.push({ kind: 'file', folder: node.folder, path: p, label: p.slice(p.lastIndexOf('/') + 1) });
-      return files;
+    switch (node.kind) {
+      case 'problems': return node.items.map(p => ({ kind: 'problem', ...p }));
+      case 'group': return node.entries.map(e => ({ kind: 'entry', ...e }));
+      case 'entry': return ROLES.filter(r => node.entry.roles[r].run).map(role => ({ kind: 'role', folder: node.folder, entry: node.entry, role, view: node.entry.roles[role] }));
+      case 'role': {
+        const out: Node[] = [];
+        const ev = node.view.classification?.evidence;
+        if (ev) out.push({ kind: 'evidence', folder: node.folder, evidence: ev });
+        const run = node.view.run!;
+        out.push({ kind: 'file', folder: node.folder, path: run.provenance.file, label: `result file (${run.provenance.schema})` });
+        for (const p of run.logFiles) out.push({ kind: 'file', folder: node.folder, path: p, label: p.slice(p.lastIndexOf('/') + 1) });
+        for (const h of node.view.history) out.push({ kind: 'run', folder: node.folder, run: h });
+        return out;
+      }
+      case 'run': return [{ kind: 'file', folder: node.folder, path: node.run.provenance.file, label: `result file (${node.run.provenance.schema})` }];
+      default: return [];
     }
-    return [];
   }
 
+  /** Groups in a stable order: measured first, then by count. */
   roots(): Node[] {
-    const { runs, commits, problems } = this.store.all();
-    const byCommit = new Map<string, { folder: FolderScan; runs: Run[] }>();
-    for (const { folder, run } of runs) {
-      const key = folder.root.toString() + '\0' + run.commit;
-      let e = byCommit.get(key);
-      if (!e) byCommit.set(key, (e = { folder, runs: [] }));
-      e.runs.push(run);
+    const by = this.groupBy;
+    const groups = new Map<string, Extract<Node, { kind: 'group' }>>();
+    for (const e of this.store.entries()) {
+      if (!matchesFilter(e.entry, this.filter)) continue;
+      const g = groupOf(e.entry, by);
+      let node = groups.get(g.key);
+      if (!node) groups.set(g.key, (node = { kind: 'group', key: g.key, title: g.title, icon: new vscode.ThemeIcon(g.icon), entries: [] }));
+      node.entries.push(e);
     }
-    const commitInfo = new Map(commits.map(c => [c.folder.root.toString() + '\0' + c.commit.hash, c.commit]));
-    const nodes: Node[] = [...byCommit.entries()].map(([key, e]) => ({
-      kind: 'commit' as const, folder: e.folder, commit: commitInfo.get(key)!,
-      runs: e.runs.sort((a, b) => ROLES.indexOf(a.role) - ROLES.indexOf(b.role) || a.provenance.file.localeCompare(b.provenance.file)),
-    }));
-    const failing = (n: Node) => (n.kind === 'commit' && n.runs.some(r => r.status !== 'success') ? 0 : 1);
-    nodes.sort((a, b) => failing(a) - failing(b) || (a.kind === 'commit' && b.kind === 'commit' ? a.commit.hash.localeCompare(b.commit.hash) : 0));
-    return problems.length ? [{ kind: 'problems', items: problems }, ...nodes] : nodes;
+    const rank = (k: string) => MEASURED[k]?.rank ?? 10;
+    const sorted = [...groups.values()].sort((a, b) => rank(a.key) - rank(b.key) || b.entries.length - a.entries.length || a.title.localeCompare(b.title));
+    for (const g of sorted) g.entries.sort((a, b) => a.entry.commit.localeCompare(b.entry.commit));
+    const { problems } = this.store.all();
+    return problems.length ? [{ kind: 'problems', items: problems }, ...sorted] : sorted;
   }
+
+  /** Failures nobody has triaged yet (for the view badge). */
+  failureCount(): number { return this.store.entries().filter(e => e.entry.blockingRole).length; }
 
   getTreeItem(node: Node): vscode.TreeItem {
     switch (node.kind) {
@@ -107,38 +168,70 @@ export class CommitsTree implements vscode.TreeDataProvider<Node>, vscode.Dispos
         t.accessibilityInformation = { label: `${name}, ${why}` };
         return t;
       }
-      case 'commit': {
-        const c = node.commit;
-        const subject = c?.subject ?? '';
-        const t = new vscode.TreeItem(`${node.runs[0].commit.slice(0, 8)}${subject ? ' ' + subject : ''}`, vscode.TreeItemCollapsibleState.Collapsed);
-        const model = c?.models[0] ?? node.runs.find(r => r.model)?.model ?? '';
-        t.description = [model, c?.gpuConfig ?? '', roleGlyphs(node.runs)].filter(Boolean).join(' · ');
-        t.id = `commit:${node.folder.root.toString()}:${node.runs[0].commit}`;
-        const s = roleSummary(node.runs);
+      case 'group': {
+        const t = new vscode.TreeItem(node.title, vscode.TreeItemCollapsibleState.Collapsed);
+        t.id = `group:${this.groupBy}:${node.key}`;
+        t.description = String(node.entries.length);
+        t.iconPath = node.icon;
+        t.contextValue = `group ${node.key}`;
+        const def = MEASURED[node.key] ? null : category(node.key.replace(/^(fix|group|agent|model):/, ''));
+        t.tooltip = def && this.groupBy === 'category' ? `${def.description}\n\nFixability: ${def.fixability}` : node.title;
+        t.accessibilityInformation = { label: `${node.title}, ${node.entries.length} commit${node.entries.length === 1 ? '' : 's'}` };
+        return t;
+      }
+      case 'entry': {
+        const e = node.entry;
+        const t = new vscode.TreeItem(`${e.commit.slice(0, 8)}${e.subject ? ' ' + e.subject : ''}`, vscode.TreeItemCollapsibleState.Collapsed);
+        t.id = `entry:${node.folder.root.toString()}:${e.commit}:${e.agent ?? ''}:${this.groupBy}`;
+        t.description = [e.model, e.agent, roleGlyphs(e), e.verdict !== 'n/a' ? e.verdict : ''].filter(Boolean).join(' · ');
         t.iconPath = new vscode.ThemeIcon('git-commit');
-        t.contextValue = `commit ${ROLES.map(r => `${r}:${s[r]}`).join(' ')}`;
+        t.contextValue = `entry outcome:${e.outcome} ${ROLES.map(r => `${r}:${e.roles[r].run?.status ?? 'none'}`).join(' ')}`;
         const md = new vscode.MarkdownString();
-        md.appendMarkdown(`**${node.runs[0].commit}**\n\n`).appendText(subject ? subject + '\n\n' : '');
-        if (c?.parent) md.appendText(`parent ${c.parent}\n\n`);
-        if (c?.prUrl) md.appendMarkdown(`[${c.prUrl}](${c.prUrl})\n\n`);
-        md.appendText(`${node.runs.length} run(s): ${ROLES.map(r => `${r} ${s[r]}`).join(', ')}`);
+        md.appendMarkdown(`**${e.commit}**\n\n`).appendText(e.subject ? e.subject + '\n\n' : '');
+        md.appendText(`outcome: ${e.outcome}${e.blockingRole ? ` (${e.blockingRole})` : ''} · verdict: ${e.verdict}\n\n`);
+        if (!e.comparability.ok) md.appendText(`not comparable: ${e.comparability.reasons.join('; ')}`);
         t.tooltip = md;
-        t.accessibilityInformation = { label: `commit ${node.runs[0].commit.slice(0, 8)} ${subject}, ${ROLES.map(r => `${r} ${s[r].replace('_', ' ')}`).join(', ')}` };
+        t.accessibilityInformation = { label: `commit ${e.commit.slice(0, 8)} ${e.subject ?? ''}, ${e.outcome}, ${ROLES.map(r => `${r} ${(e.roles[r].run?.status ?? 'not run').replace('_', ' ')}`).join(', ')}` };
+        return t;
+      }
+      case 'role': {
+        const r = node.view.run!;
+        const c = node.view.classification;
+        const t = new vscode.TreeItem(node.role === 'agent' && r.agent ? `agent (${r.agent})` : node.role, vscode.TreeItemCollapsibleState.Collapsed);
+        const pm = primaryMetric(r.metrics);
+        const what = r.status === 'success' ? (pm ? formatMetric(pm.def, pm.value) : 'success')
+          : c ? `${category(c.category).title}${c.cause ? ` (${c.cause})` : ''}` : firstLine(r.error) || r.originalStatus;
+        t.description = `${what} · ${r.source}${node.view.history.length ? ` · ${node.view.history.length + 1} attempts` : ''}`;
+        t.iconPath = ICON[r.status];
+        t.id = `role:${node.folder.root.toString()}:${node.entry.commit}:${node.entry.agent ?? ''}:${node.role}:${this.groupBy}`;
+        t.contextValue = `role role:${node.role} status:${r.status} source:${r.source}${c ? ` category:${c.category} fixability:${c.fixability}` : ''}`;
+        const md = new vscode.MarkdownString();
+        md.appendText(`${node.role} · ${r.status} (original status "${r.originalStatus}") · ${r.provenance.file} (${r.provenance.schema})\n\n`);
+        if (c) md.appendText(`${category(c.category).title}: ${c.description}\nFixability: ${c.fixability} · rule ${c.rule ?? '—'}\n\n`);
+        if (r.error) md.appendCodeblock(r.error.slice(0, 1500), 'text');
+        t.tooltip = md;
+        t.accessibilityInformation = { label: `${node.role}, ${r.status}, ${what}` };
+        return t;
+      }
+      case 'evidence': {
+        const ev = node.evidence;
+        const t = new vscode.TreeItem(`line ${ev.line}: ${firstLine(ev.text, 120)}`, vscode.TreeItemCollapsibleState.None);
+        t.description = ev.field ? `${ev.file} · ${ev.field}` : ev.file;
+        t.iconPath = new vscode.ThemeIcon('debug-breakpoint-log');
+        t.contextValue = 'evidence';
+        t.tooltip = new vscode.MarkdownString().appendText(`Evidence at ${ev.file}${ev.field ? ` (${ev.field})` : ''}, line ${ev.line}\n\n`).appendCodeblock(ev.text, 'text');
+        const file = vscode.Uri.joinPath(node.folder.root, ev.file);
+        t.command = { command: 'benchTriage.openFile', title: 'Open Evidence', arguments: [ev.field ? embeddedLogUri(file, ev.field) : file, { line: ev.line, column: 1 }] };
+        t.accessibilityInformation = { label: `evidence at line ${ev.line}: ${ev.text.slice(0, 120)}` };
         return t;
       }
       case 'run': {
         const r = node.run;
-        const t = new vscode.TreeItem(r.role === 'agent' && r.agent ? `agent (${r.agent})` : r.role, vscode.TreeItemCollapsibleState.Collapsed);
+        const t = new vscode.TreeItem(`earlier attempt (${r.source})`, vscode.TreeItemCollapsibleState.Collapsed);
         const pm = primaryMetric(r.metrics);
-        t.description = `${r.source} · ${r.status === 'success' && pm ? formatMetric(pm.def, pm.value) : r.status === 'success' ? 'success' : firstLine(r.error) || r.originalStatus}`;
+        t.description = `${r.status}${pm ? ' · ' + formatMetric(pm.def, pm.value) : r.error ? ' · ' + firstLine(r.error, 60) : ''}${r.timestamp ? ' · ' + r.timestamp : ''}`;
         t.iconPath = ICON[r.status];
-        t.id = `run:${node.folder.root.toString()}:${r.id}`;
-        t.contextValue = `run role:${r.role} status:${r.status} source:${r.source}`;
-        const md = new vscode.MarkdownString();
-        md.appendText(`${r.role} · ${r.status} (original status "${r.originalStatus}")\n\n${r.provenance.file} (${r.provenance.schema}${r.provenance.pointer ? ', ' + r.provenance.pointer : ''})\n\n`);
-        if (r.error) md.appendCodeblock(r.error.slice(0, 2000), 'text');
-        t.tooltip = md;
-        t.accessibilityInformation = { label: `${r.role} run from ${r.source}, ${r.status}${r.error ? ', ' + firstLine(r.error) : ''}` };
+        t.contextValue = `run role:${r.role} status:${r.status}`;
         return t;
       }
       case 'file': {

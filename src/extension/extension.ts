@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import { Store } from './store';
-import { CommitsTree } from './commitsTree';
+import { CommitsTree, GROUP_BY } from './commitsTree';
+import { EmbeddedLogFs, LOG_SCHEME } from './logFs';
 
 export interface BenchTriageApi { store: Store; commitsTree: CommitsTree }
 
@@ -10,13 +11,41 @@ export function activate(context: vscode.ExtensionContext): BenchTriageApi {
   const commitsTree = new CommitsTree(store);
   const view = vscode.window.createTreeView('benchTriage.commits', { treeDataProvider: commitsTree, showCollapseAll: true });
   context.subscriptions.push(store, commitsTree, view);
+  context.subscriptions.push(vscode.workspace.registerFileSystemProvider(LOG_SCHEME, new EmbeddedLogFs(), { isReadonly: true, isCaseSensitive: true }));
+
+  // Badge: failures waiting for triage; description: the active filter.
+  const decorate = () => {
+    const n = commitsTree.failureCount();
+    view.badge = n ? { value: n, tooltip: `${n} failed commit${n === 1 ? '' : 's'} to triage` } : undefined;
+    view.description = commitsTree.filter ? `filter: ${commitsTree.filter}` : undefined;
+  };
+  context.subscriptions.push(store.onDidChange(decorate));
+  commitsTree.filter = context.workspaceState.get<string>('benchTriage.filter', '');
 
   context.subscriptions.push(
     vscode.commands.registerCommand('benchTriage.refresh', () => store.rescan()),
+    vscode.commands.registerCommand('benchTriage.groupBy', async (choice?: string) => {
+      const pick = choice ?? (await vscode.window.showQuickPick([...GROUP_BY], { title: 'Group commits by', placeHolder: commitsTree.groupBy }));
+      if (pick) await vscode.workspace.getConfiguration('benchTriage').update('groupBy', pick, vscode.ConfigurationTarget.Workspace);
+    }),
+    vscode.commands.registerCommand('benchTriage.filter', async (value?: string) => {
+      const f = value ?? (await vscode.window.showInputBox({ title: 'Filter commits', prompt: 'Commit, subject, model, agent, category or cause', value: commitsTree.filter }));
+      if (f === undefined) return;
+      commitsTree.setFilter(f);
+      await context.workspaceState.update('benchTriage.filter', commitsTree.filter);
+      decorate();
+    }),
+    vscode.commands.registerCommand('benchTriage.clearFilter', async () => {
+      commitsTree.setFilter('');
+      await context.workspaceState.update('benchTriage.filter', '');
+      decorate();
+    }),
     vscode.commands.registerCommand('benchTriage.openFile', async (uri: vscode.Uri, at?: { line: number; column: number }) => {
       const doc = await vscode.workspace.openTextDocument(uri);
       const pos = at ? new vscode.Position(Math.max(0, at.line - 1), Math.max(0, at.column - 1)) : undefined;
-      await vscode.window.showTextDocument(doc, { preview: true, selection: pos ? new vscode.Range(pos, pos) : undefined });
+      // An evidence line is selected whole; a parser position is a caret.
+      const range = pos && at!.column <= 1 && at!.line <= doc.lineCount ? doc.lineAt(pos.line).range : pos ? new vscode.Range(pos, pos) : undefined;
+      await vscode.window.showTextDocument(doc, { preview: true, selection: range });
     }),
   );
 

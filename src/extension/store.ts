@@ -1,10 +1,17 @@
 import * as vscode from 'vscode';
 import { scan, type ScanResult } from '../core/ingest';
+import { Classifier, classifyRuns, parseRulesFile, type Classification } from '../core/classify';
+import { triage, type CommitTriage } from '../core/compare';
 import type { Commit, FileRecord, Run } from '../core/model';
 import { vscodeFileSource } from './vscodeFileSource';
 
 /** One workspace folder's scan. Paths in it are relative to `root`. */
-export interface FolderScan { root: vscode.Uri; result: ScanResult }
+export interface FolderScan {
+  root: vscode.Uri;
+  result: ScanResult;
+  classifications: Map<string, Classification>;
+  entries: CommitTriage[];
+}
 
 /**
  * Owns everything scanned from the workspace and tells subscribers when it changes. Scanning is
@@ -35,11 +42,17 @@ export class Store implements vscode.Disposable {
       () => vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: 'Bench Triage', cancellable: false }, async progress => {
         const next: FolderScan[] = [];
         for (const folder of vscode.workspace.workspaceFolders ?? []) {
-          const result = await scan(vscodeFileSource(folder.uri), {
+          const source = vscodeFileSource(folder.uri);
+          const result = await scan(source, {
             signal: controller.signal,
             onProgress: ({ done, total }) => { if (done % 50 === 0 || done === total) progress.report({ message: `scanning ${folder.name}: ${done}/${total} files` }); },
           });
-          next.push({ root: folder.uri, result });
+          progress.report({ message: `classifying ${folder.name}: ${result.runs.filter(r => r.status !== 'success').length} failed runs` });
+          const classifier = new Classifier({ userRules: await this.userRules(folder.uri) });
+          const classifications = await classifyRuns(result, p => source.readText(p), classifier, controller.signal);
+          const tieBand = vscode.workspace.getConfiguration('benchTriage', folder.uri).get<number>('tieBand', 2);
+          const entries = triage(result.runs, classifications, { tieBand, commits: new Map(result.commits.map(c => [c.hash, c])) });
+          next.push({ root: folder.uri, result, classifications, entries });
         }
         if (controller.signal.aborted) return;
         this.folders = next;
@@ -57,9 +70,21 @@ export class Store implements vscode.Disposable {
     return done;
   }
 
+  /** `.bench-triage/rules.json` of a folder; its problems are shown by the language server, not here. */
+  private async userRules(root: vscode.Uri) {
+    try {
+      const text = new TextDecoder().decode(await vscode.workspace.fs.readFile(vscode.Uri.joinPath(root, '.bench-triage', 'rules.json')));
+      return parseRulesFile(text).rules;
+    } catch { return []; }
+  }
+
   private async updateContext(): Promise<void> {
     await vscode.commands.executeCommand('setContext', 'benchTriage.scanned', true);
     await vscode.commands.executeCommand('setContext', 'benchTriage.hasResults', this.folders.some(f => f.result.runs.length > 0 || f.result.files.length > 0));
+  }
+
+  entries(): Array<{ folder: FolderScan; entry: CommitTriage }> {
+    return this.folders.flatMap(folder => folder.entries.map(entry => ({ folder, entry })));
   }
 
   /** Everything as flat lists, each entry tagged with its folder. */

@@ -8,28 +8,74 @@ async function api(): Promise<BenchTriageApi> {
   assert.ok(ext, 'extension bench-triage.bench-triage is installed');
   return ext.activate();
 }
+type Of<K extends Node['kind']> = Extract<Node, { kind: K }>;
+
+async function groups(tree: BenchTriageApi['commitsTree']): Promise<Map<string, { node: Of<'group'>; count: string }>> {
+  const roots = await tree.getChildren();
+  const out = new Map<string, { node: Of<'group'>; count: string }>();
+  for (const n of roots) if (n.kind === 'group') { const it = tree.getTreeItem(n); out.set(String(it.label), { node: n, count: String(it.description) }); }
+  return out;
+}
 
 describe('Commits view on the small fixture workspace', () => {
+  afterEach(async () => {
+    await vscode.workspace.getConfiguration('benchTriage').update('groupBy', undefined, vscode.ConfigurationTarget.Workspace);
+    await vscode.commands.executeCommand('benchTriage.clearFilter');
+  });
+
   it('registers the Bench Triage container and opens the Commits view', async () => {
     await api();
     await vscode.commands.executeCommand('workbench.view.extension.benchTriage');
     await vscode.commands.executeCommand('benchTriage.commits.focus');
   });
 
-  it('lists exactly the fixture commits, each with its roles', async () => {
+  it('groups commits by outcome category, with counts', async () => {
     const { commitsTree } = await api();
-    const roots = await commitsTree.getChildren();
-    const commits = roots.filter((n): n is Extract<Node, { kind: 'commit' }> => n.kind === 'commit');
-    const items = commits.map(c => commitsTree.getTreeItem(c));
-    const labels = items.map(i => String(i.label)).sort();
-    assert.deepEqual(labels.map(l => l.slice(0, 8)), ['1a2b3c4d', '5e6f7a8b', '9c0d1e2f']);
-    assert.ok(labels.includes('1a2b3c4d [Core] Speed up decode by removing a copy'), labels.join(' | '));
-    const s2 = commits.find(c => c.runs[0].commit.startsWith('5e6f7a8b'))!;
-    assert.equal(s2.runs[0].commit, '5e6f7a8b9c0d1e2f3a4b5c6d7e8f9a0b1c2d3e4f');
-    assert.deepEqual(s2.runs.map(r => `${r.role}:${r.status}`), ['baseline:success', 'human:failed', 'agent:failed']);
-    assert.match(String(commitsTree.getTreeItem(s2).description), /B✓ H✗ A✗/);
-    const runItems = (await commitsTree.getChildren(s2)).map(n => commitsTree.getTreeItem(n));
-    assert.match(String(runItems[1].description), /Server crashed during startup/);
+    const g = await groups(commitsTree);
+    assert.deepEqual([...g.entries()].map(([k, v]) => `${k}: ${v.count}`).sort(),
+      ['Complete 3-way: 1', 'Model not supported: 1', 'Partial (roles never ran): 1']);
+    const entries = (await commitsTree.getChildren(g.get('Model not supported')!.node)).map(n => commitsTree.getTreeItem(n));
+    assert.equal(entries.length, 1);
+    assert.match(String(entries[0].label), /^5e6f7a8b/);
+    assert.match(String(entries[0].description), /B✓ H✗ A✗/);
+    const complete = (await commitsTree.getChildren(g.get('Complete 3-way')!.node)).map(n => commitsTree.getTreeItem(n));
+    assert.equal(String(complete[0].label), '1a2b3c4d [Core] Speed up decode by removing a copy');
+  });
+
+  it('shows each role with its cause, and an evidence item that opens the log at the evidence line', async () => {
+    const { commitsTree } = await api();
+    const g = await groups(commitsTree);
+    const [entry] = await commitsTree.getChildren(g.get('Model not supported')!.node);
+    const roles = await commitsTree.getChildren(entry);
+    const items = roles.map(r => commitsTree.getTreeItem(r));
+    assert.deepEqual(items.map(i => String(i.label)), ['baseline', 'human', 'agent (claude_code)']);
+    assert.match(String(items[1].description), /^Model not supported \(rope-scaling\)/);
+    assert.match(String(items[2].description), /^Docker image missing/);
+    const kids = await commitsTree.getChildren(roles[1]);
+    const ev = kids.find((k): k is Of<'evidence'> => k.kind === 'evidence');
+    assert.ok(ev, 'an evidence item');
+    const evItem = commitsTree.getTreeItem(ev);
+    assert.match(String(evItem.label), /^line 4: ValueError: Unknown RoPE scaling type llama3/);
+    await vscode.commands.executeCommand(evItem.command!.command, ...(evItem.command!.arguments ?? []));
+    const ed = vscode.window.activeTextEditor;
+    assert.ok(ed);
+    assert.equal(ed.document.languageId, 'vllm-log');
+    assert.equal(ed.selection.start.line, 3);
+    assert.equal(ed.document.lineAt(ed.selection.start.line).text, 'ValueError: Unknown RoPE scaling type llama3');
+    // The document is the field's text, exactly.
+    const raw = JSON.parse(new TextDecoder().decode(await vscode.workspace.fs.readFile(vscode.Uri.joinPath(vscode.workspace.workspaceFolders![0].uri, 'omniperf_results_3way_claude_code/results/5e6f7a8b_human_result.json'))));
+    assert.equal(ed.document.getText(), raw.raw_output);
+  });
+
+  it('regroups by fixability and by agent, and filters', async () => {
+    const { commitsTree } = await api();
+    await vscode.commands.executeCommand('benchTriage.groupBy', 'fixability');
+    assert.deepEqual([...(await groups(commitsTree)).keys()].sort(), ['measured', 'recipe']);
+    await vscode.commands.executeCommand('benchTriage.groupBy', 'agent');
+    assert.deepEqual([...(await groups(commitsTree)).keys()].sort(), ['(no agent run)', 'claude_code']);
+    await vscode.commands.executeCommand('benchTriage.groupBy', 'category');
+    await vscode.commands.executeCommand('benchTriage.filter', 'rope');
+    assert.deepEqual([...(await groups(commitsTree)).keys()], ['Model not supported']);
   });
 
   it('shows the corrupt and the unknown file as warning items naming the file', async () => {
@@ -50,7 +96,7 @@ describe('Commits view on the small fixture workspace', () => {
     await vscode.commands.executeCommand(corrupt.command!.command, ...(corrupt.command!.arguments ?? []));
     const ed = vscode.window.activeTextEditor;
     assert.ok(ed);
-    assert.ok(ed.document.uri.path.endsWith('results/docker/3c3c3c3c_result.json'));
+    assert.ok(ed.document.uri.path.endsWith('omniperf_results_3way_claude_code/results/docker/3c3c3c3c_result.json'));
     assert.equal(ed.selection.active.line, 0);
     assert.equal(ed.selection.active.character, 101);
     assert.equal(ed.document.getText().charAt(101), ',');
@@ -59,13 +105,13 @@ describe('Commits view on the small fixture workspace', () => {
   it('picks up a new result file without a manual rescan', async () => {
     const { commitsTree, store } = await api();
     const root = vscode.workspace.workspaceFolders![0].uri;
-    const uri = vscode.Uri.joinPath(root, 'results', 'docker', 'abcdef12_result.json');
+    const uri = vscode.Uri.joinPath(root, 'omniperf_results_3way_claude_code', 'results', 'docker', 'abcdef12_result.json');
     const changed = new Promise<void>(resolve => { const d = store.onDidChange(() => { d.dispose(); resolve(); }); });
     await vscode.workspace.fs.writeFile(uri, new TextEncoder().encode(JSON.stringify({ commit_hash: 'abcdef12'.padEnd(40, '0'), status: 'success', throughput_tok_s: 1.5 })));
     try {
       await changed;
-      const labels = (await commitsTree.getChildren()).filter(n => n.kind === 'commit').map(n => String(commitsTree.getTreeItem(n).label));
-      assert.ok(labels.some(l => l.startsWith('abcdef12')), labels.join(' | '));
+      const g = await groups(commitsTree);
+      assert.equal(g.get('Partial (roles never ran)')?.count, '2');
     } finally {
       await vscode.workspace.fs.delete(uri);
     }
