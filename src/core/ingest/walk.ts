@@ -1,0 +1,30 @@
+import type { ListedFile } from './scan';
+
+/** What a directory listing says of one entry. */
+export interface DirEntry { name: string; dir: boolean; file: boolean }
+
+/** Folders never worth walking for results. */
+export const SKIP_DIRS = new Set(['node_modules', '.git', '.hg', '.svn', '.vscode-test']);
+
+/**
+ * Walks a tree through the caller's `readDir`/`size` (Node fs, vscode.workspace.fs …). Sizes are
+ * asked only for files the scan may read; unreadable folders and vanished files are passed over.
+ */
+export async function* walkFiles(
+  readDir: (rel: string) => Promise<DirEntry[]>, size: (rel: string) => Promise<number>, signal?: AbortSignal,
+): AsyncIterable<ListedFile> {
+  const stack = [''];
+  while (stack.length) {
+    if (signal?.aborted) return;
+    const rel = stack.pop()!;
+    let entries: DirEntry[];
+    try { entries = await readDir(rel); } catch { continue; }
+    for (const e of entries) {
+      const p = rel ? `${rel}/${e.name}` : e.name;
+      if (e.dir) { if (!SKIP_DIRS.has(e.name)) stack.push(p); continue; }
+      if (!e.file) continue;
+      if (!/\.(json|jsonl|diff|txt)$/.test(e.name)) { yield { path: p, size: 0 }; continue; }
+      try { yield { path: p, size: await size(p) }; } catch { /* vanished */ }
+    }
+  }
+}
