@@ -14,7 +14,8 @@ const common = {
   target: 'node20',
 };
 
-const node = { ...common, platform: 'node', format: 'cjs', external: ['vscode'] };
+// ESM entry points first: some packages (jsonc-parser) ship UMD builds that esbuild cannot follow.
+const node = { ...common, platform: 'node', format: 'cjs', external: ['vscode'], mainFields: ['module', 'main'] };
 const builds = [
   { ...node, entryPoints: ['src/extension/extension.ts'], outfile: 'dist/extension.js' },
   { ...node, entryPoints: ['src/server/server.ts'], outfile: 'dist/server.js' },

@@ -1,12 +1,134 @@
-import { createConnection, ProposedFeatures, TextDocumentSyncKind } from 'vscode-languageserver/node';
+import { existsSync } from 'node:fs';
+import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import {
+  createConnection, ProposedFeatures, TextDocuments, TextDocumentSyncKind, DiagnosticSeverity, CodeActionKind, CompletionItemKind, MarkupKind,
+  type Diagnostic, type Connection,
+} from 'vscode-languageserver/node';
+import { TextDocument } from 'vscode-languageserver-textdocument';
+import { analyze, type Analysis, type AnalyzeOptions, type Finding } from './analyze';
+import { complete, fixes, hover } from './features';
 
 /**
- * The Bench Triage language server. This first version only announces itself; checks of perf
- * commands, result files and rules arrive with the language-server issue.
+ * The Bench Triage language server: checks perf commands (dataset JSON/JSONL, result files,
+ * Markdown reports), result files and `.bench-triage/rules.json`. Runs in its own process, over
+ * IPC from the extension or `--stdio` for any editor. Every handler is guarded: a malformed
+ * document yields a finding, never a crash.
  */
-const connection = process.argv.includes('--stdio') ? createConnection(process.stdin, process.stdout) : createConnection(ProposedFeatures.all);
-connection.onInitialize(() => ({
-  capabilities: { textDocumentSync: TextDocumentSyncKind.Incremental },
-  serverInfo: { name: 'bench-triage', version: '0.1.0' },
-}));
-connection.listen();
+export interface ServerSettings { hostGpus: number; blockedModels: string[] }
+const DEFAULTS: ServerSettings = { hostGpus: 1, blockedModels: ['deepseek-v3', 'deepseek-r1', 'nemotron-4-340b', 'dbrx', 'Llama-4-Scout'] };
+
+const SEVERITY: Record<Finding['severity'], DiagnosticSeverity> = {
+  error: DiagnosticSeverity.Error, warning: DiagnosticSeverity.Warning, information: DiagnosticSeverity.Information, hint: DiagnosticSeverity.Hint,
+};
+
+export function startServer(connection: Connection): void {
+  const documents = new TextDocuments(TextDocument);
+  const analyses = new Map<string, { version: number; a: Analysis }>();
+  const timers = new Map<string, NodeJS.Timeout>();
+  let settings: ServerSettings = DEFAULTS;
+  let roots: string[] = [];
+
+  const options = (): AnalyzeOptions => ({
+    hostGpus: settings.hostGpus,
+    blockedModels: settings.blockedModels,
+    pathExists: p => path.isAbsolute(p) ? existsSync(p) : roots.some(r => existsSync(path.join(r, p))),
+  });
+
+  const analysisOf = (doc: TextDocument): Analysis => {
+    const hit = analyses.get(doc.uri);
+    if (hit && hit.version === doc.version) return hit.a;
+    const a = analyze(doc.uri, doc.getText(), options());
+    analyses.set(doc.uri, { version: doc.version, a });
+    return a;
+  };
+
+  const publish = (doc: TextDocument) => {
+    const a = analysisOf(doc);
+    const diagnostics: Diagnostic[] = a.findings.map(f => ({
+      range: { start: doc.positionAt(f.start), end: doc.positionAt(f.end) },
+      severity: SEVERITY[f.severity], code: f.code, source: 'bench-triage', message: f.message, data: f.data,
+    }));
+    void connection.sendDiagnostics({ uri: doc.uri, version: doc.version, diagnostics });
+  };
+
+  connection.onInitialize(params => {
+    const init = (params.initializationOptions ?? {}) as Partial<ServerSettings>;
+    settings = { ...DEFAULTS, ...init };
+    roots = (params.workspaceFolders ?? []).flatMap(f => { try { return [fileURLToPath(f.uri)]; } catch { return []; } });
+    return {
+      capabilities: {
+        textDocumentSync: TextDocumentSyncKind.Incremental,
+        hoverProvider: true,
+        completionProvider: { triggerCharacters: ['-', ' '] },
+        codeActionProvider: { codeActionKinds: [CodeActionKind.QuickFix] },
+      },
+      serverInfo: { name: 'bench-triage', version: '0.1.0' },
+    };
+  });
+
+  connection.onDidChangeConfiguration(change => {
+    const s = (change.settings?.benchTriage ?? {}) as Partial<ServerSettings>;
+    settings = { ...DEFAULTS, ...s };
+    analyses.clear();
+    for (const d of documents.all()) publish(d);
+  });
+
+  documents.onDidOpen(e => publish(e.document));
+  documents.onDidChangeContent(e => {
+    // Typing bursts: analyse once the edits pause.
+    clearTimeout(timers.get(e.document.uri));
+    timers.set(e.document.uri, setTimeout(() => { timers.delete(e.document.uri); const d = documents.get(e.document.uri); if (d) publish(d); }, 150));
+  });
+  documents.onDidClose(e => {
+    clearTimeout(timers.get(e.document.uri));
+    analyses.delete(e.document.uri);
+    void connection.sendDiagnostics({ uri: e.document.uri, diagnostics: [] });
+  });
+
+  connection.onHover(p => {
+    const doc = documents.get(p.textDocument.uri);
+    if (!doc) return null;
+    try {
+      const md = hover(analysisOf(doc), doc.getText(), doc.offsetAt(p.position));
+      return md ? { contents: { kind: MarkupKind.Markdown, value: md } } : null;
+    } catch { return null; }
+  });
+
+  connection.onCompletion(p => {
+    const doc = documents.get(p.textDocument.uri);
+    if (!doc) return [];
+    try {
+      const models = new Set<string>();
+      for (const d of documents.all()) for (const s of analysisOf(d).sites) { if (s.parsed.model) models.add(s.parsed.model); for (const m of s.models) models.add(m); }
+      return complete(analysisOf(doc), doc.offsetAt(p.position), models).map(c => ({
+        label: c.label, detail: c.detail, documentation: c.documentation, kind: c.kind === 'flag' ? CompletionItemKind.Property : CompletionItemKind.Value,
+        textEdit: { range: { start: doc.positionAt(c.edit.start), end: doc.positionAt(c.edit.end) }, newText: c.edit.newText },
+      }));
+    } catch { return []; }
+  });
+
+  connection.onCodeAction(p => {
+    const doc = documents.get(p.textDocument.uri);
+    if (!doc) return [];
+    try {
+      const a = analysisOf(doc);
+      const start = doc.offsetAt(p.range.start), end = doc.offsetAt(p.range.end);
+      return a.findings.filter(f => f.start <= end && f.end >= start).flatMap(f => fixes(a, f).map(x => ({
+        title: x.title, kind: CodeActionKind.QuickFix, isPreferred: x.preferred,
+        diagnostics: p.context.diagnostics.filter(d => d.code === f.code),
+        edit: { changes: { [doc.uri]: [{ range: { start: doc.positionAt(x.edit.start), end: doc.positionAt(x.edit.end) }, newText: x.edit.newText }] } },
+      })));
+    } catch { return []; }
+  });
+
+  documents.listen(connection);
+  connection.listen();
+}
+
+if (require.main === module) {
+  const connection = process.argv.includes('--stdio') ? createConnection(process.stdin, process.stdout) : createConnection(ProposedFeatures.all);
+  // Last line of defence: log, never die, on a bug in a handler.
+  process.on('uncaughtException', e => { try { connection.console.error(`bench-triage server: ${e.stack ?? e}`); } catch { /* stdout closed */ } });
+  startServer(connection);
+}

@@ -1,0 +1,4 @@
+export * from './tokenize';
+export * from './flags';
+export * from './models';
+export * from './parse';
