@@ -2,8 +2,9 @@ import * as vscode from 'vscode';
 import { Store } from './store';
 import { CommitsTree, GROUP_BY } from './commitsTree';
 import { EmbeddedLogFs, LOG_SCHEME } from './logFs';
+import { TriageLanguageClient } from './languageClient';
 
-export interface BenchTriageApi { store: Store; commitsTree: CommitsTree }
+export interface BenchTriageApi { store: Store; commitsTree: CommitsTree; languageClient: TriageLanguageClient }
 
 /** Registers everything synchronously; no file is read until the view or a command asks. */
 export function activate(context: vscode.ExtensionContext): BenchTriageApi {
@@ -49,6 +50,14 @@ export function activate(context: vscode.ExtensionContext): BenchTriageApi {
     }),
   );
 
+  // The language server starts with the first document it can check, not at activation.
+  const languageClient = new TriageLanguageClient(context);
+  context.subscriptions.push(languageClient);
+  const wantsServer = (d: vscode.TextDocument) => d.uri.scheme === 'file' && (['jsonl', 'json', 'markdown'].includes(d.languageId) || d.uri.path.endsWith('.jsonl'));
+  const maybeStart = (d: vscode.TextDocument) => { if (wantsServer(d)) void languageClient.start().catch(e => vscode.window.showErrorMessage(`Bench Triage: language server failed to start: ${e instanceof Error ? e.message : e}`)); };
+  context.subscriptions.push(vscode.workspace.onDidOpenTextDocument(maybeStart));
+  for (const d of vscode.workspace.textDocuments) maybeStart(d);
+
   // New or changed result files show up without a manual rescan.
   const watcher = vscode.workspace.createFileSystemWatcher('**/*.{json,jsonl,diff}');
   let timer: NodeJS.Timeout | undefined;
@@ -56,7 +65,7 @@ export function activate(context: vscode.ExtensionContext): BenchTriageApi {
   context.subscriptions.push(watcher, watcher.onDidCreate(later), watcher.onDidChange(later), watcher.onDidDelete(later),
     vscode.workspace.onDidChangeWorkspaceFolders(later), { dispose: () => clearTimeout(timer) });
 
-  return { store, commitsTree };
+  return { store, commitsTree, languageClient };
 }
 
 export function deactivate(): void { /* disposables do the work */ }

@@ -78,7 +78,7 @@ export function startServer(connection: Connection): void {
   documents.onDidChangeContent(e => {
     // Typing bursts: analyse once the edits pause.
     clearTimeout(timers.get(e.document.uri));
-    timers.set(e.document.uri, setTimeout(() => { timers.delete(e.document.uri); const d = documents.get(e.document.uri); if (d) publish(d); }, 150));
+    timers.set(e.document.uri, setTimeout(() => { timers.delete(e.document.uri); const d = documents.get(e.document.uri); if (d) publish(d); }, 50));
   });
   documents.onDidClose(e => {
     clearTimeout(timers.get(e.document.uri));
@@ -121,6 +121,9 @@ export function startServer(connection: Connection): void {
       })));
     } catch { return []; }
   });
+
+  // Lets tests and the restart logic find the process.
+  connection.onRequest('benchTriage/pid', () => process.pid);
 
   documents.listen(connection);
   connection.listen();
