@@ -8,6 +8,8 @@ import {
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import { analyze, type Analysis, type AnalyzeOptions, type Finding } from './analyze';
 import { complete, fixes, hover } from './features';
+import { scan } from '../core/ingest/scan';
+import { nodeFileSource } from '../platform/nodeFileSource';
 
 /**
  * The Bench Triage language server: checks perf commands (dataset JSON/JSONL, result files,
@@ -34,6 +36,15 @@ export function startServer(connection: Connection): void {
     blockedModels: settings.blockedModels,
     pathExists: p => path.isAbsolute(p) ? existsSync(p) : roots.some(r => existsSync(path.join(r, p))),
   });
+
+  // Models named anywhere in the workspace (datasets, mappings, results), scanned once, lazily.
+  const workspaceModels = new Set<string>();
+  let modelScan: Promise<void> | null = null;
+  const scanModels = () => modelScan ??= (async () => {
+    for (const root of roots) {
+      try { for (const c of (await scan(nodeFileSource(root))).commits) for (const m of c.models) workspaceModels.add(m); } catch { /* best effort */ }
+    }
+  })();
 
   const analysisOf = (doc: TextDocument): Analysis => {
     const hit = analyses.get(doc.uri);
@@ -95,11 +106,12 @@ export function startServer(connection: Connection): void {
     } catch { return null; }
   });
 
-  connection.onCompletion(p => {
+  connection.onCompletion(async p => {
     const doc = documents.get(p.textDocument.uri);
     if (!doc) return [];
     try {
-      const models = new Set<string>();
+      await Promise.race([scanModels(), new Promise(r => setTimeout(r, 2000))]);
+      const models = new Set<string>(workspaceModels);
       for (const d of documents.all()) for (const s of analysisOf(d).sites) { if (s.parsed.model) models.add(s.parsed.model); for (const m of s.models) models.add(m); }
       return complete(analysisOf(doc), doc.offsetAt(p.position), models).map(c => ({
         label: c.label, detail: c.detail, documentation: c.documentation, kind: c.kind === 'flag' ? CompletionItemKind.Property : CompletionItemKind.Value,

@@ -64,6 +64,9 @@ describe('language server over --stdio', function () {
     assert.match(hm!.contents.value, /H100/);
     const c = await s.conn.sendRequest('textDocument/completion', { textDocument: { uri: doc.uri }, position: doc.positionAt(at + 2) }) as Array<{ label: string }>;
     assert.ok(c.some(x => x.label === '--num-prompts') && c.some(x => x.label === '--request-rate'), c.map(x => x.label).join(' '));
+    // After --model: models seen in the workspace (result files and mappings, not only this file).
+    const cm = await s.conn.sendRequest('textDocument/completion', { textDocument: { uri: doc.uri }, position: doc.positionAt(modelAt) }) as Array<{ label: string }>;
+    assert.ok(cm.some(x => x.label === 'facebook/opt-125m'), 'a model named only in result files is offered');
 
     const md = fs.readFileSync(REPORT, 'utf8');
     const mdDoc = TextDocument.create(uriOf(REPORT), 'markdown', 1, md);
