@@ -1,13 +1,9 @@
 import * as assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { ISOBENCH, requireCorpus } from './helpers';
+import { ISOBENCH, requireCorpus, runCli as run } from './helpers';
 import { FAILURE_TAIL, RESULT_TAIL } from '../support/synthLog';
-
-const CLI = path.resolve(__dirname, '../../dist/cli.js');
-const run = (...args: string[]) => spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
 
 describe('CLI: classify, classify-log, report', function () {
   this.timeout(120000);

@@ -1,10 +1,6 @@
 import * as assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import * as path from 'node:path';
-import { ISOBENCH, requireCorpus } from './helpers';
-
-const CLI = path.resolve(__dirname, '../../dist/cli.js');
-const run = (...args: string[]) => spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
+import { ISOBENCH, requireCorpus, runCli as run } from './helpers';
 
 describe('CLI: bench-triage scan', function () {
   this.timeout(60000);

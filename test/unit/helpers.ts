@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { FileSource, ListedFile } from '../../src/core/ingest';
@@ -27,4 +28,9 @@ export function memorySource(files: Record<string, string>): FileSource {
     },
     readText: async p => files[p],
   };
+}
+
+/** Runs the built CLI (dist/cli.js) as a user would. */
+export function runCli(...args: string[]) {
+  return spawnSync(process.execPath, [path.resolve(__dirname, '../../dist/cli.js'), ...args], { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
 }

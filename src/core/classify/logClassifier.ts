@@ -21,7 +21,7 @@ export class LogClassifier {
   private readonly decoder = new TextDecoder('utf-8');
   private line = 1;
 
-  constructor(private readonly classifier: Classifier, file: string) {
+  constructor(classifier: Classifier, file: string) {
     this.stream = classifier.stream({ file, field: null });
     // With user rules every line must be seen: fall back to decoding whole chunks.
     this.scanner = classifier.hasUserRules ? null : new LiteralScanner([classifier.literals, METRIC_LINE_LITERALS]);
