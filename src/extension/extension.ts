@@ -61,9 +61,14 @@ export function activate(context: vscode.ExtensionContext): BenchTriageApi {
   // New or changed result files show up without a manual rescan.
   const watcher = vscode.workspace.createFileSystemWatcher('**/*.{json,jsonl,diff}');
   let timer: NodeJS.Timeout | undefined;
-  const later = () => { if (!store.scanned) return; clearTimeout(timer); timer = setTimeout(() => void store.rescan(), 1000); };
+  const later = (uri?: vscode.Uri) => {
+    // Settings and tool folders change for reasons of their own (a group-by writes settings.json).
+    if (!store.scanned || (uri && /\/(\.vscode|\.git|node_modules)\//.test(uri.path))) return;
+    clearTimeout(timer);
+    timer = setTimeout(() => void store.rescan(), 1000);
+  };
   context.subscriptions.push(watcher, watcher.onDidCreate(later), watcher.onDidChange(later), watcher.onDidDelete(later),
-    vscode.workspace.onDidChangeWorkspaceFolders(later), { dispose: () => clearTimeout(timer) });
+    vscode.workspace.onDidChangeWorkspaceFolders(() => later()), { dispose: () => clearTimeout(timer) });
 
   return { store, commitsTree, languageClient };
 }
