@@ -1,5 +1,5 @@
 import { getLocation } from 'jsonc-parser';
-import { SCRIPT_FLAGS, modelSize, toOfflineCommand } from '../core/perfcmd';
+import { SCRIPT_FLAGS, VERSIONED_FLAGS, modelSize, toOfflineCommand } from '../core/perfcmd';
 import { lookupAlias, metricDef } from '../core/ingest/metrics';
 import { CATEGORIES, category, CAUSES } from '../core/classify/taxonomy';
 import type { Analysis, Finding, PerfCommandSite } from './analyze';
@@ -29,7 +29,8 @@ export function hover(a: Analysis, text: string, offset: number): string | null 
       if (k >= f.nameTok.start && k <= f.nameTok.end) {
         const doc = p.kind ? SCRIPT_FLAGS[p.kind][f.name] : undefined;
         if (!doc) return `**${f.name}** — not a flag of \`${p.script}\``;
-        return `**${f.name}**${doc.takesValue ? ' `<value>`' : ''} — ${doc.meaning}${doc.default ? `\n\nDefault: \`${doc.default}\`` : ''}\n\n(${p.script})`;
+        const versions = VERSIONED_FLAGS.filter(v => v.flag === f.name).map(v => `\n\nvLLM ≥ ${v.since}: ${f.name} ${v.note}`).join('');
+        return `**${f.name}**${doc.takesValue ? ' `<value>`' : ''} — ${doc.meaning}${doc.default ? `\n\nDefault: \`${doc.default}\`` : ''}${versions}\n\n(${p.script})`;
       }
       if (f.value && k >= f.value.start && k <= f.value.end && f.name === '--model') {
         const size = modelSize(f.value.text);

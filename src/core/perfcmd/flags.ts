@@ -142,3 +142,21 @@ export const SCRIPT_FLAGS: Record<ScriptKind, Record<string, FlagDoc>> = {
 
 /** Engine flags that belong on the server command, not on a serving client. */
 export const SERVER_ONLY = new Set(Object.keys(ENGINE).filter(k => !(k in SERVING)));
+
+/**
+ * Flags whose meaning depends on the vLLM version. Only facts with a source are listed; the
+ * check applies when the version a command runs on is known (e.g. from a result file).
+ */
+export interface VersionedFlag { flag: string; since: string; note: string; severity: 'information' | 'warning' }
+export const VERSIONED_FLAGS: readonly VersionedFlag[] = [
+  { flag: '--use-v2-block-manager', since: '0.6.4', severity: 'information',
+    note: 'is a deprecated no-op from vLLM 0.6.4 on: block manager v1 was removed and v2 is the default (vLLM #8704)' },
+];
+
+/** Compares dotted numeric versions (`0.6.4.post2.dev375+g…` → 0.6.4); null if unparsable. */
+export function versionAtLeast(version: string, min: string): boolean | null {
+  const v = /^(\d+)\.(\d+)\.(\d+)/.exec(version), m = /^(\d+)\.(\d+)\.(\d+)/.exec(min);
+  if (!v || !m) return null;
+  for (let i = 1; i <= 3; i++) if (Number(v[i]) !== Number(m[i])) return Number(v[i]) > Number(m[i]);
+  return true;
+}

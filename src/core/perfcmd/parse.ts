@@ -1,11 +1,11 @@
 import { tokenize, type Token } from './tokenize';
-import { SCRIPT_FLAGS, SERVER_ONLY, type ScriptKind } from './flags';
+import { SCRIPT_FLAGS, SERVER_ONLY, VERSIONED_FLAGS, versionAtLeast, type ScriptKind } from './flags';
 import { modelSize } from './models';
 
 export interface Flag { name: string; nameTok: Token; value: Token | null }
 
 export interface PerfProblem {
-  code: 'placeholder' | 'shell-operator' | 'no-model' | 'unknown-flag' | 'server-flag' | 'unknown-script' | 'tensor-parallel' | 'model-too-large' | 'blocked-model' | 'version-bug' | 'syntax';
+  code: 'placeholder' | 'flag-version' | 'shell-operator' | 'no-model' | 'unknown-flag' | 'server-flag' | 'unknown-script' | 'tensor-parallel' | 'model-too-large' | 'blocked-model' | 'version-bug' | 'syntax';
   severity: 'error' | 'warning' | 'information';
   message: string;
   /** Offsets in the command string. */
@@ -81,6 +81,11 @@ export function parsePerfCommand(cmd: string, opts: CheckOptions = {}): ParsedPe
       problems.push(server
         ? { code: 'server-flag', severity: 'error', message: `${name} is an engine argument: ${s.script} talks to a running server and rejects it ("unrecognized arguments"); pass it to the server instead`, start: nameTok.start, end: value?.end ?? nameTok.end, data: { flag: name } }
         : { code: 'unknown-flag', severity: 'warning', message: `${name} is not a flag of ${s.script}`, start: nameTok.start, end: nameTok.end, data: { flag: name } });
+    }
+    for (const vf of VERSIONED_FLAGS) {
+      if (vf.flag === name && opts.vllmVersion && versionAtLeast(opts.vllmVersion, vf.since)) {
+        problems.push({ code: 'flag-version', severity: vf.severity, message: `${name} ${vf.note}; this command runs on vLLM ${opts.vllmVersion}`, start: nameTok.start, end: nameTok.end, data: { flag: name } });
+      }
     }
     if (value && PLACEHOLDER.test(value.text) && !UPPER_VALUES.has(value.text)) {
       problems.push({ code: 'placeholder', severity: 'error', message: `placeholder ${value.text} left in the perf command (${name} needs a real value)`, start: value.start, end: value.end, data: { placeholder: value.text, flag: name } });
