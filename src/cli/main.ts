@@ -1,5 +1,6 @@
 import { scanCommand } from './scanCommand';
 import { classifyCommand, classifyLogCommand, reportCommand } from './classifyCommands';
+import { planCommand } from './planCommand';
 
 const USAGE = `usage: bench-triage <command> [options]
 
@@ -11,15 +12,17 @@ commands:
                                               classify plain log files (streaming)
   report <folder> [--format md|json] [--out FILE] [--tie-band N] [--rules FILE]
                                               the triage report
+  plan --folder F --commit C --role baseline|human|agent|all [--host H] [--gpus N] [--recipe ID]... [--agent-patch FILE] [--json]
+                                              what a run would do, checked, without running it
 `;
 
 export class UsageError extends Error {}
 
-interface Parsed { positional: string[]; flags: Set<string>; values: Map<string, string> }
+interface Parsed { positional: string[]; flags: Set<string>; values: Map<string, string>; lists: Map<string, string[]> }
 
 /** Positional arguments, boolean --flags and --options with a value; anything else is an error. */
 export function parseArgs(argv: string[], flags: string[], valued: string[] = []): Parsed {
-  const out: Parsed = { positional: [], flags: new Set(), values: new Map() };
+  const out: Parsed = { positional: [], flags: new Set(), values: new Map(), lists: new Map() };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (!a.startsWith('--')) { out.positional.push(a); continue; }
@@ -29,6 +32,7 @@ export function parseArgs(argv: string[], flags: string[], valued: string[] = []
       const v = inline ?? argv[++i];
       if (v === undefined) throw new UsageError(`option --${name} needs a value`);
       out.values.set(name, v);
+      out.lists.set(name, [...(out.lists.get(name) ?? []), v]);
     } else throw new UsageError(`unknown option ${a}`);
   }
   return out;
@@ -69,6 +73,14 @@ export async function main(argv: string[]): Promise<number> {
         const format = a.values.get('format') ?? 'md';
         if (format !== 'md' && format !== 'json') throw new UsageError(`--format must be md or json (got ${format})`);
         return await reportCommand({ folder: a.positional[0], format, out: a.values.get('out'), tieBand: tieBandOf(a), rules: a.values.get('rules') }, out, err);
+      }
+      case 'plan': {
+        const a = parseArgs(rest, ['json'], ['folder', 'commit', 'role', 'host', 'gpus', 'recipe', 'agent-patch']);
+        for (const k of ['folder', 'commit', 'role']) if (!a.values.has(k)) throw new UsageError(`plan needs --${k}`);
+        const gpus = Number(a.values.get('gpus') ?? 1);
+        if (!Number.isInteger(gpus) || gpus < 0) throw new UsageError(`--gpus must be a whole number (got ${a.values.get('gpus')})`);
+        return await planCommand({ folder: a.values.get('folder')!, commit: a.values.get('commit')!, role: a.values.get('role')!, host: a.values.get('host') ?? process.env.DOCKER_HOST ?? 'unix:///var/run/docker.sock',
+          gpus, recipes: a.lists.get('recipe') ?? [], agentPatch: a.values.get('agent-patch'), json: a.flags.has('json') }, out, err);
       }
       case undefined: case '-h': case '--help': case 'help':
         out(USAGE); return cmd ? 0 : 2;

@@ -1,0 +1,93 @@
+import type { Commit, Role } from '../core/model';
+import { parsePerfCommand, type PerfProblem } from '../core/perfcmd';
+import { recipe, type Recipe } from './recipes';
+
+/** A Docker host as configured (settings or CLI). */
+export interface HostConfig { label: string; docker: string; gpus: number }
+
+export interface ImageTemplates { human: string; baseline: string }
+export const DEFAULT_TEMPLATES: ImageTemplates = { human: 'anonymous/vllm-bench:{commit}', baseline: 'anonymous/vllm-baseline:baseline-{parent12}' };
+
+export interface PlanOptions {
+  host: HostConfig;
+  templates?: ImageTemplates;
+  recipes?: string[];
+  /** Agent patch (model_patch.diff), for the agent role. */
+  agentPatch?: string | null;
+  /** Readiness limit for the server (s). */
+  serverTimeoutS?: number;
+  runId: string;
+}
+
+export interface RunPlan {
+  commit: string;
+  parent: string | null;
+  role: Role;
+  host: HostConfig;
+  image: string;
+  agentPatch: string | null;
+  env: Record<string, string>;
+  recipes: Recipe[];
+  /** null for offline benchmarks (latency, throughput, prefix caching). */
+  server: { argv: string[]; port: number; readiness: { url: string; timeoutS: number } } | null;
+  benchmark: { script: string; scriptSource: string; argv: string[] };
+  metrics: 'save-result-json' | 'printed-block';
+  resultDir: string;
+}
+
+export class PlanError extends Error {
+  constructor(message: string, readonly problems: PerfProblem[] = []) { super(message); }
+}
+
+const fill = (t: string, v: Record<string, string>) => t.replace(/\{(\w+)\}/g, (_, k) => v[k] ?? `{${k}}`);
+
+/**
+ * (commit, role, host, options) → everything the runner will do, decided before anything runs.
+ * Refuses commands with placeholders or shell operators, and GPU needs the host cannot meet.
+ */
+export function planRun(commit: Commit, role: Role, opts: PlanOptions): RunPlan {
+  const command = commit.perfCommands[0]?.command;
+  if (!command) throw new PlanError(`commit ${commit.hash.slice(0, 12)} has no perf command: nothing to benchmark`);
+  const parsed = parsePerfCommand(command, { hostGpus: opts.host.gpus });
+  // Engine flags on a serving command are meant for the server: the plan moves them there.
+  const blocking = parsed.problems.filter(p => p.severity === 'error' && p.code !== 'server-flag');
+  if (blocking.length) throw new PlanError(`refused: ${blocking.map(p => p.message).join('; ')} (perf command of ${commit.hash.slice(0, 12)}: ${command})`, blocking);
+  if (!parsed.kind) throw new PlanError(`refused: ${parsed.script ?? 'the command'} is not a supported vLLM benchmark script`);
+  if (role !== 'human' && !commit.parent) throw new PlanError(`the parent of ${commit.hash.slice(0, 12)} is unknown, so the baseline image cannot be named; add it to a mapping file or the dataset`);
+  if (role === 'agent' && !opts.agentPatch) throw new PlanError(`no agent patch for ${commit.hash.slice(0, 12)}: pick a model_patch.diff`);
+  const templates = opts.templates ?? DEFAULT_TEMPLATES;
+  const vars = { commit: commit.hash, commit8: commit.hash.slice(0, 8), commit12: commit.hash.slice(0, 12), parent: commit.parent ?? '', parent12: (commit.parent ?? '').slice(0, 12) };
+  const image = fill(role === 'human' ? templates.human : templates.baseline, vars);
+  const benchCommit = role === 'human' ? commit.hash : commit.parent!;
+  const script = parsed.script!.startsWith('vllm bench') ? parsed.script! : `benchmarks/${parsed.script}`;
+  const serverFlags = new Set(parsed.problems.filter(p => p.code === 'server-flag').map(p => String(p.data?.flag)));
+  const engineArgs: string[] = [];
+  const args: string[] = [];
+  for (const f of parsed.flags) {
+    const words = f.value ? [f.name, f.value.text] : [f.name];
+    (serverFlags.has(f.name) ? engineArgs : args).push(...words);
+  }
+  const port = 8000;
+  const serving = parsed.kind === 'serving';
+  // The serving client writes its numbers with --save-result; offline scripts differ by version,
+  // so their printed result block is parsed (core/logs/printedMetrics).
+  const supportsSaveResult = serving;
+  const resultDir = `.bench-triage/runs/${vars.commit8}/${role}/${opts.runId}`;
+  const benchArgv = ['python3', `/bench/${script.replace(/^benchmarks\//, '')}`, ...args];
+  if (serving) benchArgv.push('--host', '127.0.0.1', '--port', String(port), ...(args.includes('--save-result') ? [] : ['--save-result']), '--result-dir', '/results');
+  return {
+    commit: commit.hash, parent: commit.parent, role, host: opts.host, image,
+    agentPatch: role === 'agent' ? opts.agentPatch! : null,
+    env: { PYTHONUNBUFFERED: '1', VLLM_WORKER_MULTIPROC_METHOD: 'spawn' },
+    recipes: (opts.recipes ?? []).map(recipe),
+    server: serving ? {
+      argv: ['python3', '-m', 'vllm.entrypoints.openai.api_server', '--model', parsed.model!, '--host', '127.0.0.1', '--port', String(port),
+        ...engineArgs],
+      port,
+      readiness: { url: `http://127.0.0.1:${port}/health`, timeoutS: opts.serverTimeoutS ?? 600 },
+    } : null,
+    benchmark: { script, scriptSource: parsed.script!.startsWith('vllm bench') ? 'the installed vLLM CLI' : `git show ${benchCommit}:${script}`, argv: benchArgv },
+    metrics: supportsSaveResult ? 'save-result-json' : 'printed-block',
+    resultDir,
+  };
+}
