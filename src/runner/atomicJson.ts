@@ -1,0 +1,25 @@
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
+
+/**
+ * Writes JSON so that a reader sees the old file or the new one, never half of either: write a
+ * temporary file in the same folder, flush it to disk, then rename over the target. A crash
+ * before the rename leaves the previous file intact (and a stray `.tmp` the next write replaces).
+ */
+export async function writeJsonAtomic(file: string, value: unknown, fsImpl: Pick<typeof fs, 'open' | 'rename' | 'mkdir' | 'rm'> = fs): Promise<void> {
+  await fsImpl.mkdir(path.dirname(file), { recursive: true });
+  const tmp = `${file}.${process.pid}.tmp`;
+  const handle = await fsImpl.open(tmp, 'w');
+  try {
+    await handle.writeFile(JSON.stringify(value, null, 2) + '\n');
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  try {
+    await fsImpl.rename(tmp, file);
+  } catch (e) {
+    await fsImpl.rm(tmp, { force: true }).catch(() => undefined);
+    throw new Error(`could not replace ${file}: ${e instanceof Error ? e.message : String(e)}`);
+  }
+}
