@@ -3,6 +3,7 @@ import { Store } from './store';
 import { CommitsTree, GROUP_BY } from './commitsTree';
 import { EmbeddedLogFs, LOG_SCHEME } from './logFs';
 import { TriageLanguageClient } from './languageClient';
+import { LogFolding, LogSymbols, goToFirstError } from './logLanguage';
 
 export interface BenchTriageApi { store: Store; commitsTree: CommitsTree; languageClient: TriageLanguageClient }
 
@@ -13,6 +14,12 @@ export function activate(context: vscode.ExtensionContext): BenchTriageApi {
   const view = vscode.window.createTreeView('benchTriage.commits', { treeDataProvider: commitsTree, showCollapseAll: true });
   context.subscriptions.push(store, commitsTree, view);
   context.subscriptions.push(vscode.workspace.registerFileSystemProvider(LOG_SCHEME, new EmbeddedLogFs(), { isReadonly: true, isCaseSensitive: true }));
+  const logSelector: vscode.DocumentSelector = { language: 'vllm-log' };
+  context.subscriptions.push(
+    vscode.languages.registerFoldingRangeProvider(logSelector, new LogFolding()),
+    vscode.languages.registerDocumentSymbolProvider(logSelector, new LogSymbols(), { label: 'Bench Triage log' }),
+    vscode.commands.registerCommand('benchTriage.goToFirstError', (line?: number) => goToFirstError(typeof line === 'number' ? line : undefined)),
+  );
 
   // Badge: failures waiting for triage; description: the active filter.
   const decorate = () => {
