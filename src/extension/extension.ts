@@ -4,6 +4,8 @@ import { CommitsTree, GROUP_BY } from './commitsTree';
 import { EmbeddedLogFs, LOG_SCHEME } from './logFs';
 import { TriageLanguageClient } from './languageClient';
 import { LogFolding, LogSymbols, goToFirstError } from './logLanguage';
+import { DIFF_SCHEME, DiffDocuments, diffAgentVsHuman } from './patchDiff';
+import type { Node } from './commitsTree';
 
 export interface BenchTriageApi { store: Store; commitsTree: CommitsTree; languageClient: TriageLanguageClient }
 
@@ -15,9 +17,17 @@ export function activate(context: vscode.ExtensionContext): BenchTriageApi {
   context.subscriptions.push(store, commitsTree, view);
   context.subscriptions.push(vscode.workspace.registerFileSystemProvider(LOG_SCHEME, new EmbeddedLogFs(), { isReadonly: true, isCaseSensitive: true }));
   const logSelector: vscode.DocumentSelector = { language: 'vllm-log' };
+  const diffDocs = new DiffDocuments();
   context.subscriptions.push(
     vscode.languages.registerFoldingRangeProvider(logSelector, new LogFolding()),
     vscode.languages.registerDocumentSymbolProvider(logSelector, new LogSymbols(), { label: 'Bench Triage log' }),
+    vscode.workspace.registerTextDocumentContentProvider(DIFF_SCHEME, diffDocs),
+    vscode.commands.registerCommand('benchTriage.diffAgentVsHuman', async (arg?: Node | string) => {
+      const target = typeof arg === 'string' ? { commit: arg, agent: null } : arg && 'entry' in arg ? { commit: arg.entry.commit, agent: arg.entry.agent } : null;
+      if (!target) { void vscode.window.showInformationMessage('Bench Triage: pick a commit in the Commits view.'); return; }
+      await store.ensureScanned();
+      return diffAgentVsHuman(store, diffDocs, target.commit, target.agent);
+    }),
     vscode.commands.registerCommand('benchTriage.goToFirstError', (line?: number) => goToFirstError(typeof line === 'number' ? line : undefined)),
   );
 

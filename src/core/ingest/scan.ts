@@ -33,7 +33,7 @@ export interface ScanResult {
 }
 
 const ROLE_FROM_NAME = /_(baseline|human|agent)_result\.json$/;
-const SKIP_DIRS = /(^|\/)(node_modules|\.git|\.hg|\.svn|\.vscode-test|\.vscode-ci)(\/|$)/;
+const SKIP_DIRS = /(^|\/)(node_modules|\.git|\.hg|\.svn|\.vscode|\.vscode-test|\.vscode-ci)(\/|$)/;
 const LOG_SIBLINGS = new Set(['stdout.txt', 'stderr.txt']);
 export const DEFAULT_MAX_FILE_BYTES = 64 * 1024 * 1024;
 

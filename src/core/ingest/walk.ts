@@ -4,7 +4,7 @@ import type { ListedFile } from './scan';
 export interface DirEntry { name: string; dir: boolean; file: boolean }
 
 /** Folders never worth walking for results. */
-export const SKIP_DIRS = new Set(['node_modules', '.git', '.hg', '.svn', '.vscode-test']);
+export const SKIP_DIRS = new Set(['node_modules', '.git', '.hg', '.svn', '.vscode', '.vscode-test']);
 
 /**
  * Walks a tree through the caller's `readDir`/`size` (Node fs, vscode.workspace.fs …). Sizes are

@@ -1,0 +1,72 @@
+import * as vscode from 'vscode';
+import { execa } from 'execa';
+import { applyFilePatch, splitPatch } from '../core/patch';
+import { parseJson } from '../core/ingest';
+import type { Commit } from '../core/model';
+import type { FolderScan, Store } from './store';
+
+export const DIFF_SCHEME = 'bench-triage-diff';
+
+/** In-memory documents for the two sides of a diff (read-only). */
+export class DiffDocuments implements vscode.TextDocumentContentProvider {
+  private readonly docs = new Map<string, string>();
+  put(uri: vscode.Uri, text: string): vscode.Uri { this.docs.set(uri.toString(), text); return uri; }
+  provideTextDocumentContent(uri: vscode.Uri): string { return this.docs.get(uri.toString()) ?? ''; }
+}
+
+export interface DiffResult { mode: 'files' | 'patches'; files: string[] }
+
+async function humanPatchOf(folder: FolderScan, commit: Commit, checkout: string | null): Promise<string | null> {
+  if (commit.humanPatch) {
+    const text = new TextDecoder().decode(await vscode.workspace.fs.readFile(vscode.Uri.joinPath(folder.root, commit.humanPatch.source)));
+    const line = text.split('\n')[commit.humanPatch.line - 1] ?? '';
+    const p = parseJson(line);
+    if (p.ok && p.value && typeof (p.value as { diff_text?: unknown }).diff_text === 'string') return (p.value as { diff_text: string }).diff_text;
+  }
+  if (checkout && commit.parent) return (await execa('git', ['-C', checkout, 'diff', commit.parent, commit.hash], { timeout: 30000 })).stdout;
+  return null;
+}
+
+/**
+ * Agent vs human. With a vLLM checkout: every touched file after applying each patch to the
+ * parent (base from `git show <parent>:<path>`), as one multi-file diff. Without: the two patches.
+ */
+export async function diffAgentVsHuman(store: Store, docs: DiffDocuments, commitHash: string, agent: string | null): Promise<DiffResult | undefined> {
+  const found = store.scans.map(folder => ({ folder, commit: folder.result.commits.find(c => c.hash === commitHash) })).find(x => x.commit);
+  if (!found?.commit) { void vscode.window.showErrorMessage(`Bench Triage: commit ${commitHash.slice(0, 12)} is not in the workspace.`); return; }
+  const { folder, commit } = found;
+  const checkout = vscode.workspace.getConfiguration('benchTriage').get<string>('vllmCheckout')?.trim() || null;
+  const runs = folder.result.agentRuns.filter(r => r.commit === commit.hash && r.patch && !r.patch.empty);
+  const run = runs.find(r => r.agent === agent) ?? runs[0];
+  if (!run?.patch) { void vscode.window.showErrorMessage(`Bench Triage: no agent patch (model_patch.diff) for ${commit.hash.slice(0, 12)}.`); return; }
+  const agentPatch = new TextDecoder().decode(await vscode.workspace.fs.readFile(vscode.Uri.joinPath(folder.root, run.patch.path)));
+  let humanPatch: string | null;
+  try { humanPatch = await humanPatchOf(folder, commit, checkout); }
+  catch (e) { void vscode.window.showErrorMessage(`Bench Triage: could not read the human patch from ${checkout}: ${e instanceof Error ? e.message : e}`); return; }
+  if (humanPatch === null) { void vscode.window.showErrorMessage(`Bench Triage: no human patch for ${commit.hash.slice(0, 12)}: the dataset has no diff_text and no vLLM checkout is configured (benchTriage.vllmCheckout).`); return; }
+  const short = commit.hash.slice(0, 8);
+  const uri = (side: string, p: string) => vscode.Uri.from({ scheme: DIFF_SCHEME, path: `/${short}/${side}/${p}` });
+
+  if (!checkout || !commit.parent) {
+    const left = docs.put(uri('human', 'human.patch'), humanPatch);
+    const right = docs.put(uri('agent', `${run.agent ?? 'agent'}.patch`), agentPatch);
+    await vscode.commands.executeCommand('vscode.diff', left, right, `${short}: human patch ↔ agent patch (${run.agent ?? 'agent'})`);
+    return { mode: 'patches', files: ['human.patch', `${run.agent ?? 'agent'}.patch`] };
+  }
+  const human = new Map(splitPatch(humanPatch).map(f => [f.path, f]));
+  const agentFiles = new Map(splitPatch(agentPatch).map(f => [f.path, f]));
+  const paths = [...new Set([...human.keys(), ...agentFiles.keys()])].sort();
+  const resources: Array<[vscode.Uri, vscode.Uri, vscode.Uri]> = [];
+  for (const p of paths) {
+    let base = '';
+    try { base = (await execa('git', ['-C', checkout, 'show', `${commit.parent}:${p}`], { timeout: 30000, stripFinalNewline: false })).stdout; } catch { /* new file */ }
+    const side = (fp: ReturnType<typeof human.get>) => {
+      if (!fp) return base;
+      const r = applyFilePatch(base, fp);
+      return r.ok ? r.text : `⚠ ${r.error}\n`;
+    };
+    resources.push([vscode.Uri.joinPath(vscode.Uri.file(checkout), p), docs.put(uri('human', p), side(human.get(p))), docs.put(uri('agent', p), side(agentFiles.get(p)))]);
+  }
+  await vscode.commands.executeCommand('vscode.changes', `${short}: human ↔ agent (${run.agent ?? 'agent'}) on ${commit.parent.slice(0, 8)}`, resources);
+  return { mode: 'files', files: paths };
+}
