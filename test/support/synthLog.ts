@@ -39,20 +39,28 @@ export const RESULT_TAIL = [
   'BENCHMARK_DONE',
 ];
 
+/** The synthetic log as byte chunks that end on line boundaries (no disk needed). */
+export function* synthChunks(bytes: number, tail: string[] = FAILURE_TAIL): Generator<Buffer, { lines: number; tailLine: number }> {
+  const block = BODY.join('\n') + '\n';
+  const reps = Math.max(1, Math.floor((4 * 1024 * 1024) / block.length));
+  const big = Buffer.from(block.repeat(reps));
+  const small = Buffer.from(block);
+  const end = Buffer.from(tail.join('\n') + '\n');
+  let written = 0, lines = 0;
+  while (written + big.length + end.length < bytes) { yield big; written += big.length; lines += BODY.length * reps; }
+  // Whole blocks until the log, tail included, is at least `bytes` long.
+  while (written + end.length < bytes) { yield small; written += small.length; lines += BODY.length; }
+  const tailLine = lines + 1;
+  yield end;
+  return { lines: lines + tail.length, tailLine };
+}
+
 export async function writeSynthLog(path: string, bytes: number, tail: string[] = FAILURE_TAIL): Promise<{ lines: number; tailLine: number }> {
   const out = createWriteStream(path);
-  const block = BODY.join('\n') + '\n';
-  const blockLines = BODY.length;
-  const per = 4 * 1024 * 1024;
-  const big = block.repeat(Math.max(1, Math.floor(per / block.length)));
-  const bigLines = blockLines * Math.max(1, Math.floor(per / block.length));
-  let written = 0, lines = 0;
-  const write = (s: string) => new Promise<void>(res => { if (out.write(s)) res(); else out.once('drain', () => res()); });
-  while (written + big.length < bytes) { await write(big); written += big.length; lines += bigLines; }
-  while (written + block.length < bytes) { await write(block); written += block.length; lines += blockLines; }
-  const tailLine = lines + 1;
-  await write(tail.join('\n') + '\n');
-  lines += tail.length;
+  const write = (b: Buffer) => new Promise<void>(res => { if (out.write(b)) res(); else out.once('drain', () => res()); });
+  const gen = synthChunks(bytes, tail);
+  let r = gen.next();
+  while (!r.done) { await write(r.value); r = gen.next(); }
   await new Promise<void>((res, rej) => out.end((e?: Error | null) => (e ? rej(e) : res())));
-  return { lines, tailLine };
+  return r.value;
 }
