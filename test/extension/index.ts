@@ -21,9 +21,10 @@ export function run(): Promise<void> {
       });
     }
   } as unknown as typeof Mocha.reporters.Base });
-  const only = process.env.BENCH_TRIAGE_SUITE;
+  // Suites named corpus.* run on ../shared/isobench as the workspace; the others on the fixture.
+  const corpus = process.env.BENCH_TRIAGE_SUITE === 'corpus';
   for (const f of fs.readdirSync(__dirname).sort()) {
-    if (f.endsWith('.test.js') && (!only || f.startsWith(only))) mocha.addFile(path.join(__dirname, f));
+    if (f.endsWith('.test.js') && f.startsWith('corpus.') === corpus) mocha.addFile(path.join(__dirname, f));
   }
   return new Promise((resolve, reject) => {
     mocha.run(failures => (failures ? reject(new Error(`${failures} test(s) failed`)) : resolve()));
