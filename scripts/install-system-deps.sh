@@ -2,7 +2,7 @@
 # System packages the tests and the demo need (Debian): Chromium for the real VS Code workbench,
 # ripgrep for VS Code's search and the benchmarks, and what code-server's native modules build with.
 set -euo pipefail
-PKGS="chromium ripgrep build-essential python3 pkg-config libkrb5-dev git"
+PKGS="chromium ripgrep build-essential python3 pkg-config libkrb5-dev git unzip"
 missing=""
 for p in $PKGS; do dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"; done
 [ -z "$missing" ] && exit 0

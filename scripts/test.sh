@@ -39,6 +39,17 @@ else
   echo "extension-host suite did not report results" >&2; failed=$((failed + 1)); status=1
 fi
 
+log "installable VSIX in a fresh code-server"
+if npm run --silent package > test-results/package.txt 2>&1; then
+  tail -n 12 test-results/package.txt
+  node scripts/vscode/vsix-smoke.mjs 2>&1 | tee test-results/vsix.txt || status=1
+  v=$(grep -E '^vsix: [0-9]+ passed, [0-9]+ failed$' test-results/vsix.txt | tail -1 | sed 's/^vsix: //' || true)
+  if [ -n "$v" ]; then passed=$((passed + $(echo "$v" | cut -d' ' -f1))); failed=$((failed + $(echo "$v" | cut -d' ' -f3)));
+  else echo "VSIX smoke test did not report results" >&2; failed=$((failed + 1)); status=1; fi
+else
+  cat test-results/package.txt >&2; echo "packaging the VSIX failed" >&2; failed=$((failed + 1)); status=1
+fi
+
 echo
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ] && [ "$status" = 0 ]
