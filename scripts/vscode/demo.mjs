@@ -6,7 +6,7 @@ import path from 'node:path';
 const require = createRequire(import.meta.url);
 const { startCodeServer, workbenchUrl } = require('./codeServer.cjs');
 const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..');
-const workspace = path.resolve(process.env.BENCH_TRIAGE_DEMO ?? path.join(ROOT, 'test/fixtures/workspace-small'));
+const workspace = path.resolve(process.env.BENCH_TRIAGE_DEMO ?? path.join(ROOT, 'demo/workspace'));
 const runDir = path.join(ROOT, 'test-results', 'demo');
 
 const server = await startCodeServer({
