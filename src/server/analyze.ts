@@ -154,10 +154,10 @@ function analyzeJson(uri: string, text: string, opts: AnalyzeOptions, out: Analy
         message: `${log.field} was cut by the pipeline: only the ${log.truncation.kind} ${log.truncation.cap.toLocaleString('en')} characters were kept`, data: { ...log.truncation } });
     }
   }
-  suspiciousUnits(text, root, d.schema, role, out);
+  suspiciousUnits(root, d.schema, role, out);
 }
 
-function suspiciousUnits(text: string, root: JsonNode, schema: string, role: string | null, out: Analysis): void {
+function suspiciousUnits(root: JsonNode, schema: string, role: string | null, out: Analysis): void {
   const note = (path: (string | number)[], message: string, severity: Finding['severity'] = 'information') => {
     const n = findNodeAtLocation(root, path);
     if (n?.parent) out.findings.push({ start: n.parent.offset, end: n.parent.offset + n.parent.length, severity, code: 'suspicious-unit', message });
@@ -169,7 +169,6 @@ function suspiciousUnits(text: string, root: JsonNode, schema: string, role: str
     const keys = (m?.children ?? []).map(c => c.children?.[0]?.value);
     if (keys.includes('output_token_throughput_tok_s') && !keys.includes('request_throughput_req_s')) note(['metrics', 'output_token_throughput_tok_s'], 'the baseline inline parser may have stored requests/s or an unrelated "throughput" here, not output tokens/s', 'warning');
   }
-  void text;
 }
 
 function safeParse(text: string): unknown { try { return JSON.parse(text); } catch { return null; } }

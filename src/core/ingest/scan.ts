@@ -3,7 +3,7 @@ import { emptyCommit } from '../model';
 import { CommitIndex, isFullHash } from './commits';
 import { parseJson } from './json';
 import { detect, type DetectContext, type RunDraft } from './detectors';
-import { baseName, nonRunByPath, nonRunByShape } from './detectors/nonRun';
+import { baseName, nonRunByPath } from './detectors/nonRun';
 import { isObj, type Obj } from './detectors/common';
 import { CommitFacts } from './facts';
 import { AGENT_ITEM_FILES, isAgentItemFile, linkAgentRuns, type AgentItemFiles } from './agentRuns';
@@ -196,4 +196,3 @@ export async function scan(source: FileSource, opts: ScanOptions = {}): Promise<
   return { commits: [...commits.values()], runs, files, agentRuns: linked, unlinkedAgentRuns: unlinked };
 }
 
-export { nonRunByShape };

@@ -55,7 +55,7 @@ export const S9: Detector = {
       command: str(v.instance.perf_command),
     };
     const out: RunDraft[] = [];
-    const side = (role: Role, key: 'baseline' | 'patched') => {
+    const side = (key: 'baseline' | 'patched') => {
       const m = emptyMetrics();
       const o = r[`${key}_output`];
       addMetrics(m, o);
@@ -63,8 +63,8 @@ export const S9: Detector = {
       const outErr = isObj(o) ? str(o.error) : null;
       return { m, outErr };
     };
-    const b = side('baseline', 'baseline');
-    const a = side('agent', 'patched');
+    const b = side('baseline');
+    const a = side('patched');
     const err = str(r.error_message);
     const bHas = Object.keys(b.m.metrics).length > 0;
     const aHas = Object.keys(a.m.metrics).length > 0;
