@@ -138,7 +138,7 @@ export class CommitsTree implements vscode.TreeDataProvider<Node>, vscode.Dispos
     const rank = (k: string) => MEASURED[k]?.rank ?? 10;
     const sorted = [...groups.values()].sort((a, b) => rank(a.key) - rank(b.key) || b.entries.length - a.entries.length || a.title.localeCompare(b.title));
     for (const g of sorted) g.entries.sort((a, b) => a.entry.commit.localeCompare(b.entry.commit));
-    const { problems } = this.store.all();
+    const problems = this.store.problems();
     return problems.length ? [{ kind: 'problems', items: problems }, ...sorted] : sorted;
   }
 

@@ -42,6 +42,9 @@ export function activate(context: vscode.ExtensionContext): BenchTriageApi {
 
   context.subscriptions.push(
     vscode.commands.registerCommand('benchTriage.refresh', () => store.rescan()),
+    vscode.commands.registerCommand('benchTriage.cancelScan', () => {
+      if (store.cancel()) void vscode.window.showInformationMessage('Bench Triage: scan cancelled; the view keeps the previous results.');
+    }),
     vscode.commands.registerCommand('benchTriage.groupBy', async (choice?: string) => {
       const pick = choice ?? (await vscode.window.showQuickPick([...GROUP_BY], { title: 'Group commits by', placeHolder: commitsTree.groupBy }));
       if (pick) await vscode.workspace.getConfiguration('benchTriage').update('groupBy', pick, vscode.ConfigurationTarget.Workspace);

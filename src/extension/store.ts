@@ -2,7 +2,7 @@ import * as vscode from 'vscode';
 import { scan, type ScanResult } from '../core/ingest';
 import { Classifier, classifyRuns, parseRulesFile, type Classification } from '../core/classify';
 import { triage, type CommitTriage } from '../core/compare';
-import type { Commit, FileRecord, Run } from '../core/model';
+import type { FileRecord } from '../core/model';
 import { vscodeFileSource } from './vscodeFileSource';
 
 /** One workspace folder's scan. Paths in it are relative to `root`. */
@@ -27,6 +27,15 @@ export class Store implements vscode.Disposable {
   get scanned(): boolean { return this.scannedOnce; }
   get scans(): readonly FolderScan[] { return this.folders; }
 
+  /** Stops a scan in flight; the results of the previous scan stay as they were. */
+  cancel(): boolean {
+    if (!this.running) return false;
+    this.running.controller.abort(new vscode.CancellationError());
+    // A first scan cancelled still ends the "scanning…" state: the welcome view offers a rescan.
+    if (!this.scannedOnce) { this.scannedOnce = true; void this.updateContext(); }
+    return true;
+  }
+
   ensureScanned(): Promise<void> {
     if (this.running) return this.running.done;
     if (this.scannedOnce) return Promise.resolve();
@@ -37,6 +46,7 @@ export class Store implements vscode.Disposable {
   rescan(): Promise<void> {
     this.running?.controller.abort(new vscode.CancellationError());
     const controller = new AbortController();
+    void vscode.commands.executeCommand('setContext', 'benchTriage.scanning', true);
     const done = Promise.resolve(vscode.window.withProgress(
       { location: { viewId: 'benchTriage.commits' }, title: 'Scanning benchmark results' },
       () => vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: 'Bench Triage', cancellable: false }, async progress => {
@@ -65,7 +75,11 @@ export class Store implements vscode.Disposable {
       this.scannedOnce = true;
       void this.updateContext();
       void vscode.window.showErrorMessage(`Bench Triage: scanning failed: ${err instanceof Error ? err.message : String(err)}`);
-    }).finally(() => { if (this.running?.controller === controller) this.running = null; });
+    }).finally(() => {
+      if (this.running?.controller !== controller) return;
+      this.running = null;
+      void vscode.commands.executeCommand('setContext', 'benchTriage.scanning', false);
+    });
     this.running = { controller, done };
     return done;
   }
@@ -87,12 +101,9 @@ export class Store implements vscode.Disposable {
     return this.folders.flatMap(folder => folder.entries.map(entry => ({ folder, entry })));
   }
 
-  /** Everything as flat lists, each entry tagged with its folder. */
-  all(): { commits: Array<{ folder: FolderScan; commit: Commit }>; runs: Array<{ folder: FolderScan; run: Run }>; problems: Array<{ folder: FolderScan; file: FileRecord }> } {
-    const commits = this.folders.flatMap(folder => folder.result.commits.map(commit => ({ folder, commit })));
-    const runs = this.folders.flatMap(folder => folder.result.runs.map(run => ({ folder, run })));
-    const problems = this.folders.flatMap(folder => folder.result.files.filter(f => f.kind === 'corrupt' || f.kind === 'unknown').map(file => ({ folder, file })));
-    return { commits, runs, problems };
+  /** Files that could not be used (corrupt or unknown), each tagged with its folder. */
+  problems(): Array<{ folder: FolderScan; file: FileRecord }> {
+    return this.folders.flatMap(folder => folder.result.files.filter(f => f.kind === 'corrupt' || f.kind === 'unknown').map(file => ({ folder, file })));
   }
 
   dispose(): void { this.running?.controller.abort(); this.changed.dispose(); }

@@ -102,6 +102,27 @@ describe('Commits view on the small fixture workspace', () => {
     assert.equal(ed.document.getText().charAt(101), ',');
   });
 
+  it('cancels a scan and keeps the previous results', async () => {
+    const { store } = await api();
+    await store.ensureScanned();
+    const before = store.entries().map(e => e.entry.commit).sort();
+    const uri = vscode.Uri.joinPath(vscode.workspace.workspaceFolders![0].uri, 'omniperf_results_3way_claude_code', 'results', 'docker', 'feedbeef_result.json');
+    await vscode.workspace.fs.writeFile(uri, new TextEncoder().encode(JSON.stringify({ commit_hash: 'feedbeef'.padEnd(40, '0'), status: 'success', throughput_tok_s: 2 })));
+    try {
+      const scanning = store.rescan();
+      assert.equal(store.cancel(), true);
+      await scanning;
+      // Had the scan finished, the new commit would be listed.
+      assert.deepEqual(store.entries().map(e => e.entry.commit).sort(), before);
+      assert.equal(store.cancel(), false, 'nothing left to cancel');
+    } finally {
+      await vscode.workspace.fs.delete(uri);
+      // Let the file watcher's own rescan settle before the next test.
+      await new Promise(r => setTimeout(r, 1500));
+      await store.ensureScanned();
+    }
+  });
+
   it('picks up a new result file without a manual rescan', async () => {
     const { commitsTree, store } = await api();
     const root = vscode.workspace.workspaceFolders![0].uri;
