@@ -15,7 +15,8 @@ const common = {
 };
 
 // ESM entry points first: some packages (jsonc-parser) ship UMD builds that esbuild cannot follow.
-const node = { ...common, platform: 'node', format: 'cjs', external: ['vscode'], mainFields: ['module', 'main'] };
+// ssh2's native add-ons are optional (loaded in try/catch, pure-JS fallback): left out of the bundle.
+const node = { ...common, platform: 'node', format: 'cjs', external: ['vscode', 'cpu-features', '*.node'], mainFields: ['module', 'main'], loader: { '.py': 'text' } };
 const builds = [
   { ...node, entryPoints: ['src/extension/extension.ts'], outfile: 'dist/extension.js' },
   { ...node, entryPoints: ['src/server/server.ts'], outfile: 'dist/server.js' },

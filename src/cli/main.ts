@@ -1,6 +1,8 @@
 import { scanCommand } from './scanCommand';
 import { classifyCommand, classifyLogCommand, reportCommand } from './classifyCommands';
 import { planCommand } from './planCommand';
+import { resumeCommand, runCommand } from './runCommand';
+import type { HostConfig } from '../runner/hosts';
 
 const USAGE = `usage: bench-triage <command> [options]
 
@@ -14,7 +16,37 @@ commands:
                                               the triage report
   plan --folder F --commit C --role baseline|human|agent|all [--host H] [--gpus N] [--recipe ID]... [--agent-patch FILE] [--json]
                                               what a run would do, checked, without running it
+  run --folder F --commit C --role baseline|human|agent|all [--host URL] [--recipe ID]... [--dry-run]
+      [--gpus N] [--max-parallel N] [--tls-ca F --tls-cert F --tls-key F] [--ssh-key F] [--known-hosts F]
+      [--checkout DIR] [--image-human T] [--image-baseline T] [--env K=V]... [--server-timeout S] [--benchmark-timeout S]
+                                              run on a Docker host; result paths on stdout, progress on stderr
+  resume --folder F [--host URL] [host options]
+                                              re-attach to unfinished runs of F on the host and complete them
 `;
+
+const HOST_OPTIONS = ['host', 'gpus', 'max-parallel', 'tls-ca', 'tls-cert', 'tls-key', 'ssh-key', 'known-hosts', 'label'];
+
+function hostOf(p: Parsed): HostConfig {
+  const v = p.values;
+  const docker = v.get('host') ?? process.env.DOCKER_HOST ?? 'unix:///var/run/docker.sock';
+  const gpus = Number(v.get('gpus') ?? 1);
+  if (!Number.isInteger(gpus) || gpus < 0) throw new UsageError(`--gpus must be a whole number (got ${v.get('gpus')})`);
+  const tlsParts = ['tls-ca', 'tls-cert', 'tls-key'].filter(k => v.has(k));
+  if (tlsParts.length && tlsParts.length !== 3) throw new UsageError('TLS needs all of --tls-ca, --tls-cert and --tls-key');
+  return {
+    label: v.get('label') ?? docker, docker, gpus, maxParallel: v.has('max-parallel') ? Number(v.get('max-parallel')) : undefined,
+    tls: tlsParts.length ? { ca: v.get('tls-ca')!, cert: v.get('tls-cert')!, key: v.get('tls-key')! } : undefined,
+    ssh: v.has('ssh-key') || v.has('known-hosts') ? { identityFile: v.get('ssh-key'), knownHostsFile: v.get('known-hosts') } : undefined,
+  };
+}
+
+/** Ctrl-C cancels the runs (containers removed, state `cancelled`, logs kept); a second one exits. */
+function interruptSignal(): AbortSignal {
+  const ctl = new AbortController();
+  process.on('SIGINT', () => { if (ctl.signal.aborted) process.exit(130); process.stderr.write('cancelling (Ctrl-C again to quit at once) …\n'); ctl.abort(); });
+  process.on('SIGTERM', () => ctl.abort());
+  return ctl.signal;
+}
 
 export class UsageError extends Error {}
 
@@ -82,6 +114,26 @@ export async function main(argv: string[]): Promise<number> {
         return await planCommand({ folder: a.values.get('folder')!, commit: a.values.get('commit')!, role: a.values.get('role')!, host: a.values.get('host') ?? process.env.DOCKER_HOST ?? 'unix:///var/run/docker.sock',
           gpus, recipes: a.lists.get('recipe') ?? [], agentPatch: a.values.get('agent-patch'), json: a.flags.has('json') }, out, err);
       }
+      case 'run': {
+        const a = parseArgs(rest, ['dry-run'], ['folder', 'commit', 'role', 'recipe', 'agent-patch', 'checkout', 'image-human', 'image-baseline', 'env', 'server-timeout', 'benchmark-timeout', ...HOST_OPTIONS]);
+        for (const k of ['folder', 'commit', 'role']) if (!a.values.has(k)) throw new UsageError(`run needs --${k}`);
+        const env: Record<string, string> = {};
+        for (const kv of a.lists.get('env') ?? []) {
+          const i = kv.indexOf('=');
+          if (i <= 0) throw new UsageError(`--env needs NAME=VALUE (got ${kv})`);
+          env[kv.slice(0, i)] = kv.slice(i + 1);
+        }
+        const seconds = (k: string) => { const n = a.values.has(k) ? Number(a.values.get(k)) : undefined; if (n !== undefined && !(n > 0)) throw new UsageError(`--${k} must be seconds > 0`); return n; };
+        return await runCommand({ folder: a.values.get('folder')!, commit: a.values.get('commit')!, role: a.values.get('role')!, host: hostOf(a), recipes: a.lists.get('recipe') ?? [],
+          dryRun: a.flags.has('dry-run'), agentPatch: a.values.get('agent-patch'), checkout: a.values.get('checkout'), env,
+          templates: { human: a.values.get('image-human'), baseline: a.values.get('image-baseline') }, serverTimeoutS: seconds('server-timeout'), benchmarkTimeoutS: seconds('benchmark-timeout') },
+        out, err, interruptSignal());
+      }
+      case 'resume': {
+        const a = parseArgs(rest, [], ['folder', ...HOST_OPTIONS]);
+        if (!a.values.has('folder')) throw new UsageError('resume needs --folder');
+        return await resumeCommand(a.values.get('folder')!, hostOf(a), out, err, interruptSignal());
+      }
       case undefined: case '-h': case '--help': case 'help':
         out(USAGE); return cmd ? 0 : 2;
       default:
@@ -95,5 +147,6 @@ export async function main(argv: string[]): Promise<number> {
 }
 
 if (require.main === module) {
-  main(process.argv.slice(2)).then(code => { process.exitCode = code; });
+  // Exit explicitly: a Docker host over SSH or TLS can keep idle sockets open after the work is done.
+  main(process.argv.slice(2)).then(code => { process.stdout.write('', () => process.exit(code)); });
 }

@@ -2,8 +2,8 @@ import type { Commit, Role } from '../core/model';
 import { parsePerfCommand, type PerfProblem } from '../core/perfcmd';
 import { recipe, type Recipe } from './recipes';
 
-/** A Docker host as configured (settings or CLI). */
-export interface HostConfig { label: string; docker: string; gpus: number }
+import type { HostConfig } from './hosts';
+export type { HostConfig } from './hosts';
 
 export interface ImageTemplates { human: string; baseline: string }
 export const DEFAULT_TEMPLATES: ImageTemplates = { human: 'anonymous/vllm-bench:{commit}', baseline: 'anonymous/vllm-baseline:baseline-{parent12}' };

@@ -11,8 +11,9 @@ const pip = (spec: string[], why: string): RecipeStep => ({ argv: ['python3', '-
 
 /** Rewrites a registration call so that re-registering is allowed (the aimv2 clash). */
 const AIMV2 = [
-  'import pathlib, vllm',
-  'root = pathlib.Path(vllm.__file__).parent / "transformers_utils" / "configs"',
+  // find_spec locates vllm without importing it: importing is exactly what fails before the fix.
+  'import importlib.util, pathlib',
+  'root = pathlib.Path(list(importlib.util.find_spec("vllm").submodule_search_locations)[0]) / "transformers_utils" / "configs"',
   'for name in ("ovis.py", "ovis2.py"):',
   '    p = root / name',
   '    if p.exists():',

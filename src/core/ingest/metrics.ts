@@ -84,7 +84,7 @@ alias('latency_p99_ms', ['latency_p99_ms', 'p99_latency_ms']);
 alias('latency_p99_ms', ['p99_latency_s'], 1000);
 alias('request_throughput_req_s', ['request_throughput', 'request_throughput_req_s', 'throughput_req_s']);
 alias('output_throughput_tok_s', ['output_throughput', 'output_token_throughput_tok_s', 'output_throughput_tok_s']);
-alias('total_throughput_tok_s', ['total_throughput', 'total_token_throughput_tok_s', 'token_throughput']);
+alias('total_throughput_tok_s', ['total_throughput', 'total_token_throughput', 'total_token_throughput_tok_s', 'token_throughput']);
 alias('input_throughput_tok_s', ['input_throughput', 'input_throughput_tok_s']);
 alias('throughput_tok_s', ['throughput_tok_s']);
 alias('throughput_unspecified', ['throughput']);

@@ -3,7 +3,7 @@ import { SchemaIdSchema } from './enums';
 
 /** Non-run files are recognised so they are never counted as runs. */
 export const NON_RUN_KINDS = [
-  'progress-log', 'report', 'export', 'hf-records', 'run-summary', 'mapping', 'dataset', 'agent-run', 'notes',
+  'progress-log', 'report', 'export', 'hf-records', 'run-summary', 'mapping', 'dataset', 'agent-run', 'notes', 'run-record',
 ] as const;
 export const NonRunKindSchema = z.enum(NON_RUN_KINDS);
 export type NonRunKind = z.infer<typeof NonRunKindSchema>;

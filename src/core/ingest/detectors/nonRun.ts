@@ -11,6 +11,8 @@ export function nonRunByPath(path: string): NonRunKind | null {
   if (AGENT_FILES.has(name) && /(^|\/)(runs|incomplete_runs|trajectories)\//.test(path)) return 'agent-run';
   if (/(^|\/)data\/mappings\//.test(path)) return 'mapping';
   if (name === 'notes.json' && path.includes('.bench-triage/')) return 'notes';
+  // The runner's own step-by-step record next to each result.json (its result is in result.json).
+  if (name === 'run.json' && /(^|\/)\.bench-triage\/runs\//.test(path)) return 'run-record';
   return null;
 }
 

@@ -1,0 +1,179 @@
+"""Bench Triage's helper inside the benchmark container (copied in by the runner; stdlib only).
+
+Every phase runs detached with its stdout and stderr redirected, byte for byte, to files under
+/bench-triage/logs, and its exit code written when it ends. The runner streams those files with
+`follow` from the byte offsets it already has, so a new runner (after a window reload) picks up
+exactly where the previous one stopped, and nothing the phase printed is lost.
+"""
+import importlib.util
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+import urllib.request
+
+LOGS = "/bench-triage/logs"
+
+
+def paths(phase):
+    base = os.path.join(LOGS, phase)
+    return base + ".out", base + ".err", base + ".exit", base + ".pid"
+
+
+def write_atomic(path, text):
+    with open(path + ".tmp", "w") as f:
+        f.write(text)
+    os.replace(path + ".tmp", path)
+
+
+def cmd_idle(_args):
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    while True:
+        time.sleep(3600)
+
+
+def cmd_launch(args):
+    phase, cwd, argv = args[0], args[1], args[3:]
+    out, err, ex, pidf = paths(phase)
+    os.makedirs(LOGS, exist_ok=True)
+    with open(out, "wb") as o, open(err, "wb") as e, open(os.devnull, "rb") as i:
+        try:
+            child = subprocess.Popen(argv, cwd=cwd, stdin=i, stdout=o, stderr=e, start_new_session=True)
+        except OSError as exc:
+            e.write(f"bench-triage: cannot start {argv[0]}: {exc}\n".encode())
+            e.flush()
+            write_atomic(ex, "127")
+            return 127
+    write_atomic(pidf, str(child.pid))
+    code = child.wait()
+    write_atomic(ex, str(128 - code if code < 0 else code))
+    return 0
+
+
+def cmd_follow(args):
+    phase, offsets = args[0], [int(args[1]), int(args[2])]
+    out, err, ex, _ = paths(phase)
+    files = [None, None]
+    while True:
+        done = os.path.exists(ex)
+        moved = 0
+        for k, (path, fd) in enumerate(((out, 1), (err, 2))):
+            if files[k] is None:
+                if not os.path.exists(path):
+                    continue
+                files[k] = open(path, "rb")
+                files[k].seek(offsets[k])
+            while True:
+                data = files[k].read(1 << 20)
+                if not data:
+                    break
+                moved += len(data)
+                view = memoryview(data)
+                while view:
+                    view = view[os.write(fd, view):]
+        if done and moved == 0:
+            return 0
+        if moved == 0:
+            time.sleep(0.05)
+
+
+def cmd_status(args):
+    out, err, ex, pidf = paths(args[0])
+    read = lambda p: open(p).read().strip() if os.path.exists(p) else None  # noqa: E731
+    code = read(ex)
+    print(json.dumps({"exit": int(code) if code is not None else None, "pid": int(read(pidf) or 0) or None,
+                      "stdout": os.path.getsize(out) if os.path.exists(out) else 0, "stderr": os.path.getsize(err) if os.path.exists(err) else 0}))
+    return 0
+
+
+def cmd_stop(args):
+    _, _, _, pidf = paths(args[0])
+    if not os.path.exists(pidf):
+        return 0
+    pid = int(open(pidf).read())
+    for sig, wait in ((signal.SIGTERM, 5.0), (signal.SIGKILL, 2.0)):
+        try:
+            os.killpg(pid, sig)
+        except ProcessLookupError:
+            return 0
+        deadline = time.time() + wait
+        while time.time() < deadline:
+            try:
+                os.kill(pid, 0)
+            except ProcessLookupError:
+                return 0
+            time.sleep(0.1)
+    return 0
+
+
+def cmd_probe(args):
+    try:
+        with urllib.request.urlopen(args[0], timeout=2) as r:
+            return 0 if r.status == 200 else 1
+    except Exception:
+        return 1
+
+
+def cmd_result(args):
+    d = args[0]
+    files = [os.path.join(d, f) for f in os.listdir(d) if f.endswith(".json")] if os.path.isdir(d) else []
+    if not files:
+        print(f"no result JSON in {d}", file=sys.stderr)
+        return 3
+    sys.stdout.write(open(max(files, key=os.path.getmtime)).read())
+    return 0
+
+
+def vllm_root():
+    spec = importlib.util.find_spec("vllm")  # does not import vllm (which may be what is broken)
+    if spec is None or not spec.submodule_search_locations:
+        raise SystemExit("bench-triage: vLLM is not installed in this image (no module named 'vllm')")
+    return os.path.dirname(list(spec.submodule_search_locations)[0])
+
+
+def cmd_apply_patch(args):
+    patch = args[0]
+    root = vllm_root()
+    source_tree = any(os.path.exists(os.path.join(root, f)) for f in ("setup.py", "pyproject.toml", ".git"))
+    # An installed package only has vllm/: hunks for tests/, benchmarks/ … cannot apply there.
+    scope = [] if source_tree else ["--include=vllm/*"]
+    print(f"Applying agent patch in {root} ({'source tree' if source_tree else 'installed package: only vllm/ files'})", flush=True)
+    check = subprocess.run(["git", "apply", "--check", "--verbose", *scope, patch], cwd=root)
+    if check.returncode != 0:
+        print("AGENT_PATCH_FAILED: git apply --check rejected the patch (hunks above)", file=sys.stderr, flush=True)
+        return 1
+    done = subprocess.run(["git", "apply", "--verbose", *scope, patch], cwd=root)
+    print("AGENT_PATCH_APPLIED" if done.returncode == 0 else "AGENT_PATCH_FAILED", flush=True)
+    return done.returncode
+
+
+def cmd_copy_into_vllm(args):
+    src, rel = args
+    dest = os.path.join(vllm_root(), rel)
+    os.makedirs(os.path.dirname(dest), exist_ok=True)
+    shutil.copyfile(src, dest)
+    print(f"bench-triage recipe: installed {dest}")
+    return 0
+
+
+def cmd_provide_benchmarks(args):
+    dest = args[0]
+    if os.path.isdir(dest):
+        return 0
+    for cand in ("/vllm-workspace/benchmarks", "/opt/vllm_baseline/benchmarks", "/opt/vllm-benchmarks/benchmarks", "/opt/vllm_bench/benchmarks"):
+        if os.path.isdir(cand):
+            shutil.copytree(cand, dest)
+            print(f"bench-triage: benchmark scripts taken from the image ({cand})")
+            return 0
+    print("bench-triage: no vLLM checkout configured and the image has no benchmarks/ folder", file=sys.stderr)
+    return 2
+
+
+COMMANDS = {"idle": cmd_idle, "launch": cmd_launch, "follow": cmd_follow, "status": cmd_status, "stop": cmd_stop, "probe": cmd_probe,
+            "result": cmd_result, "apply-patch": cmd_apply_patch, "copy-into-vllm": cmd_copy_into_vllm, "provide-benchmarks": cmd_provide_benchmarks}
+
+if __name__ == "__main__":
+    sys.exit(COMMANDS[sys.argv[1]](sys.argv[2:]))

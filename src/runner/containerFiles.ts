@@ -1,0 +1,47 @@
+import { execa } from 'execa';
+import { pack } from 'tar-stream';
+import HELPER from './assets/bt_helper.py';
+
+/** Paths inside the benchmark container. */
+export const C = {
+  helper: '/bench-triage/bt_helper.py',
+  patch: '/bench-triage/agent.patch',
+  files: '/bench-triage/files',
+  src: '/bench-triage/src',
+  benchmarks: '/bench-triage/src/benchmarks',
+  results: '/results',
+} as const;
+
+/** A tar (as a Buffer) of small files, for `putArchive` at `/`. */
+export async function tarOf(files: Array<{ name: string; body: string | Buffer; mode?: number }>): Promise<Buffer> {
+  const p = pack();
+  const chunks: Buffer[] = [];
+  p.on('data', (b: unknown) => { chunks.push(b as Buffer); });
+  const done = new Promise<void>((resolve, reject) => { p.on('end', resolve); p.on('error', reject); });
+  for (const f of files) p.entry({ name: f.name.replace(/^\//, ''), mode: f.mode ?? 0o644 }, f.body);
+  for (const d of ['bench-triage/logs', 'bench-triage/src', 'bench-triage/files', 'results']) p.entry({ name: d, type: 'directory', mode: 0o777 });
+  p.finalize();
+  await done;
+  return Buffer.concat(chunks);
+}
+
+export const helperFile = () => ({ name: C.helper, body: HELPER, mode: 0o755 });
+
+/**
+ * The benchmark scripts of the commit under test, from a local vLLM checkout: `git archive` of
+ * `benchmarks/` (the scripts import their siblings, e.g. backend_request_func.py).
+ */
+export async function benchmarksFromCheckout(checkout: string, commit: string, signal?: AbortSignal): Promise<Buffer> {
+  try {
+    const r = await execa('git', ['-C', checkout, 'archive', '--format=tar', commit, 'benchmarks'], { encoding: 'buffer', timeout: 60_000, cancelSignal: signal });
+    return Buffer.from(r.stdout);
+  } catch (e) {
+    const msg = (e as { stderr?: Buffer | string; shortMessage?: string }).stderr?.toString().trim() || (e as Error).message;
+    throw new Error(`vLLM checkout ${checkout}: cannot read benchmarks/ at ${commit.slice(0, 12)} (${msg.split('\n')[0]})`);
+  }
+}
+
+export async function fileFromCheckout(checkout: string, commit: string, rel: string): Promise<Buffer> {
+  try { return Buffer.from((await execa('git', ['-C', checkout, 'show', `${commit}:${rel}`], { encoding: 'buffer', timeout: 30_000 })).stdout); }
+  catch { throw new Error(`vLLM checkout ${checkout}: ${rel} does not exist at ${commit.slice(0, 12)}`); }
+}

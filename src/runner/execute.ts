@@ -1,0 +1,357 @@
+import { appendFileSync, mkdirSync, promises as fs, statfsSync } from 'node:fs';
+import * as path from 'node:path';
+import { PrintedMetricsParser } from '../core/logs/printedMetrics';
+import { normalisedMetrics } from '../core/ingest/detectors/common';
+import { benchmarksFromCheckout, C, fileFromCheckout, helperFile, tarOf } from './containerFiles';
+import { RunnerError } from './errors';
+import type { HostQueue } from './hostQueue';
+import { LogSink } from './logSink';
+import type { RunPlan } from './plan';
+import { FINAL_STATES, newRunId, RECORD_SCHEMA, runDir, saveRecord, saveResult, type PhaseRecord, type RunRecord, type RunState } from './runRecord';
+import type { ContainerRuntime } from './runtime';
+
+export const LABEL = { runId: 'bench-triage.run-id', commit: 'bench-triage.commit', role: 'bench-triage.role', dir: 'bench-triage.run-dir' } as const;
+
+export interface RunEvents {
+  state?(r: RunRecord): void;
+  phase?(r: RunRecord, phase: PhaseRecord): void;
+  note?(r: RunRecord, line: string): void;
+}
+
+export interface RunRequest {
+  plan: RunPlan;
+  /** The results folder; the run goes to `<folder>/<plan.resultDir>`. */
+  folder: string;
+  /** Agent patch text (agent role). */
+  agentPatch?: string | null;
+  /** Local vLLM checkout for benchmark scripts (and recipe files) from the commit under test. */
+  checkout?: string | null;
+  /** Extra environment: secrets are redacted from every stored log. */
+  env?: Record<string, string>;
+  secrets?: string[];
+  model?: string | null;
+  agent?: string | null;
+  benchmarkTimeoutS?: number;
+  signal?: AbortSignal;
+}
+
+const now = () => new Date().toISOString();
+const MIN_FREE_BYTES = 256 * 1024 ** 2;
+
+/** Thrown inside a run to end it with a state (not a crash of the runner). */
+class RunEnd extends Error { constructor(readonly state: RunState, message: string, readonly exitCode: number | null = null) { super(message); } }
+
+/**
+ * Executes plans on one host: preflight → container → setup (recipes) → agent patch → server +
+ * readiness → benchmark → metrics → result.json. Each phase runs detached in the container with its
+ * output spooled there and streamed here byte-exact; run.json records every step, so `resume`
+ * (another runner, after a reload) continues a run from where it is.
+ */
+export class Runner {
+  constructor(readonly runtime: ContainerRuntime, readonly queue: HostQueue, private readonly events: RunEvents = {}) {}
+
+  async run(req: RunRequest): Promise<RunRecord> {
+    const dir = runDir(req.folder, req.plan);
+    const r = this.newRecord(req);
+    mkdirSync(path.join(dir, 'logs'), { recursive: true });
+    await this.save(dir, r);
+    let gpuIds: string[] | null = null;
+    try {
+      const tp = req.plan.server?.argv.includes('--tensor-parallel-size') ? Number(req.plan.server.argv[req.plan.server.argv.indexOf('--tensor-parallel-size') + 1]) : 1;
+      this.note(dir, r, `queued on ${this.runtime.where} (${this.queue.queued} ahead)`);
+      gpuIds = await this.queue.acquire(tp, req.signal).catch(() => { throw new RunEnd('cancelled', 'cancelled while queued'); });
+      r.gpuIds = gpuIds;
+      await this.setState(dir, r, 'preflight');
+      await this.preflight(dir, r, req);
+      await this.createContainer(dir, r, req);
+      await this.setState(dir, r, 'running');
+      await this.phases(dir, r, req);
+    } catch (e) {
+      await this.ended(dir, r, e, req);
+    } finally {
+      if (gpuIds) this.queue.release(gpuIds);
+    }
+    return this.finish(dir, r, req);
+  }
+
+  /** Re-attaches to the unfinished runs of `folder` whose containers are on this host. */
+  async resume(folder: string, signal?: AbortSignal): Promise<RunRecord[]> {
+    const root = path.resolve(folder);
+    const out: RunRecord[] = [];
+    for (const c of await this.runtime.list(LABEL.runId)) {
+      const dir = c.labels[LABEL.dir];
+      if (!dir || !path.resolve(dir).startsWith(root + path.sep)) continue;
+      let r: RunRecord;
+      try { r = JSON.parse(await fs.readFile(path.join(dir, 'run.json'), 'utf8')) as RunRecord; }
+      catch { await this.runtime.remove(c.id); continue; }
+      const req: RunRequest = { plan: r.plan, folder, signal, model: null, agent: null };
+      if (FINAL_STATES.includes(r.status)) { await this.runtime.remove(c.id); continue; }
+      this.note(dir, r, `re-attached by a new runner (container ${c.id.slice(0, 12)}, ${c.state})`);
+      try {
+        if (c.state !== 'running') throw new RunEnd('interrupted', `the container stopped while no runner was attached (state ${c.state}); partial logs kept`);
+        await this.phases(dir, r, req);
+      } catch (e) {
+        await this.ended(dir, r, e, req);
+      }
+      out.push(await this.finish(dir, r, req));
+    }
+    return out;
+  }
+
+  private newRecord(req: RunRequest): RunRecord {
+    const p = req.plan;
+    return {
+      schema: RECORD_SCHEMA, runId: path.basename(p.resultDir) || newRunId(), commit: p.commit, role: p.role,
+      host: { label: p.host.label, docker: p.host.docker, gpus: p.host.gpus }, image: p.image, plan: p, recipes: p.recipes.map(x => x.id),
+      status: 'queued', error: null, exitCode: null, containerId: null, gpuIds: [], createdAt: now(), startedAt: null, endedAt: null, durationS: null,
+      phases: [], readinessS: null, benchmarkScripts: null, metrics: {}, metricsSource: null, envNames: Object.keys(req.env ?? {}), runnerLog: 'logs/runner.log',
+    };
+  }
+
+  private async preflight(dir: string, r: RunRecord, req: RunRequest): Promise<void> {
+    const host = req.plan.host;
+    await this.runtime.ping(req.signal);
+    const facts = await this.runtime.facts();
+    this.note(dir, r, `Docker ${facts.serverVersion} on ${this.runtime.where}: ${facts.ncpu} CPUs, runtimes ${facts.runtimes.join(', ')}`);
+    if (host.gpus > 0 && !facts.runtimes.includes('nvidia'))
+      throw new RunEnd('refused', `${this.runtime.where} has no NVIDIA container runtime, so it cannot give the run GPUs (runtimes: ${facts.runtimes.join(', ') || 'none'}); install nvidia-container-toolkit, or set gpus: 0 for a CPU-only test host`);
+    if (!(await this.runtime.hasImage(r.image))) {
+      this.note(dir, r, `pulling ${r.image} …`);
+      try { await this.runtime.pull(r.image, req.signal); }
+      catch (e) { throw new RunEnd('refused', `image ${r.image} is not on ${this.runtime.where} and could not be pulled: ${(e as Error).message}`); }
+    }
+    const st = statfsSync(dir);
+    const free = Number(st.bavail) * Number(st.bsize);
+    if (free < MIN_FREE_BYTES) throw new RunEnd('refused', `log directory ${dir} has only ${(free / 1024 ** 2).toFixed(0)} MB free (need ${MIN_FREE_BYTES / 1024 ** 2} MB): logs are never truncated, so free some space first`);
+  }
+
+  private async createContainer(dir: string, r: RunRecord, req: RunRequest): Promise<void> {
+    const p = req.plan;
+    const files: Array<{ name: string; body: string | Buffer; mode?: number }> = [helperFile()];
+    if (p.role === 'agent') {
+      if (!req.agentPatch) throw new RunEnd('refused', `no agent patch text for ${p.commit.slice(0, 12)}`);
+      files.push({ name: C.patch, body: req.agentPatch, mode: 0o644 });
+    }
+    const benchCommit = p.role === 'human' ? p.commit : p.parent!;
+    for (const step of p.recipes.flatMap(x => x.steps)) {
+      if (step.argv[0] !== 'bench-triage-copy') continue;
+      if (!req.checkout) throw new RunEnd('refused', `recipe needs ${step.argv[1]} from a vLLM checkout: configure one`);
+      files.push({ name: `${C.files}/${path.basename(step.argv[1])}`, body: await fileFromCheckout(req.checkout, benchCommit, step.argv[1]), mode: 0o644 });
+    }
+    const scripts = req.checkout && !p.benchmark.script.startsWith('vllm bench') ? await benchmarksFromCheckout(req.checkout, benchCommit, req.signal) : null;
+    r.benchmarkScripts = scripts ? `git archive ${benchCommit} benchmarks (checkout ${req.checkout})` : p.benchmark.script.startsWith('vllm bench') ? 'the vLLM CLI in the image' : 'the image (no vLLM checkout configured)';
+    const id = await this.runtime.create({
+      image: r.image, name: `bench-triage-${p.commit.slice(0, 8)}-${p.role}-${r.runId}`,
+      labels: { [LABEL.runId]: r.runId, [LABEL.commit]: p.commit, [LABEL.role]: p.role, [LABEL.dir]: path.resolve(dir) },
+      env: { ...p.env, ...(req.env ?? {}) }, cmd: ['python3', C.helper, 'idle'], gpuIds: r.gpuIds,
+    });
+    r.containerId = id;
+    await this.save(dir, r);
+    await this.runtime.putArchive(id, '/', await tarOf(files));
+    if (scripts) await this.runtime.putArchive(id, C.src, scripts);
+    await this.runtime.start(id);
+    r.startedAt = now();
+    this.note(dir, r, `container ${id.slice(0, 12)} started from ${r.image}${r.gpuIds.length ? ` on GPUs ${r.gpuIds.join(',')}` : ''}`);
+  }
+
+  /** The phase list of a plan, in order (setup steps, patch, server, benchmark). */
+  private phaseList(p: RunPlan): Array<Omit<PhaseRecord, 'launchedAt' | 'endedAt' | 'exitCode' | 'stdout' | 'stderr'> & { kind: 'step' | 'patch' | 'server' | 'benchmark' }> {
+    const list: ReturnType<Runner['phaseList']> = [];
+    list.push({ name: 'benchmarks', kind: 'step', argv: ['python3', C.helper, 'provide-benchmarks', C.benchmarks], cwd: '/' });
+    p.recipes.forEach(rec => rec.steps.forEach((s, i) => {
+      const argv = s.argv[0] === 'bench-triage-copy' ? ['python3', C.helper, 'copy-into-vllm', `${C.files}/${path.basename(s.argv[1])}`, s.argv[1].replace(/^vllm\//, '')] : s.argv;
+      list.push({ name: `setup-${rec.id}${rec.steps.length > 1 ? `-${i + 1}` : ''}`, kind: 'step', argv, cwd: '/' });
+    }));
+    if (p.role === 'agent') list.push({ name: 'patch', kind: 'patch', argv: ['python3', C.helper, 'apply-patch', C.patch], cwd: '/' });
+    if (p.server) list.push({ name: 'server', kind: 'server', argv: p.server.argv, cwd: '/' });
+    const script = p.benchmark.script.startsWith('vllm bench') ? null : path.posix.join(C.src, p.benchmark.script);
+    const argv = script ? [p.benchmark.argv[0], script, ...p.benchmark.argv.slice(2)] : p.benchmark.argv;
+    list.push({ name: 'benchmark', kind: 'benchmark', argv: argv.map(a => (a === '/results' ? C.results : a)), cwd: C.benchmarks });
+    return list;
+  }
+
+  private async phases(dir: string, r: RunRecord, req: RunRequest): Promise<void> {
+    const id = r.containerId!;
+    // The server's log stream lives until the run ends; it is closed explicitly (an open hijacked
+    // connection would otherwise outlive the container).
+    const serverCtl = new AbortController();
+    const serverReq = { ...req, signal: req.signal ? AbortSignal.any([req.signal, serverCtl.signal]) : serverCtl.signal };
+    try {
+      await this.runPhases(dir, r, req, serverReq);
+    } finally {
+      serverCtl.abort();
+    }
+  }
+
+  private async runPhases(dir: string, r: RunRecord, req: RunRequest, serverReq: RunRequest): Promise<void> {
+    const id = r.containerId!;
+    for (const spec of this.phaseList(req.plan)) {
+      let ph = r.phases.find(x => x.name === spec.name);
+      if (ph?.exitCode != null && spec.kind !== 'server') continue;
+      if (!ph) {
+        ph = { name: spec.name, argv: spec.argv, cwd: spec.cwd, launchedAt: null, endedAt: null, exitCode: null, stdout: `logs/${spec.name}.stdout.log`, stderr: `logs/${spec.name}.stderr.log` };
+        r.phases.push(ph);
+      }
+      if (!ph.launchedAt) {
+        await this.runtime.exec(id, ['python3', C.helper, 'launch', ph.name, ph.cwd, '--', ...ph.argv], { detach: true, signal: req.signal });
+        ph.launchedAt = now();
+        await this.save(dir, r);
+      }
+      this.events.phase?.(r, ph);
+      this.note(dir, r, `phase ${ph.name}: ${ph.argv.join(' ')}`);
+      if (spec.kind === 'server') {
+        void this.follow(dir, r, ph, serverReq).catch(() => undefined);
+        await this.awaitReady(dir, r, ph, req);
+        continue;
+      }
+      const timeoutMs = spec.kind === 'benchmark' ? (req.benchmarkTimeoutS ?? 3600) * 1000 : 3 * 3600_000;
+      await this.follow(dir, r, ph, req, timeoutMs);
+      await this.phaseEnded(dir, r, ph);
+      if (ph.exitCode === 0) continue;
+      if (spec.kind === 'patch') throw new RunEnd('agent-patch-failed', `the agent patch does not apply to ${r.image} (git apply --check; rejected hunks in ${ph.stderr} and ${ph.stdout})`, ph.exitCode);
+      if (spec.kind === 'benchmark') throw new RunEnd('failed', `the benchmark exited with code ${ph.exitCode} (see ${ph.stderr})`, ph.exitCode);
+      throw new RunEnd('failed', `setup step ${ph.name} failed with exit code ${ph.exitCode} (see ${ph.stderr})`, ph.exitCode);
+    }
+    await this.collectMetrics(dir, r, req);
+  }
+
+  /** Streams a phase's spooled output into its log files from the bytes already here, until it ends. */
+  private async follow(dir: string, r: RunRecord, ph: PhaseRecord, req: RunRequest, timeoutMs?: number): Promise<void> {
+    const size = async (f: string) => (await fs.stat(path.join(dir, f)).catch(() => null))?.size ?? 0;
+    const [o, e] = [await size(ph.stdout), await size(ph.stderr)];
+    const out = new LogSink(path.join(dir, ph.stdout), req.secrets ?? [], true);
+    const err = new LogSink(path.join(dir, ph.stderr), req.secrets ?? [], true);
+    try {
+      await this.runtime.exec(r.containerId!, ['python3', C.helper, 'follow', ph.name, String(o), String(e)], { stdout: out, stderr: err, signal: req.signal, timeoutMs });
+    } catch (x) {
+      if (x instanceof RunnerError && x.kind === 'timeout' && timeoutMs) throw new RunEnd('timeout', `${ph.name} did not finish within ${timeoutMs / 1000} s`);
+      throw x;
+    } finally {
+      await Promise.all([out.close(), err.close()]);
+      const full = out.failure ?? err.failure;
+      if (full) throw new RunEnd('failed', `cannot write the log ${full.code === 'ENOSPC' ? `— the log directory ${path.join(dir, 'logs')} is full (ENOSPC)` : `${(full as NodeJS.ErrnoException).path ?? ''}: ${full.message}`}; the run was stopped so that nothing is silently lost`);
+    }
+  }
+
+  /** Reads the phase's exit code; a container that died instead is a failure with its exit code. */
+  private async phaseEnded(dir: string, r: RunRecord, ph: PhaseRecord): Promise<void> {
+    const state = await this.runtime.inspect(r.containerId!);
+    if (!state?.running) {
+      const code = state?.exitCode ?? null;
+      throw new RunEnd('failed', `the container ${state ? `stopped (exit code ${code}${code === 137 ? ', killed' : ''}${state.oomKilled ? ', out of memory' : ''})` : 'was removed'} during ${ph.name}; partial logs kept`, code);
+    }
+    const st = await this.runtime.exec(r.containerId!, ['python3', C.helper, 'status', ph.name]);
+    const s = JSON.parse(st.stdout.toString() || '{}') as { exit?: number | null };
+    ph.exitCode = s.exit ?? null;
+    ph.endedAt = now();
+    this.events.phase?.(r, ph);
+    this.note(dir, r, `phase ${ph.name} ended with exit code ${ph.exitCode}`);
+    await this.save(dir, r);
+  }
+
+  private async awaitReady(dir: string, r: RunRecord, ph: PhaseRecord, req: RunRequest): Promise<void> {
+    const ready = req.plan.server!.readiness;
+    const t0 = Date.now();
+    while (Date.now() - t0 < ready.timeoutS * 1000) {
+      if (req.signal?.aborted) throw new RunEnd('cancelled', 'cancelled');
+      const probe = await this.runtime.exec(r.containerId!, ['python3', C.helper, 'probe', ready.url], { signal: req.signal, timeoutMs: 15_000 });
+      if (probe.exitCode === 0) {
+        r.readinessS = (Date.now() - t0) / 1000;
+        this.note(dir, r, `SERVER_READY_AFTER=${r.readinessS.toFixed(1)}s (${ready.url})`);
+        await this.save(dir, r);
+        return;
+      }
+      const st = JSON.parse((await this.runtime.exec(r.containerId!, ['python3', C.helper, 'status', ph.name])).stdout.toString() || '{}') as { exit?: number | null };
+      if (st.exit != null) {
+        ph.exitCode = st.exit; ph.endedAt = now();
+        throw new RunEnd('failed', `the vLLM server exited with code ${st.exit} before it was ready (see ${ph.stderr})`, st.exit);
+      }
+      await new Promise(res => setTimeout(res, 1000));
+    }
+    throw new RunEnd('failed', `SERVER_TIMEOUT: the vLLM server was not ready within ${ready.timeoutS} s (${ready.url}; see ${ph.stderr})`);
+  }
+
+  private async collectMetrics(dir: string, r: RunRecord, req: RunRequest): Promise<void> {
+    if (req.plan.metrics === 'save-result-json') {
+      const res = await this.runtime.exec(r.containerId!, ['python3', C.helper, 'result', C.results]);
+      if (res.exitCode === 0) {
+        try {
+          const m = normalisedMetrics([JSON.parse(res.stdout.toString())]);
+          if (Object.keys(m.metrics).length) { r.metrics = { ...m.counts, ...m.metrics }; r.metricsSource = 'save-result-json'; return; }
+        } catch { /* fall back to the printed block */ }
+      }
+      this.note(dir, r, 'no --save-result JSON: reading the printed result block');
+    }
+    const parser = new PrintedMetricsParser();
+    const bench = r.phases.find(p => p.name === 'benchmark')!;
+    const fh = await fs.open(path.join(dir, bench.stdout));
+    try {
+      let carry = '';
+      for await (const chunk of fh.createReadStream({ highWaterMark: 1 << 20 })) {
+        const text = carry + (chunk as Buffer).toString('latin1');
+        const cut = text.lastIndexOf('\n');
+        parser.chunk(text.slice(0, cut + 1));
+        carry = text.slice(cut + 1).slice(-4096);
+      }
+      parser.chunk(carry);
+    } finally { await fh.close(); }
+    const m = parser.result();
+    r.metrics = { ...m.counts, ...m.metrics };
+    r.metricsSource = 'printed-block';
+    if (!Object.keys(m.metrics).length) throw new RunEnd('failed', `No metrics in the benchmark output (${bench.stdout} has no result block)`);
+  }
+
+  private async ended(dir: string, r: RunRecord, e: unknown, req: RunRequest): Promise<void> {
+    if (req.signal?.aborted && !(e instanceof RunEnd && e.state !== 'cancelled')) { r.status = 'cancelled'; r.error = 'cancelled by the user; logs so far kept'; return; }
+    if (e instanceof RunEnd) { r.status = e.state; r.error = e.message; r.exitCode = e.exitCode; return; }
+    if (e instanceof RunnerError && ['unreachable', 'timeout', 'docker'].includes(e.kind)) {
+      const alive = await this.runtime.ping().then(() => true, () => false);
+      const state = alive && r.containerId ? await this.runtime.inspect(r.containerId).catch(() => null) : null;
+      if (alive && state && !state.running) { r.status = 'failed'; r.exitCode = state.exitCode; r.error = `the container stopped (exit code ${state.exitCode}); partial logs kept`; return; }
+      r.status = 'interrupted';
+      r.error = `lost the Docker daemon during the run: ${e.message}; partial logs kept`;
+      return;
+    }
+    r.status = e instanceof RunnerError && e.kind === 'cancelled' ? 'cancelled' : 'failed';
+    r.error = e instanceof Error ? e.message : String(e);
+  }
+
+  private async finish(dir: string, r: RunRecord, req: RunRequest): Promise<RunRecord> {
+    if (r.status === 'running' || r.status === 'preflight' || r.status === 'queued') r.status = 'succeeded';
+    r.endedAt = now();
+    r.durationS = r.startedAt ? (Date.parse(r.endedAt) - Date.parse(r.startedAt)) / 1000 : null;
+    this.note(dir, r, `${r.status}${r.error ? `: ${r.error}` : ''}`);
+    if (r.containerId) await this.removeContainer(dir, r);
+    try {
+      await saveResult(dir, r, req.model ?? null, req.agent ?? null);
+      await this.save(dir, r);
+    } catch (e) {
+      r.error = `${r.error ? `${r.error}; ` : ''}could not record the result: ${(e as Error).message}`;
+    }
+    this.events.state?.(r);
+    return r;
+  }
+
+  /** Removes the run's container; after a daemon restart, retries until the daemon is back (≤ 30 s). */
+  private async removeContainer(dir: string, r: RunRecord): Promise<void> {
+    for (let i = 0; i < 30; i++) {
+      try { await this.runtime.remove(r.containerId!); return; }
+      catch (e) { if (i === 29) this.note(dir, r, `could not remove container ${r.containerId!.slice(0, 12)}: ${(e as Error).message}`); }
+      await new Promise(res => setTimeout(res, 1000));
+    }
+  }
+
+  private async setState(dir: string, r: RunRecord, s: RunState): Promise<void> {
+    r.status = s;
+    await this.save(dir, r);
+    this.events.state?.(r);
+  }
+
+  private async save(dir: string, r: RunRecord): Promise<void> { await saveRecord(dir, r); }
+
+  private note(dir: string, r: RunRecord, line: string): void {
+    const text = `${now()} ${line}\n`;
+    try { appendFileSync(path.join(dir, r.runnerLog), text); } catch { /* a full disk is reported by the phase that hits it */ }
+    this.events.note?.(r, line);
+  }
+}

@@ -1,0 +1,1 @@
+from vllm.transformers_utils.configs.ovis import OvisConfig  # noqa: F401
