@@ -36,6 +36,7 @@ function testEntries(dir) {
 if (args.has('--tests')) {
   builds.push({ ...node, entryPoints: testEntries('test/unit'), outdir: 'dist-test/unit', outbase: 'test/unit', external: ['vscode', 'mocha'] });
   builds.push({ ...node, entryPoints: testEntries('test/extension'), outdir: 'dist-test/extension', outbase: 'test/extension', external: ['vscode', 'mocha'] });
+  builds.push({ ...node, entryPoints: testEntries('test/docker'), outdir: 'dist-test/docker', outbase: 'test/docker', external: ['vscode', 'mocha', 'dockerode'] });
 }
 
 if (args.has('--bench')) {

@@ -33,5 +33,10 @@ function readable(s: ScanSummary, folder: string, ms: number): string {
   for (const c of s.files.corrupt) lines.push(`  corrupt  ${c.path}: ${c.error}`);
   for (const u of s.files.unknown) lines.push(`  unknown  ${u.path}: ${u.reason}`);
   for (const u of s.agentRuns.unlinked) lines.push(`  unlinked ${u.path}: ${u.reason}`);
+  // Provenance of every run: which file and schema it came from, and (for our runs) image and fixes.
+  for (const r of s.runList ?? []) {
+    const extra = [r.image && `image ${r.image}`, r.fixes?.length ? `fixes ${r.fixes.join(',')}` : '', r.timestamp && `at ${r.timestamp}`].filter(Boolean).join('; ');
+    lines.push(`  run      ${r.commit.slice(0, 12)} ${r.role.padEnd(8)} ${r.status.padEnd(8)} ${r.schema}/${r.source} ${r.file}${extra ? ` (${extra})` : ''}`);
+  }
   return lines.join('\n');
 }

@@ -32,6 +32,8 @@ export interface RunRequest {
   model?: string | null;
   agent?: string | null;
   benchmarkTimeoutS?: number;
+  /** Free space the log directory needs before a run starts (default 256 MB). */
+  minFreeBytes?: number;
   signal?: AbortSignal;
 }
 
@@ -68,10 +70,12 @@ export class Runner {
       await this.phases(dir, r, req);
     } catch (e) {
       await this.ended(dir, r, e, req);
+    }
+    try {
+      return await this.finish(dir, r, req);
     } finally {
       if (gpuIds) this.queue.release(gpuIds);
     }
-    return this.finish(dir, r, req);
   }
 
   /** Re-attaches to the unfinished runs of `folder` whose containers are on this host. */
@@ -122,7 +126,8 @@ export class Runner {
     }
     const st = statfsSync(dir);
     const free = Number(st.bavail) * Number(st.bsize);
-    if (free < MIN_FREE_BYTES) throw new RunEnd('refused', `log directory ${dir} has only ${(free / 1024 ** 2).toFixed(0)} MB free (need ${MIN_FREE_BYTES / 1024 ** 2} MB): logs are never truncated, so free some space first`);
+    const need = req.minFreeBytes ?? MIN_FREE_BYTES;
+    if (free < need) throw new RunEnd('refused', `log directory ${dir} has only ${(free / 1024 ** 2).toFixed(0)} MB free (need ${(need / 1024 ** 2).toFixed(0)} MB): logs are never truncated, so free some space first`);
   }
 
   private async createContainer(dir: string, r: RunRecord, req: RunRequest): Promise<void> {
@@ -171,7 +176,6 @@ export class Runner {
   }
 
   private async phases(dir: string, r: RunRecord, req: RunRequest): Promise<void> {
-    const id = r.containerId!;
     // The server's log stream lives until the run ends; it is closed explicitly (an open hijacked
     // connection would otherwise outlive the container).
     const serverCtl = new AbortController();
@@ -219,11 +223,15 @@ export class Runner {
   private async follow(dir: string, r: RunRecord, ph: PhaseRecord, req: RunRequest, timeoutMs?: number): Promise<void> {
     const size = async (f: string) => (await fs.stat(path.join(dir, f)).catch(() => null))?.size ?? 0;
     const [o, e] = [await size(ph.stdout), await size(ph.stderr)];
-    const out = new LogSink(path.join(dir, ph.stdout), req.secrets ?? [], true);
-    const err = new LogSink(path.join(dir, ph.stderr), req.secrets ?? [], true);
+    // A log that cannot be written (disk full) stops the stream at once rather than dropping output.
+    const stop = new AbortController();
+    const out = new LogSink(path.join(dir, ph.stdout), req.secrets ?? [], true, () => stop.abort());
+    const err = new LogSink(path.join(dir, ph.stderr), req.secrets ?? [], true, () => stop.abort());
+    const signal = req.signal ? AbortSignal.any([req.signal, stop.signal]) : stop.signal;
     try {
-      await this.runtime.exec(r.containerId!, ['python3', C.helper, 'follow', ph.name, String(o), String(e)], { stdout: out, stderr: err, signal: req.signal, timeoutMs });
+      await this.runtime.exec(r.containerId!, ['python3', C.helper, 'follow', ph.name, String(o), String(e)], { stdout: out, stderr: err, signal, timeoutMs });
     } catch (x) {
+      if (stop.signal.aborted && !req.signal?.aborted) return; // reported by the finally block below
       if (x instanceof RunnerError && x.kind === 'timeout' && timeoutMs) throw new RunEnd('timeout', `${ph.name} did not finish within ${timeoutMs / 1000} s`);
       throw x;
     } finally {
@@ -235,18 +243,28 @@ export class Runner {
 
   /** Reads the phase's exit code; a container that died instead is a failure with its exit code. */
   private async phaseEnded(dir: string, r: RunRecord, ph: PhaseRecord): Promise<void> {
-    const state = await this.runtime.inspect(r.containerId!);
-    if (!state?.running) {
+    const st = await this.phaseStatus(r, ph.name);
+    if (st?.exit == null) {
+      // No exit code: the follow stream ended because the container stopped (killed, OOM, removed).
+      let state = await this.runtime.inspect(r.containerId!);
+      for (let i = 0; state?.running && i < 50; i++) { await new Promise(res => setTimeout(res, 100)); state = await this.runtime.inspect(r.containerId!); }
       const code = state?.exitCode ?? null;
       throw new RunEnd('failed', `the container ${state ? `stopped (exit code ${code}${code === 137 ? ', killed' : ''}${state.oomKilled ? ', out of memory' : ''})` : 'was removed'} during ${ph.name}; partial logs kept`, code);
     }
-    const st = await this.runtime.exec(r.containerId!, ['python3', C.helper, 'status', ph.name]);
-    const s = JSON.parse(st.stdout.toString() || '{}') as { exit?: number | null };
-    ph.exitCode = s.exit ?? null;
+    ph.exitCode = st.exit;
     ph.endedAt = now();
     this.events.phase?.(r, ph);
     this.note(dir, r, `phase ${ph.name} ended with exit code ${ph.exitCode}`);
     await this.save(dir, r);
+  }
+
+  /** The helper's view of a phase; null when the container cannot run it (stopped). */
+  private async phaseStatus(r: RunRecord, name = 'benchmark'): Promise<{ exit: number | null } | null> {
+    const res = await this.runtime.exec(r.containerId!, ['python3', C.helper, 'status', name]).catch(e => {
+      if (e instanceof RunnerError && e.kind === 'docker') return null; // "container is not running"
+      throw e;
+    });
+    try { return res && res.exitCode === 0 ? JSON.parse(res.stdout.toString()) as { exit: number | null } : null; } catch { return null; }
   }
 
   private async awaitReady(dir: string, r: RunRecord, ph: PhaseRecord, req: RunRequest): Promise<void> {
@@ -261,8 +279,9 @@ export class Runner {
         await this.save(dir, r);
         return;
       }
-      const st = JSON.parse((await this.runtime.exec(r.containerId!, ['python3', C.helper, 'status', ph.name])).stdout.toString() || '{}') as { exit?: number | null };
-      if (st.exit != null) {
+      const st = await this.phaseStatus(r, ph.name);
+      if (st === null) await this.phaseEnded(dir, r, ph); // the container stopped: throws with its exit code
+      if (st?.exit != null) {
         ph.exitCode = st.exit; ph.endedAt = now();
         throw new RunEnd('failed', `the vLLM server exited with code ${st.exit} before it was ready (see ${ph.stderr})`, st.exit);
       }
@@ -304,7 +323,7 @@ export class Runner {
   private async ended(dir: string, r: RunRecord, e: unknown, req: RunRequest): Promise<void> {
     if (req.signal?.aborted && !(e instanceof RunEnd && e.state !== 'cancelled')) { r.status = 'cancelled'; r.error = 'cancelled by the user; logs so far kept'; return; }
     if (e instanceof RunEnd) { r.status = e.state; r.error = e.message; r.exitCode = e.exitCode; return; }
-    if (e instanceof RunnerError && ['unreachable', 'timeout', 'docker'].includes(e.kind)) {
+    if (e instanceof RunnerError && ['unreachable', 'timeout', 'docker'].includes(e.kind) && r.containerId) {
       const alive = await this.runtime.ping().then(() => true, () => false);
       const state = alive && r.containerId ? await this.runtime.inspect(r.containerId).catch(() => null) : null;
       if (alive && state && !state.running) { r.status = 'failed'; r.exitCode = state.exitCode; r.error = `the container stopped (exit code ${state.exitCode}); partial logs kept`; return; }
@@ -335,7 +354,7 @@ export class Runner {
   /** Removes the run's container; after a daemon restart, retries until the daemon is back (≤ 30 s). */
   private async removeContainer(dir: string, r: RunRecord): Promise<void> {
     for (let i = 0; i < 30; i++) {
-      try { await this.runtime.remove(r.containerId!); return; }
+      try { await this.runtime.remove(r.containerId!); if ((await this.runtime.inspect(r.containerId!)) === null) return; }
       catch (e) { if (i === 29) this.note(dir, r, `could not remove container ${r.containerId!.slice(0, 12)}: ${(e as Error).message}`); }
       await new Promise(res => setTimeout(res, 1000));
     }
@@ -347,7 +366,13 @@ export class Runner {
     this.events.state?.(r);
   }
 
-  private async save(dir: string, r: RunRecord): Promise<void> { await saveRecord(dir, r); }
+  private async save(dir: string, r: RunRecord): Promise<void> {
+    try { await saveRecord(dir, r); }
+    catch (e) {
+      if (/ENOSPC/.test((e as Error).message)) throw new RunEnd('failed', `cannot write run.json — the log directory ${dir} is full (ENOSPC); the previous run.json is intact`);
+      throw e;
+    }
+  }
 
   private note(dir: string, r: RunRecord, line: string): void {
     const text = `${now()} ${line}\n`;

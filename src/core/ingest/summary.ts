@@ -18,7 +18,7 @@ export interface ScanSummary {
   };
   agentRuns: { linked: number; unlinked: Array<{ path: string; reason: string }> };
   commitIds: { full: number; prefixOnly: number };
-  runList?: Array<Pick<Run, 'commit' | 'role' | 'source' | 'agent' | 'status' | 'originalStatus' | 'metrics'> & { file: string; schema: string }>;
+  runList?: Array<Pick<Run, 'commit' | 'role' | 'source' | 'agent' | 'status' | 'originalStatus' | 'metrics' | 'image' | 'fixes' | 'timestamp'> & { file: string; schema: string }>;
 }
 
 const inc = (o: Record<string, number>, k: string) => { o[k] = (o[k] ?? 0) + 1; };
@@ -57,7 +57,7 @@ export function summarize(r: ScanResult, withRuns = false): ScanSummary {
   if (withRuns) {
     out.runList = r.runs.map(x => ({
       commit: x.commit, role: x.role, source: x.source, agent: x.agent, status: x.status, originalStatus: x.originalStatus,
-      metrics: x.metrics, file: x.provenance.file, schema: x.provenance.schema,
+      metrics: x.metrics, file: x.provenance.file, schema: x.provenance.schema, image: x.image, fixes: x.fixes, timestamp: x.timestamp,
     }));
   }
   return out;

@@ -108,7 +108,9 @@ def main():
     args, unknown = parse_args()
     log("INFO", SRC, f"vLLM API server version {vllm.__version__}")
     log("INFO", "api_server.py:586", f"args: Namespace(model='{args.model}', host='{args.host}', port={args.port}, tensor_parallel_size={args.tensor_parallel_size}, extra={unknown})")
-    log("INFO", "config.py:1020", f"Defaulting to use mp for distributed inference")
+    log("INFO", "config.py:1020", "Defaulting to use mp for distributed inference")
+    if faults.on("leak-token"):  # what a chatty hub client does: the runner must mask it in stored logs
+        log("INFO", "hub.py:88", f"Downloading {args.model} with token {os.environ.get('HF_TOKEN', '')}")
     log("INFO", "llm_engine.py:237", f"Initializing an LLM engine (v{vllm.__version__}) with config: model='{args.model}', dtype=torch.bfloat16, max_seq_len={args.max_model_len}, tensor_parallel_size={args.tensor_parallel_size}, seed=0")
     log("INFO", "model_runner.py:1056", f"Starting to load model {args.model}...")
     time.sleep(float(os.environ.get("FAKE_VLLM_LOAD_S", "0.5")))
@@ -124,6 +126,7 @@ def main():
             time.sleep(3600)
     if faults.on("port-bug"):
         raise OSError(98, f"error while attempting to bind on address ('{args.host}', {args.port}): address already in use")
+    ThreadingHTTPServer.request_queue_size = 1024  # uvicorn's backlog is large; the default 5 resets bursts
     server = ThreadingHTTPServer((args.host, args.port), make_handler(args.model))
     server.daemon_threads = True
     log("INFO", "launcher.py:19", "Available routes are:")

@@ -1,0 +1,279 @@
+import * as assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { createReadStream, existsSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import * as path from 'node:path';
+import Docker from 'dockerode';
+import { DockerRuntime } from '../../src/runner/dockerRuntime';
+import { LABEL, Runner, type RunEvents } from '../../src/runner/execute';
+import { HostQueue } from '../../src/runner/hostQueue';
+import type { HostConfig } from '../../src/runner/hosts';
+import { planRun } from '../../src/runner/plan';
+import { newRunId, type RunRecord } from '../../src/runner/runRecord';
+import { scan } from '../../src/core/ingest';
+import { nodeFileSource } from '../../src/platform/nodeFileSource';
+import { missingPrerequisites, startEngine, type Engine } from '../support/dockerEngine';
+import { FAKE_VLLM, makeRunFixture, type RunFixture } from '../support/runFixture';
+
+const REPO = path.resolve(__dirname, '../..');
+const CLI = path.join(REPO, 'dist/cli.js');
+const IMAGE = 'bench-triage/fake-vllm:test';
+const IMAGES = ['--image-human', IMAGE, '--image-baseline', IMAGE];
+
+let engine: Engine;
+let fx: RunFixture;
+const host = (over: Partial<HostConfig> = {}): HostConfig => ({ label: 'test-engine', docker: engine.unix, gpus: 0, ...over });
+const cli = (...args: string[]) => spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', maxBuffer: 64 << 20, env: { ...process.env, DOCKER_HOST: '' } });
+const runArgs = (folder: string, role: string, ...more: string[]) => ['run', '--folder', folder, '--commit', fx.human.slice(0, 10), '--role', role, '--gpus', '0', '--checkout', fx.checkout, ...IMAGES, ...more];
+const sha = (buf: Buffer) => createHash('sha256').update(buf).digest('hex');
+const readJson = (f: string) => JSON.parse(readFileSync(f, 'utf8'));
+
+/** Runs one role in-process with the fault(s) asked for; `during` is called when the benchmark phase starts. */
+async function runInProcess(opts: { role?: 'baseline' | 'human' | 'agent'; env?: Record<string, string>; folder?: string; recipes?: string[]; signal?: AbortSignal; secrets?: string[]; hostCfg?: HostConfig;
+  during?: (r: RunRecord) => void; minFreeBytes?: number; events?: RunEvents; queue?: HostQueue }): Promise<RunRecord> {
+  const commit = (await scan(nodeFileSource(fx.folder))).commits.find(c => c.hash === fx.human)!;
+  const h = opts.hostCfg ?? host();
+  const plan = planRun(commit, opts.role ?? 'human', { host: h, runId: newRunId(), recipes: opts.recipes, agentPatch: 'x', templates: { human: IMAGE, baseline: IMAGE }, serverTimeoutS: 20 });
+  let fired = false;
+  const events: RunEvents = { ...opts.events, phase: (r, p) => { opts.events?.phase?.(r, p); if (p.name === 'benchmark' && p.exitCode == null && !fired) { fired = true; opts.during?.(r); } } };
+  const runner = new Runner(new DockerRuntime(h), opts.queue ?? new HostQueue(0), events);
+  return runner.run({ plan, folder: opts.folder ?? fx.folder, checkout: fx.checkout, env: opts.env, secrets: opts.secrets, signal: opts.signal, agentPatch: readFileSync(path.join(fx.folder, 'state/runs/vllm/claude_code/default/2026-11-22_10-00-00/vllm_core-0000/model_patch.diff'), 'utf8'), minFreeBytes: opts.minFreeBytes });
+}
+
+const logOf = (r: RunRecord, folder: string, phase: string, stream: 'stdout' | 'stderr') => readFileSync(path.join(folder, r.plan.resultDir, 'logs', `${phase}.${stream}.log`));
+const labelled = async () => (await new Docker({ socketPath: engine.unix.slice(7) }).listContainers({ all: true, filters: JSON.stringify({ label: [LABEL.runId] }) }));
+
+describe('runner on a real Docker engine with the fake vLLM image', function () {
+  this.timeout(180_000);
+
+  before(async function () {
+    const missing = missingPrerequisites();
+    if (missing.length) {
+      if (process.env.CI === 'true') throw new Error(`Docker suite prerequisites missing: ${missing.join('; ')}`);
+      console.warn(`skipping the Docker suite: ${missing.join('; ')}`);
+      this.skip();
+    }
+    engine = await startEngine();
+    // Leftovers of an earlier suite that was killed half-way (the engine's data root is reused).
+    const docker = new Docker({ socketPath: engine.unix.slice(7) });
+    for (const c of await labelled()) await docker.getContainer(c.Id).remove({ force: true });
+    const built = spawnSync(process.execPath, [path.join(REPO, 'scripts/fake-image.mjs')], { encoding: 'utf8', env: { ...process.env, DOCKER_HOST: engine.unix } });
+    assert.equal(built.status, 0, built.stderr);
+    fx = makeRunFixture();
+  });
+
+  after(async function () {
+    if (!engine) return;
+    const left = await labelled();
+    await engine.stop();
+    assert.deepEqual(left.map(c => c.Names), [], 'containers labelled bench-triage.run-id left behind');
+  });
+
+  it('run --role all produces three results with complete logs; scan lists them with provenance', function () {
+    const r = cli(...runArgs(fx.folder, 'all', '--host', engine.unix));
+    assert.equal(r.status, 0, r.stderr);
+    const results = r.stdout.trim().split('\n');
+    assert.equal(results.length, 3);
+    for (const f of results) {
+      const res = readJson(f);
+      assert.equal(res.schema, 'bench-triage.run/v1');
+      assert.equal(res.status, 'succeeded', `${res.role}: ${res.error}`);
+      assert.ok(res.metrics.request_throughput_req_s > 0 && res.metrics.ttft_mean_ms > 0, JSON.stringify(res.metrics));
+      const dir = path.dirname(f);
+      assert.match(readFileSync(path.join(dir, 'logs/benchmark.stdout.log'), 'utf8'), /=+ Serving Benchmark Result =+\nSuccessful requests: +20/);
+      assert.match(readFileSync(path.join(dir, 'logs/server.stdout.log'), 'utf8'), /vLLM API server version/);
+      assert.match(readFileSync(path.join(dir, 'logs/server.stderr.log'), 'utf8'), /Uvicorn running on/);
+      const rec = readJson(path.join(dir, 'run.json'));
+      assert.match(rec.benchmarkScripts, new RegExp(`git archive ${res.role === 'human' ? fx.human : fx.parent} benchmarks`));
+      if (res.role === 'agent') assert.match(readFileSync(path.join(dir, 'logs/patch.stdout.log'), 'utf8'), /AGENT_PATCH_APPLIED/);
+    }
+    const s = cli('scan', fx.folder, '--runs');
+    assert.equal(s.status, 0, s.stderr);
+    for (const role of ['baseline', 'human', 'agent']) assert.match(s.stdout, new RegExp(`run +${fx.human.slice(0, 12)} ${role} +success +BT1/bench-triage \\.bench-triage/runs/${fx.human.slice(0, 8)}/${role}/.*result\\.json \\(image ${IMAGE.replace(/[/.]/g, '\\$&')}`));
+    assert.match(s.stdout, /0 unknown/);
+  });
+
+  it('runs through tcp:// with TLS client certificates; a wrong CA and a refused port give one-line errors naming the host', function () {
+    const tls = ['--tls-ca', engine.certs.ca, '--tls-cert', engine.certs.cert, '--tls-key', engine.certs.key];
+    const ok = cli(...runArgs(fx.folder, 'human', '--host', engine.tcp, ...tls));
+    assert.equal(ok.status, 0, ok.stderr);
+    assert.equal(readJson(ok.stdout.trim()).status, 'succeeded');
+    const wrong = cli(...runArgs(fx.folder, 'human', '--host', engine.tcp, '--label', 'h100-tls', '--tls-ca', engine.certs.wrongCa, '--tls-cert', engine.certs.cert, '--tls-key', engine.certs.key));
+    assert.equal(wrong.status, 1);
+    const wrongErr = readJson(wrong.stdout.trim()).error as string;
+    assert.match(wrongErr, new RegExp(`^h100-tls \\(${engine.tcp}\\): TLS handshake failed .*check the CA`));
+    assert.ok(!wrongErr.includes('\n'));
+    const refused = cli(...runArgs(fx.folder, 'human', '--host', 'tcp://127.0.0.1:9', '--label', 'h100-down'));
+    assert.match(readJson(refused.stdout.trim()).error, /^h100-down \(tcp:\/\/127\.0\.0\.1:9\): connection refused/);
+  });
+
+  it('runs through ssh:// to an sshd on loopback; a rejected key and an unknown host key give clear errors', function () {
+    const ok = cli(...runArgs(fx.folder, 'human', '--host', engine.ssh.url, '--ssh-key', engine.ssh.key, '--known-hosts', engine.ssh.knownHosts));
+    assert.equal(ok.status, 0, ok.stderr);
+    assert.equal(readJson(ok.stdout.trim()).status, 'succeeded');
+    const bad = cli(...runArgs(fx.folder, 'human', '--host', engine.ssh.url, '--label', 'h100-ssh', '--ssh-key', engine.ssh.wrongKey, '--known-hosts', engine.ssh.knownHosts));
+    assert.match(readJson(bad.stdout.trim()).error, new RegExp(`^h100-ssh \\(${engine.ssh.url}\\): SSH authentication failed`));
+    const unknown = cli(...runArgs(fx.folder, 'human', '--host', engine.ssh.url, '--label', 'h100-ssh', '--ssh-key', engine.ssh.key, '--known-hosts', '/dev/null'));
+    assert.match(readJson(unknown.stdout.trim()).error, /^h100-ssh \(ssh:.*\): 127\.0\.0\.1 is not in \/dev\/null/);
+  });
+
+  it('refuses before anything runs: TP 8 on one GPU, GPUs without an NVIDIA runtime, placeholders, shell operators', function () {
+    const before = readdirSync(fx.folder).length;
+    const tp = makeRunFixture('python benchmarks/benchmark_latency.py --model facebook/opt-125m --tensor-parallel-size 8');
+    const r1 = spawnSync(process.execPath, [CLI, 'run', '--folder', tp.folder, '--commit', tp.human, '--role', 'human', '--gpus', '1', '--host', engine.unix, ...IMAGES], { encoding: 'utf8' });
+    assert.equal(r1.status, 1);
+    assert.match(r1.stderr, /human: refused: .*tensor-parallel size 8 needs 8 GPUs; the configured host has 1/);
+    assert.ok(!existsSync(path.join(tp.folder, '.bench-triage')));
+    const r2 = cli(...runArgs(fx.folder, 'human', '--host', engine.unix, '--gpus', '1', '--label', 'no-nvidia'));
+    const res2 = readJson(r2.stdout.trim());
+    assert.equal(res2.status, 'refused');
+    assert.match(res2.error, /no-nvidia \(unix:.*\) has no NVIDIA container runtime/);
+    assert.equal(readJson(path.join(path.dirname(r2.stdout.trim()), 'run.json')).containerId, null, 'no container was created');
+    for (const [cmd, re] of [['python benchmarks/benchmark_latency.py --model MODEL --batch-size BS', /placeholder MODEL/], ['python benchmarks/benchmark_serving.py --model x; rm -rf /', /shell operator ";"/]] as const) {
+      const f = makeRunFixture(cmd);
+      const r = spawnSync(process.execPath, [CLI, 'run', '--folder', f.folder, '--commit', f.human, '--role', 'all', '--gpus', '0', '--host', engine.unix, ...IMAGES], { encoding: 'utf8' });
+      assert.equal(r.status, 1);
+      assert.match(r.stderr, re);
+      assert.ok(!existsSync(path.join(f.folder, '.bench-triage')), 'nothing ran');
+    }
+    assert.equal(readdirSync(fx.folder).length, before);
+  });
+
+  it('aimv2: the real traceback without the recipe, success with it, and the recipe recorded', async function () {
+    const bad = await runInProcess({ env: { FAKE_VLLM_FAULT: 'aimv2' } });
+    assert.equal(bad.status, 'failed');
+    assert.match(logOf(bad, fx.folder, 'server', 'stderr').toString(), /ValueError: 'aimv2' is already used by a Transformers config, pick another name\./);
+    const cls = cli('classify-log', path.join(fx.folder, bad.plan.resultDir, 'logs/server.stderr.log'), '--json');
+    assert.match(cls.stdout, /aimv2/);
+    const good = await runInProcess({ env: { FAKE_VLLM_FAULT: 'aimv2' }, recipes: ['aimv2-exist-ok'] });
+    assert.equal(good.status, 'succeeded', good.error ?? '');
+    assert.deepEqual(readJson(path.join(fx.folder, good.plan.resultDir, 'run.json')).recipes, ['aimv2-exist-ok']);
+    assert.deepEqual(readJson(path.join(fx.folder, good.plan.resultDir, 'result.json')).fixes, ['aimv2-exist-ok']);
+    assert.match(logOf(good, fx.folder, 'setup-aimv2-exist-ok', 'stdout').toString(), /patched .*ovis\.py/);
+  });
+
+  it('an agent patch that does not apply ends as agent-patch-failed with the rejected hunk in its log', function () {
+    const r = cli('run', '--folder', fx.badPatchFolder, '--commit', fx.human, '--role', 'agent', '--gpus', '0', '--host', engine.unix, '--checkout', fx.checkout, ...IMAGES);
+    assert.equal(r.status, 1);
+    const res = readJson(r.stdout.trim());
+    assert.equal(res.status, 'agent-patch-failed');
+    const log = readFileSync(path.join(path.dirname(r.stdout.trim()), 'logs/patch.stderr.log'), 'utf8');
+    assert.match(log, /error: patch failed: vllm\/logger\.py:\d+/);
+    assert.match(log, /while searching for:[\s\S]*clock\.strftime/);
+    assert.ok(!existsSync(path.join(path.dirname(r.stdout.trim()), 'logs/benchmark.stdout.log')), 'nothing ran after the failed patch');
+  });
+
+  it('500 MB of output (non-UTF-8, 1 MB lines) is on disk byte-identical, stdout and stderr separated', async function () {
+    this.timeout(600_000);
+    const mb = 500;
+    const r = await runInProcess({ env: { FAKE_VLLM_FAULT: 'flood', FAKE_VLLM_FLOOD_MB: String(mb) } });
+    assert.equal(r.status, 'succeeded', r.error ?? '');
+    // The same generator run here gives the expected streams.
+    const expected = spawnSync('/usr/bin/python3', [path.join(FAKE_VLLM, 'rootfs/opt/fakevllm/fakevllm_flood.py'), String(mb)], { maxBuffer: 1 << 30 });
+    for (const [stream, want] of [['stdout', expected.stdout], ['stderr', expected.stderr]] as const) {
+      const file = path.join(fx.folder, r.plan.resultDir, 'logs', `benchmark.${stream}.log`);
+      assert.ok(statSync(file).size >= want.length, `${stream}: ${statSync(file).size} < ${want.length}`);
+      const got = await prefixHash(file, want.length);
+      assert.equal(got, sha(want), `${stream} differs from what the container wrote`);
+    }
+    assert.equal(expected.stdout.length + expected.stderr.length >= mb * 1024 * 1024, true);
+  });
+
+  it('container killed mid-benchmark → failed, exit code recorded, partial logs kept', async function () {
+    const docker = new Docker({ socketPath: engine.unix.slice(7) });
+    const r = await runInProcess({ env: { FAKE_VLLM_BENCH_SECONDS: '30' }, during: rec => { setTimeout(() => void docker.getContainer(rec.containerId!).kill(), 2500); } });
+    assert.equal(r.status, 'failed');
+    assert.equal(r.exitCode, 137);
+    assert.match(r.error!, /stopped \(exit code 137, killed\) during benchmark; partial logs kept/);
+    assert.match(logOf(r, fx.folder, 'benchmark', 'stdout').toString(), /Starting initial single prompt test run/);
+    assert.match(logOf(r, fx.folder, 'server', 'stdout').toString(), /vLLM API server version/);
+  });
+
+  it('cancel → container gone within 10 s, state cancelled, logs kept', async function () {
+    const ctl = new AbortController();
+    let cancelledAt = 0;
+    let id = '';
+    const r = await runInProcess({ env: { FAKE_VLLM_BENCH_SECONDS: '60' }, signal: ctl.signal, during: rec => { id = rec.containerId!; setTimeout(() => { cancelledAt = Date.now(); ctl.abort(); }, 2000); } });
+    const gone = await new DockerRuntime(host()).inspect(id);
+    assert.equal(gone, null);
+    assert.ok(Date.now() - cancelledAt < 10_000, `took ${Date.now() - cancelledAt} ms`);
+    assert.equal(r.status, 'cancelled');
+    assert.ok(logOf(r, fx.folder, 'benchmark', 'stdout').length > 0);
+  });
+
+  it('a second runner re-attaches to a run in flight and completes it, without losing or repeating output', async function () {
+    const child = spawn(process.execPath, [CLI, ...runArgs(fx.folder, 'human', '--host', engine.unix, '--env', 'FAKE_VLLM_BENCH_SECONDS=8')], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let err = '';
+    child.stderr.on('data', d => { err += d; });
+    await waitUntil(() => /phase benchmark:/.test(err), 60_000);
+    await new Promise(res => setTimeout(res, 2000));
+    child.kill('SIGKILL');
+    const r = cli('resume', '--folder', fx.folder, '--host', engine.unix, '--gpus', '0');
+    assert.equal(r.status, 0, r.stderr);
+    const result = r.stdout.trim();
+    assert.equal(readJson(result).status, 'succeeded');
+    const out = readFileSync(path.join(path.dirname(result), 'logs/benchmark.stdout.log'), 'utf8');
+    assert.equal(out.match(/Starting initial single prompt test run/g)?.length, 1);
+    assert.equal(out.match(/Serving Benchmark Result/g)?.length, 1);
+    assert.match(readFileSync(path.join(path.dirname(result), 'logs/runner.log'), 'utf8'), /re-attached by a new runner/);
+  });
+
+  it('runs per host ≤ its capacity: the second run waits in the queue', async function () {
+    const queue = new HostQueue(0, 1);
+    const starts: Record<string, number> = {}; const ends: Record<string, number> = {};
+    const events: RunEvents = { state: rec => { if (rec.status === 'preflight') starts[rec.runId] = Date.now(); if (rec.endedAt) ends[rec.runId] = Date.now(); } };
+    const [a, b] = await Promise.all([runInProcess({ queue, events }), runInProcess({ queue, events })]);
+    assert.equal(a.status, 'succeeded'); assert.equal(b.status, 'succeeded');
+    assert.ok(starts[b.runId] >= ends[a.runId] - 50 || starts[a.runId] >= ends[b.runId] - 50, 'the two runs overlapped');
+  });
+
+  it('a secret passed to the run is in the container environment and masked in every stored log', async function () {
+    const token = 'hf_TestTokenThatMustNotLeak123';
+    let seen: string[] = [];
+    const docker = new Docker({ socketPath: engine.unix.slice(7) });
+    const r = await runInProcess({ env: { HF_TOKEN: token, FAKE_VLLM_FAULT: 'leak-token' }, secrets: [token], during: rec => { void docker.getContainer(rec.containerId!).inspect().then(i => { seen = i.Config.Env; }); } });
+    assert.equal(r.status, 'succeeded', r.error ?? '');
+    assert.ok(seen.includes(`HF_TOKEN=${token}`));
+    const dir = path.join(fx.folder, r.plan.resultDir);
+    const all = [...readdirSync(path.join(dir, 'logs')).map(f => path.join(dir, 'logs', f)), path.join(dir, 'run.json'), path.join(dir, 'result.json')];
+    for (const f of all) assert.ok(!readFileSync(f, 'utf8').includes(token), `${f} contains the token`);
+    assert.match(logOf(r, fx.folder, 'server', 'stdout').toString(), /token \*{30}/);
+  });
+
+  it('log directory full → clear error, earlier results untouched', async function () {
+    const mnt = path.join('/tmp', `bt-full-${process.pid}`);
+    mkdirSync(mnt, { recursive: true });
+    assert.equal(spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=6m', 'tmpfs', mnt]).status, 0, 'mount tmpfs');
+    try {
+      const first = await runInProcess({ folder: mnt, minFreeBytes: 1 << 20 });
+      assert.equal(first.status, 'succeeded', first.error ?? '');
+      const earlier = readFileSync(path.join(mnt, first.plan.resultDir, 'result.json'));
+      const r = await runInProcess({ folder: mnt, minFreeBytes: 1 << 20, env: { FAKE_VLLM_FAULT: 'flood', FAKE_VLLM_FLOOD_MB: '40' } });
+      assert.equal(r.status, 'failed');
+      assert.match(r.error!, /the log directory \/tmp\/bt-full-.* is full \(ENOSPC\)/);
+      assert.deepEqual(readFileSync(path.join(mnt, first.plan.resultDir, 'result.json')), earlier);
+    } finally {
+      spawnSync('umount', ['-l', mnt]);
+    }
+  });
+
+  it('dockerd restarted mid-run → interrupted, logs kept, no crash', async function () {
+    const r = await runInProcess({ env: { FAKE_VLLM_BENCH_SECONDS: '60' }, during: () => { setTimeout(() => void engine.restart(), 2000); } });
+    assert.equal(r.status, 'interrupted', `${r.status}: ${r.error}`);
+    assert.match(r.error!, /lost the Docker daemon/);
+    assert.ok(logOf(r, fx.folder, 'benchmark', 'stdout').length > 0);
+    assert.ok(existsSync(path.join(fx.folder, r.plan.resultDir, 'result.json')));
+  });
+});
+
+async function waitUntil(cond: () => boolean, ms: number): Promise<void> {
+  const t0 = Date.now();
+  while (!cond()) { if (Date.now() - t0 > ms) throw new Error('timed out waiting'); await new Promise(r => setTimeout(r, 100)); }
+}
+
+function prefixHash(file: string, bytes: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const h = createHash('sha256');
+    createReadStream(file, { start: 0, end: bytes - 1 }).on('data', d => h.update(d)).on('end', () => resolve(h.digest('hex'))).on('error', reject);
+  });
+}
