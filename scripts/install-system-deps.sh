@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # System packages the tests and the demo need (Debian): Chromium for the real VS Code workbench,
+# the Docker engine, sshd, openssl and busybox for the runner suite (its own dockerd, TLS and SSH hosts),
 # ripgrep for VS Code's search and the benchmarks, and what code-server's native modules build with.
 set -euo pipefail
-PKGS="chromium ripgrep build-essential python3 pkg-config libkrb5-dev git unzip"
+PKGS="chromium ripgrep build-essential python3 pkg-config libkrb5-dev git unzip docker.io openssh-server openssh-client openssl busybox-static"
 missing=""
 for p in $PKGS; do dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"; done
 [ -z "$missing" ] && exit 0

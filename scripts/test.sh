@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Runs every test: unit tests on the real ISO-Bench corpus (mocha, Node) and the extension-host
-# suite inside a real VS Code (code-server + Chromium). Does its own set-up on a fresh machine.
+# Runs every test: unit tests on the real ISO-Bench corpus (mocha, Node), the runner suite on a
+# real Docker engine, and the extension-host suite inside a real VS Code (code-server + Chromium). Does its own set-up on a fresh machine.
 # Prints a closing "N passed, N failed" line. With CI=true a missing prerequisite is a failure.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -29,6 +29,11 @@ mkdir -p test-results
 log "unit tests"
 npx mocha --config .mocharc.json 'dist-test/unit/**/*.test.js' 2>&1 | tee test-results/unit.txt || status=1
 count test-results/unit.txt
+
+log "runner on a real Docker engine (the suite starts its own dockerd, TLS listener and sshd)"
+npx mocha --config .mocharc.json --exit 'dist-test/docker/**/*.test.js' 2>&1 | tee test-results/docker.txt || status=1
+count test-results/docker.txt
+grep -Eq '^ *[0-9]+ passing' test-results/docker.txt || { echo "the Docker suite did not run" >&2; failed=$((failed + 1)); status=1; }
 
 log "extension-host tests (real VS Code)"
 node scripts/vscode/run-extension-tests.mjs 2>&1 | tee test-results/extension.txt || status=1

@@ -160,9 +160,10 @@ export class Runner {
   }
 
   /** The phase list of a plan, in order (setup steps, patch, server, benchmark). */
-  private phaseList(p: RunPlan): Array<Omit<PhaseRecord, 'launchedAt' | 'endedAt' | 'exitCode' | 'stdout' | 'stderr'> & { kind: 'step' | 'patch' | 'server' | 'benchmark' }> {
+  private phaseList(p: RunPlan, fromCheckout: boolean): Array<Omit<PhaseRecord, 'launchedAt' | 'endedAt' | 'exitCode' | 'stdout' | 'stderr'> & { kind: 'step' | 'patch' | 'server' | 'benchmark' }> {
     const list: ReturnType<Runner['phaseList']> = [];
-    list.push({ name: 'benchmarks', kind: 'step', argv: ['python3', C.helper, 'provide-benchmarks', C.benchmarks], cwd: '/' });
+    // Without a checkout the scripts come from the image (the helper copies them into place).
+    if (!fromCheckout) list.push({ name: 'benchmarks', kind: 'step', argv: ['python3', C.helper, 'provide-benchmarks', C.benchmarks], cwd: '/' });
     p.recipes.forEach(rec => rec.steps.forEach((s, i) => {
       const argv = s.argv[0] === 'bench-triage-copy' ? ['python3', C.helper, 'copy-into-vllm', `${C.files}/${path.basename(s.argv[1])}`, s.argv[1].replace(/^vllm\//, '')] : s.argv;
       list.push({ name: `setup-${rec.id}${rec.steps.length > 1 ? `-${i + 1}` : ''}`, kind: 'step', argv, cwd: '/' });
@@ -189,7 +190,7 @@ export class Runner {
 
   private async runPhases(dir: string, r: RunRecord, req: RunRequest, serverReq: RunRequest): Promise<void> {
     const id = r.containerId!;
-    for (const spec of this.phaseList(req.plan)) {
+    for (const spec of this.phaseList(req.plan, r.benchmarkScripts?.startsWith('git archive') ?? false)) {
       let ph = r.phases.find(x => x.name === spec.name);
       if (ph?.exitCode != null && spec.kind !== 'server') continue;
       if (!ph) {

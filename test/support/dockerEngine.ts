@@ -60,13 +60,22 @@ function makeCerts(dir: string): Engine['certs'] {
   return { ca: path.join(dir, 'ca.pem'), cert: path.join(dir, 'client-cert.pem'), key: path.join(dir, 'client-key.pem'), wrongCa: path.join(dir, 'wrong-ca.pem') };
 }
 
-function killPidFile(file: string): void {
-  try { process.kill(Number(readFileSync(file, 'utf8')), 'SIGKILL'); } catch { /* not running */ }
+/** Stops a daemon left by an earlier, interrupted suite (gracefully, so its containerd goes too) and removes its pid file. */
+async function killPidFile(file: string): Promise<void> {
+  let pid = 0;
+  try { pid = Number(readFileSync(file, 'utf8')); } catch { return; }
+  const alive = () => { try { process.kill(pid, 0); return true; } catch { return false; } };
+  if (pid > 0 && alive()) {
+    process.kill(pid, 'SIGTERM');
+    for (let i = 0; i < 150 && alive(); i++) await new Promise(r => setTimeout(r, 100));
+    if (alive()) process.kill(pid, 'SIGKILL');
+  }
+  rmSync(file, { force: true });
 }
 
 export async function startEngine(): Promise<Engine> {
   const pidFile = path.join(ROOT, 'docker.pid');
-  killPidFile(pidFile); killPidFile(path.join(ROOT, 'sshd.pid'));
+  await killPidFile(pidFile); await killPidFile(path.join(ROOT, 'sshd.pid'));
   rmSync(path.join(ROOT, 'exec'), { recursive: true, force: true });
   mkdirSync(ROOT, { recursive: true });
   const sock = path.join(ROOT, 'docker.sock');

@@ -2,8 +2,9 @@ import { execFileSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
+import { repoRoot } from './repo';
 
-const REPO = path.resolve(__dirname, '../..');
+const REPO = repoRoot();
 export const FAKE_VLLM = path.join(REPO, 'test/fake-vllm');
 
 export interface RunFixture { folder: string; checkout: string; parent: string; human: string; badPatchFolder: string }

@@ -25,6 +25,7 @@ def main():
     p.add_argument("--gpu-memory-utilization", type=float, default=0.9)
     p.add_argument("--output-json", default=None)
     args = p.parse_args()
+    faults.maybe_flood()
     print(args)
     log("INFO", "llm_engine.py:237", f"Initializing an LLM engine (v{vllm.__version__}) with config: model='{args.model}', tensor_parallel_size={args.tensor_parallel_size}")
     if faults.on("oom"):

@@ -88,9 +88,7 @@ def main():
     args = args_parser().parse_args()
     base = args.base_url or f"http://{args.host}:{args.port}"
     url = base + args.endpoint
-    if faults.on("flood"):
-        import fakevllm_flood
-        fakevllm_flood.flood(int(os.environ.get("FAKE_VLLM_FLOOD_MB", "500")))
+    faults.maybe_flood()
     in_len = args.random_input_len if args.dataset_name == "random" else args.sonnet_input_len
     out_len = args.random_output_len if args.dataset_name == "random" else args.sonnet_output_len
     if args.dataset_name == "sharegpt":

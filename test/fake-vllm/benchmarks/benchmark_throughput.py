@@ -3,6 +3,7 @@ import argparse
 import os
 import time
 
+import fakevllm_faults as faults
 import vllm  # noqa: F401
 
 
@@ -23,6 +24,7 @@ def main():
     p.add_argument("--max-model-len", type=int, default=None)
     p.add_argument("--output-json", default=None)
     args = p.parse_args()
+    faults.maybe_flood()
     print(args)
     in_len, out_len = args.input_len or 256, args.output_len or 64
     t = time.perf_counter()
