@@ -34,9 +34,9 @@ function testEntries(dir) {
   return out;
 }
 if (args.has('--tests')) {
-  builds.push({ ...node, entryPoints: testEntries('test/unit'), outdir: 'dist-test/unit', outbase: 'test/unit', external: ['vscode', 'mocha'] });
-  builds.push({ ...node, entryPoints: testEntries('test/extension'), outdir: 'dist-test/extension', outbase: 'test/extension', external: ['vscode', 'mocha'] });
-  builds.push({ ...node, entryPoints: testEntries('test/docker'), outdir: 'dist-test/docker', outbase: 'test/docker', external: ['vscode', 'mocha', 'dockerode'] });
+  builds.push({ ...node, entryPoints: testEntries('test/unit'), outdir: 'dist-test/unit', outbase: 'test/unit', external: [...node.external, 'mocha'] });
+  builds.push({ ...node, entryPoints: testEntries('test/extension'), outdir: 'dist-test/extension', outbase: 'test/extension', external: [...node.external, 'mocha'] });
+  builds.push({ ...node, entryPoints: testEntries('test/docker'), outdir: 'dist-test/docker', outbase: 'test/docker', external: [...node.external, 'mocha', 'dockerode'] });
 }
 
 if (args.has('--bench')) {

@@ -2,6 +2,7 @@
 // Runs the extension-host test suite (dist-test/extension/index.js) inside a real VS Code
 // (code-server) opened in headless Chromium. The suite's mocha results come back through a JSON
 // file; this prints them and exits non-zero on any failure.
+import { spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -11,11 +12,11 @@ const require = createRequire(import.meta.url);
 const { startCodeServer, launchBrowser, workbenchUrl } = require('./codeServer.cjs');
 const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..');
 
-export async function runExtensionTests({ workspace, suite = 'index.js', env = {}, timeoutMs = 300000, label = 'extension' }) {
+export async function runExtensionTests({ workspace, suite = 'index.js', env = {}, settings = {}, timeoutMs = 300000, label = 'extension' }) {
   const runDir = path.join(ROOT, 'test-results', 'vscode', `${label}-${Date.now()}`);
   mkdirSync(runDir, { recursive: true });
   const resultFile = path.join(runDir, 'mocha-results.json');
-  const server = await startCodeServer({ runDir, folder: workspace, env: { BENCH_TRIAGE_TEST_RESULTS: resultFile, ...env } });
+  const server = await startCodeServer({ runDir, folder: workspace, settings, env: { BENCH_TRIAGE_TEST_RESULTS: resultFile, ...env } });
   console.log(`[${label}] code-server ready on ${server.base} after ${server.readyMs} ms`);
   const ctx = await launchBrowser(runDir);
   let code;
@@ -42,18 +43,35 @@ export async function runExtensionTests({ workspace, suite = 'index.js', env = {
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  // Two rounds: the project's small fixture, then the real ISO-Bench data as the workspace.
+  // Three rounds: the project's small fixture; the real ISO-Bench data as the workspace; and runs
+  // on the fake H100 host (a real dockerd started for the round, stopped after it).
   const rounds = [
     { label: 'fixture', workspace: path.join(ROOT, 'test/fixtures/workspace-small'), env: {} },
     { label: 'corpus', workspace: path.resolve(ROOT, '../shared/isobench'), env: { BENCH_TRIAGE_SUITE: 'corpus' } },
   ];
+  const only = process.env.BENCH_TRIAGE_ROUNDS?.split(',');
+  let runsRound = null;
+  if (!only || only.includes('runs') || only.includes('untrusted')) {
+    const prep = spawnSync(process.execPath, [path.join(ROOT, 'dist-test/docker/runWorkspace.worker.js')], { encoding: 'utf8' });
+    if (prep.status !== 0) { console.log(`[runs] could not prepare the Docker workspace:\n${prep.stderr}`); if (process.env.CI === 'true') rounds.push({ label: 'runs', broken: true }); }
+    else {
+      runsRound = JSON.parse(prep.stdout);
+      rounds.push({ label: 'runs', workspace: runsRound.folder, env: { BENCH_TRIAGE_SUITE: 'runs', BENCH_TRIAGE_RUNS: prep.stdout } });
+      // The same folder with workspace trust on and the folder not trusted: browsing works, running is refused.
+      rounds.push({ label: 'untrusted', workspace: runsRound.folder, env: { BENCH_TRIAGE_SUITE: 'untrusted', BENCH_TRIAGE_RUNS: prep.stdout },
+        settings: { 'security.workspace.trust.enabled': true, 'security.workspace.trust.startupPrompt': 'never', 'security.workspace.trust.emptyWindow': false } });
+    }
+  }
   let passed = 0, failed = 0, ok = true;
   for (const r of rounds) {
-    const { code, results } = await runExtensionTests({ workspace: r.workspace, env: r.env, label: r.label });
+    if (only && !only.includes(r.label)) continue;
+    if (r.broken) { failed++; ok = false; continue; }
+    const { code, results } = await runExtensionTests({ workspace: r.workspace, env: r.env, settings: r.settings, label: r.label });
     passed += results?.passed ?? 0;
     failed += results?.failed ?? 1;
     ok &&= code === 0 && !!results && results.failed === 0;
   }
+  if (runsRound) for (const pid of ['docker.pid', 'sshd.pid']) { try { process.kill(Number(readFileSync(`/tmp/bench-triage-test-engine/${pid}`, 'utf8')), 'SIGTERM'); } catch { /* gone */ } }
   console.log(`extension-host: ${passed} passed, ${failed} failed`);
   process.exit(ok ? 0 : 1);
 }

@@ -6,8 +6,13 @@ import { TriageLanguageClient } from './languageClient';
 import { LogFolding, LogSymbols, goToFirstError } from './logLanguage';
 import { DIFF_SCHEME, DiffDocuments, diffAgentVsHuman } from './patchDiff';
 import type { Node } from './commitsTree';
+import { RunService } from './runService';
+import { RunsTree } from './runsTree';
+import { registerRunCommands } from './runCommands';
+import { CODELENS_SELECTOR, PerfCodeLens } from './codeLens';
+import { Webviews } from './webviews';
 
-export interface BenchTriageApi { store: Store; commitsTree: CommitsTree; languageClient: TriageLanguageClient }
+export interface BenchTriageApi { store: Store; commitsTree: CommitsTree; languageClient: TriageLanguageClient; runs: RunService; webviews: Webviews; runsTreeForTests: RunsTree }
 
 /** Registers everything synchronously; no file is read until the view or a command asks. */
 export function activate(context: vscode.ExtensionContext): BenchTriageApi {
@@ -90,7 +95,40 @@ export function activate(context: vscode.ExtensionContext): BenchTriageApi {
   context.subscriptions.push(watcher, watcher.onDidCreate(later), watcher.onDidChange(later), watcher.onDidDelete(later),
     vscode.workspace.onDidChangeWorkspaceFolders(() => later()), { dispose: () => clearTimeout(timer) });
 
-  return { store, commitsTree, languageClient };
+  // Runs: the Runs view, a status-bar item while something runs, and re-attachment after a reload.
+  const runs = new RunService(context.secrets);
+  const runsTree = new RunsTree(runs);
+  const runsView = vscode.window.createTreeView('benchTriage.runs', { treeDataProvider: runsTree });
+  const status = vscode.window.createStatusBarItem('benchTriage.runs', vscode.StatusBarAlignment.Left, 10);
+  status.name = 'Bench Triage runs';
+  status.command = 'benchTriage.runs.focus';
+  const updateStatus = () => {
+    const active = runs.active();
+    if (!active.length) { status.hide(); return; }
+    status.text = `$(sync~spin) ${active.length} run${active.length === 1 ? '' : 's'}`;
+    status.tooltip = active.map(r => `${r.record.commit.slice(0, 8)} ${r.record.role} on ${r.host.label}: ${r.record.status}`).join('\n');
+    status.accessibilityInformation = { label: `Bench Triage: ${active.length} benchmark runs active` };
+    status.show();
+  };
+  context.subscriptions.push(runs, runsTree, runsView, status, runs.onDidChange(updateStatus));
+  registerRunCommands(context, store, runs, () => void vscode.commands.executeCommand('benchTriage.runs.focus'));
+  // Runs a previous window left on a host are picked up again (trusted workspaces only).
+  const reattach = setTimeout(() => void runs.reattach((vscode.workspace.workspaceFolders ?? []).map(f => f.uri)), 3000);
+  context.subscriptions.push({ dispose: () => clearTimeout(reattach) });
+
+  const webviews = new Webviews(context.extensionUri, store);
+  context.subscriptions.push(webviews,
+    vscode.languages.registerCodeLensProvider(CODELENS_SELECTOR, new PerfCodeLens(store)),
+    vscode.commands.registerCommand('benchTriage.compare', async (arg?: Node | string) => {
+      const t = typeof arg === 'string' ? { commit: arg, agent: null } : arg && 'entry' in arg ? { commit: arg.entry.commit, agent: arg.entry.agent } : null;
+      if (!t) { void vscode.window.showInformationMessage('Bench Triage: pick a commit in the Commits view.'); return; }
+      return webviews.showComparison(t.commit, t.agent);
+    }),
+    vscode.commands.registerCommand('benchTriage.dashboard', () => webviews.showDashboard()),
+    vscode.commands.registerCommand('benchTriage.exportReport', () => webviews.exportReport()),
+  );
+
+  return { store, commitsTree, languageClient, runs, webviews, runsTreeForTests: runsTree };
 }
 
 export function deactivate(): void { /* disposables do the work */ }

@@ -21,10 +21,12 @@ export function run(): Promise<void> {
       });
     }
   } as unknown as typeof Mocha.reporters.Base });
-  // Suites named corpus.* run on ../shared/isobench as the workspace; the others on the fixture.
-  const corpus = process.env.BENCH_TRIAGE_SUITE === 'corpus';
+  // Suites named corpus.* run on ../shared/isobench as the workspace, runs.* on the fake-host
+  // workspace (a real dockerd), the others on the fixture.
+  const suite = process.env.BENCH_TRIAGE_SUITE ?? '';
   for (const f of fs.readdirSync(__dirname).sort()) {
-    if (f.endsWith('.test.js') && f.startsWith('corpus.') === corpus) mocha.addFile(path.join(__dirname, f));
+    const prefix = /^(corpus|runs|untrusted)\./.exec(f)?.[1] ?? '';
+    if (f.endsWith('.test.js') && prefix === suite) mocha.addFile(path.join(__dirname, f));
   }
   return new Promise((resolve, reject) => {
     mocha.run(failures => (failures ? reject(new Error(`${failures} test(s) failed`)) : resolve()));

@@ -1,0 +1,72 @@
+import * as vscode from 'vscode';
+import type { Store } from './store';
+
+const COMMIT_KEY = /"(?:commit_hash|human_commit_full|human_commit|commit|full_commit)"\s*:\s*"([0-9a-f]{7,40})"/;
+const PERF_KEY = /"perf_command"\s*:\s*"(?!")/;
+const MD_COMMAND = /(?:python3?\s+(?:\S*\/)?benchmarks\/benchmark_\w+\.py|vllm bench (?:serve|throughput|latency))/;
+const HEX = /\b([0-9a-f]{8,40})\b/;
+
+/** Documents that get lenses: datasets, result JSON and Markdown reports; agent patch files. Nothing else. */
+export const CODELENS_SELECTOR: vscode.DocumentSelector = [
+  { scheme: 'file', pattern: '**/*.jsonl' }, { scheme: 'file', language: 'json' }, { scheme: 'file', language: 'jsonl' },
+  { scheme: 'file', language: 'markdown' }, { scheme: 'file', pattern: '**/*.{diff,patch}' },
+];
+
+/**
+ * *Run baseline | human | agent | 3-way on H100* and *Explain* on every perf command; *Compare with
+ * human patch*, *Run agent*, *Open commit* on agent patch files.
+ */
+export class PerfCodeLens implements vscode.CodeLensProvider {
+  private readonly changed = new vscode.EventEmitter<void>();
+  readonly onDidChangeCodeLenses = this.changed.event;
+
+  constructor(private readonly store: Store) { store.onDidChange(() => this.changed.fire()); }
+
+  private resolve(prefix: string): string {
+    const hits = new Set(this.store.scans.flatMap(s => s.result.commits.filter(c => c.hash.startsWith(prefix)).map(c => c.hash)));
+    return hits.size === 1 ? [...hits][0] : prefix;
+  }
+
+  async provideCodeLenses(doc: vscode.TextDocument): Promise<vscode.CodeLens[]> {
+    if (!vscode.workspace.getConfiguration('benchTriage', doc.uri).get<boolean>('codeLens.enabled', true)) return [];
+    const name = doc.uri.path.slice(doc.uri.path.lastIndexOf('/') + 1);
+    if (/\.(diff|patch)$/.test(name)) return this.patchLenses(doc);
+    const md = doc.languageId === 'markdown';
+    const lenses: vscode.CodeLens[] = [];
+    let lastCommit: string | null = null;
+    for (let i = 0; i < doc.lineCount; i++) {
+      const text = doc.lineAt(i).text;
+      if (md) { const h = /^#{1,6}\s/.test(text) || /^\|/.test(text) ? HEX.exec(text) : null; if (h) lastCommit = h[1]; }
+      const isCommand = md ? MD_COMMAND.test(text) : PERF_KEY.test(text);
+      if (!isCommand) continue;
+      let commit = (COMMIT_KEY.exec(text) ?? (md ? HEX.exec(text) : null))?.[1] ?? null;
+      // Pretty-printed JSON: the commit key is a sibling a few lines away.
+      for (let d = 1; !commit && !md && d <= 40; d++) commit = COMMIT_KEY.exec(doc.lineAt(Math.max(0, i - d)).text)?.[1] ?? COMMIT_KEY.exec(doc.lineAt(Math.min(doc.lineCount - 1, i + d)).text)?.[1] ?? null;
+      commit ??= lastCommit;
+      if (!commit) continue;
+      if (this.store.scanned) commit = this.resolve(commit);
+      const range = new vscode.Range(i, 0, i, 0);
+      const run = (title: string, roles: string[] | 'all') => new vscode.CodeLens(range, { title, command: 'benchTriage.runCommit', arguments: [commit, roles], tooltip: `Run on the configured Docker host (${commit!.slice(0, 12)})` });
+      lenses.push(run('Run baseline', ['baseline']), run('human', ['human']), run('agent', ['agent']), run('3-way on H100', 'all'),
+        new vscode.CodeLens(range, { title: 'Explain', command: 'benchTriage.explainPlan', arguments: [commit], tooltip: 'What the run will do: images, server, benchmark, metrics' }));
+    }
+    return lenses;
+  }
+
+  private async patchLenses(doc: vscode.TextDocument): Promise<vscode.CodeLens[]> {
+    await this.store.ensureScanned();
+    for (const s of this.store.scans) {
+      const rel = vscode.workspace.asRelativePath(doc.uri, false);
+      const relToRoot = doc.uri.fsPath.startsWith(s.root.fsPath + '/') ? doc.uri.fsPath.slice(s.root.fsPath.length + 1) : rel;
+      const ar = s.result.agentRuns.find(r => r.patch?.path === relToRoot);
+      if (!ar?.commit) continue;
+      const range = new vscode.Range(0, 0, 0, 0);
+      return [
+        new vscode.CodeLens(range, { title: 'Compare with human patch', command: 'benchTriage.diffAgentVsHuman', arguments: [ar.commit] }),
+        new vscode.CodeLens(range, { title: 'Run agent', command: 'benchTriage.runCommit', arguments: [ar.commit, ['agent']] }),
+        new vscode.CodeLens(range, { title: `Open commit ${ar.commit.slice(0, 8)}`, command: 'benchTriage.filter', arguments: [ar.commit.slice(0, 8)] }),
+      ];
+    }
+    return [];
+  }
+}

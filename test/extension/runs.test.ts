@@ -1,0 +1,84 @@
+import * as assert from 'node:assert/strict';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import Docker from 'dockerode';
+import type { RunNode } from '../../src/extension/runsTree';
+import { api, locate, until } from './support/api';
+
+/** Round "runs": the workspace was prepared by test/docker/runWorkspace.worker.ts (real dockerd, fake image). */
+const prep = JSON.parse(process.env.BENCH_TRIAGE_RUNS ?? '{}') as { folder: string; engine: string; human: string; parent: string };
+const docker = () => new Docker({ socketPath: prep.engine.slice('unix://'.length) });
+
+describe('Rerun on H100 against the fake host (real VS Code, real dockerd)', function () {
+  this.timeout(240_000);
+
+  it('the Comparison webview has a nonce CSP, no inline handlers, and carries a hostile error string only as data', async () => {
+    const a = await api();
+    const panel = await vscode.commands.executeCommand('benchTriage.compare', prep.human);
+    assert.ok(panel);
+    const p = a.webviews.panel(prep.human)!;
+    assert.match(p.html, /Content-Security-Policy" content="default-src 'none';[^"]*script-src 'nonce-[A-Za-z0-9+/=]{16,}'/);
+    assert.doesNotMatch(p.html, /\son[a-z]+=/i, 'no inline event handlers');
+    assert.doesNotMatch(p.html, /onerror=alert/, 'data never goes into the HTML');
+    assert.equal(p.data.view, 'comparison');
+    // The hostile text from the result file is in the data (rendered with textContent by the webview).
+    const failures = p.data.view === 'comparison' ? p.data.failures : [];
+    assert.ok(failures.some(f => f.evidence?.text.includes('<img src=x onerror=alert(1)>') || f.description.includes('<img src=x onerror=alert(1)>')), JSON.stringify(failures));
+  });
+
+  it('Rerun on a failed role: queued → running → succeeded, live log grows, the commit moves group, the token is masked', async () => {
+    const a = await api();
+    await a.store.ensureScanned();
+    const before = await locate(a.commitsTree, prep.human);
+    assert.ok(before, 'the commit is in the Commits view');
+    assert.match(before.group, /dependency|conflict/i, `group before: ${before.group}`);
+    const human = before.roles.find(r => r.role === 'human')!;
+    assert.equal(human.view.run!.status, 'failed');
+    await vscode.commands.executeCommand('benchTriage.setHuggingFaceToken', 'hf_SecretFromTheCommand0123456789');
+    const seen = new Set<string>();
+    const sub = a.runs.onDidChange(r => { if (r) seen.add(r.record.status); });
+    const done = vscode.commands.executeCommand('benchTriage.rerun', human) as Thenable<unknown>;
+    const live = await until('a running benchmark phase', () => a.runs.list().find(r => r.record.phases.some(p => p.name === 'benchmark' && p.launchedAt)));
+    // The Runs view shows it, with the host's label.
+    const hosts = a.runsTreeForTests.getChildren();
+    assert.equal(a.runsTreeForTests.getTreeItem(hosts[0]).label, 'fake-h100');
+    const runNode: RunNode = { kind: 'run', run: live };
+    assert.match(String(a.runsTreeForTests.getTreeItem(runNode).description), /running/);
+    // The container has the token in its environment while the run is live.
+    const env = (await docker().getContainer(live.record.containerId!).inspect()).Config.Env;
+    assert.ok(env.includes('HF_TOKEN=hf_SecretFromTheCommand0123456789'));
+    // The live log: the document grows while the benchmark prints.
+    const editor = (await vscode.commands.executeCommand('benchTriage.openRunLog', runNode)) as vscode.TextEditor;
+    const doc = editor.document;
+    assert.equal(doc.languageId, 'vllm-log');
+    const len0 = doc.getText().length;
+    await until('the log document to grow', () => doc.getText().length > len0, 30_000);
+    await done;
+    sub.dispose();
+    const final = a.runs.list().find(r => r.key === live.key)!;
+    assert.equal(final.record.status, 'succeeded', final.record.error ?? '');
+    for (const s of ['queued', 'preflight', 'running', 'succeeded']) assert.ok(seen.has(s), `saw ${[...seen].join(', ')}`);
+    // Stored logs: the token masked everywhere.
+    const dir = path.join(prep.folder, final.record.plan.resultDir);
+    for (const f of readdirSync(path.join(dir, 'logs'))) assert.ok(!readFileSync(path.join(dir, 'logs', f), 'utf8').includes('hf_SecretFromTheCommand'), f);
+    assert.match(readFileSync(path.join(dir, 'logs/server.stdout.log'), 'utf8'), /with token \*{10}/);
+    // The new result moves the commit without a reload.
+    const after = await until('the commit to leave its failure group', async () => { const l = await locate(a.commitsTree, prep.human); return l && l.group !== before.group ? l : null; });
+    assert.ok(after.roles.find(r => r.role === 'human')!.view.run!.status === 'success');
+  });
+
+  it('Cancel from the Runs view removes the container and records cancelled', async () => {
+    const a = await api();
+    const entry = (await locate(a.commitsTree, prep.human))!;
+    const done = vscode.commands.executeCommand('benchTriage.rerun', entry.roles.find(r => r.role === 'human'));
+    const live = await until('a running benchmark', () => a.runs.active().find(r => r.record.phases.some(p => p.name === 'benchmark' && p.launchedAt)));
+    const id = live.record.containerId!;
+    await vscode.commands.executeCommand('benchTriage.cancelRun', { kind: 'run', run: live });
+    await done;
+    assert.equal(a.runs.list().find(r => r.key === live.key)!.record.status, 'cancelled');
+    await assert.rejects(docker().getContainer(id).inspect(), /no such container/i);
+    assert.ok(existsSync(path.join(prep.folder, live.record.plan.resultDir, 'logs/benchmark.stdout.log')), 'logs kept');
+  });
+
+});
