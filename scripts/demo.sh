@@ -8,4 +8,10 @@ bash scripts/install-system-deps.sh
 if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then npm ci --no-audit --no-fund --loglevel=error; fi
 bash scripts/setup-vscode-tools.sh >/dev/null
 node esbuild.mjs
+# The demo's fake H100 host is the local Docker engine: give it the fake vLLM image when it answers.
+if node -e "require('dockerode'); new (require('dockerode'))().ping().then(()=>process.exit(0),()=>process.exit(1))" 2>/dev/null; then
+  node scripts/fake-image.mjs || echo "could not build the fake vLLM image; Rerun on H100 will report the missing image" >&2
+else
+  echo "no Docker engine reachable (DOCKER_HOST): browsing works; Rerun on H100 will say the host is unreachable" >&2
+fi
 exec node scripts/vscode/demo.mjs

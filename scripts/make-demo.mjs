@@ -128,4 +128,11 @@ const mk = name => ({ commit: hash(`demo-${name}`), parent: hash(`demo-parent-${
 }
 write('dataset/vllm_commits.jsonl', dataset.map(r => JSON.stringify(r)).join('\n') + '\n');
 write('README.md', '# Bench Triage demo workspace\n\nSynthetic results written by `scripts/make-demo.mjs` in the real ISO-Bench schemas: one commit per failure category, plus complete, incomparable and partial commits, a dataset with perf commands and human patches, and agent runs with their patches. Regenerate with `node scripts/make-demo.mjs`.\n');
+// The fake H100 host: the local Docker engine (DOCKER_HOST) running the fake vLLM image that
+// scripts/demo.sh builds when an engine is reachable. gpus 0: no NVIDIA runtime needed.
+write('.vscode/settings.json', {
+  'benchTriage.hosts': [{ label: 'fake-h100 (local Docker)', docker: '', gpus: 0 }],
+  'benchTriage.imageTemplates': { human: 'bench-triage/fake-vllm:test', baseline: 'bench-triage/fake-vllm:test' },
+  'benchTriage.serverTimeoutSeconds': 60,
+});
 console.log(`demo workspace: ${dataset.length} commits in ${path.relative(ROOT, OUT)}`);

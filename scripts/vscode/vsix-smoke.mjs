@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Installs the packaged VSIX into a fresh code-server (no development path, no node_modules) and
 // uses it through the real workbench in Chromium: the Commits view fills, a failure's evidence
-// opens its log. Screenshots go to test-results/e2e/. Prints "vsix: N passed, N failed".
+// opens its log; then the end-to-end run on a fake H100 host. Screenshots go to test-results/e2e/.
+// Prints "vsix: N passed, N failed".
 import { createRequire } from 'node:module';
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
@@ -60,6 +61,71 @@ try {
 } finally {
   await ctx.close().catch(() => {});
   await server.stop();
+}
+
+// End to end on the installed VSIX, as a user: the fake H100 host (a real dockerd) configured in
+// the workspace settings; Rerun on H100 from the context menu, the Runs view, the live log, the
+// Comparison webview, the agent-vs-human diff. One screenshot per step, named after its view.
+const prep = execFileSync(process.execPath, [path.join(ROOT, 'dist-test/docker/runWorkspace.worker.js')], { encoding: 'utf8' });
+const runs = JSON.parse(prep);
+const c8 = runs.human.slice(0, 8);
+const server2 = await startCodeServer({ runDir: `${runDir}-e2e`, folder: runs.folder, extensionsDir: extDir });
+const ctx2 = await launchBrowser(`${runDir}-e2e`);
+try {
+  const page = ctx2.pages()[0] || await ctx2.newPage();
+  page.setDefaultTimeout(90000);
+  await page.setViewportSize({ width: 1400, height: 900 });
+  await page.goto(`${server2.base}/?folder=${encodeURIComponent(runs.folder)}`);
+  await page.locator('.monaco-workbench').waitFor();
+  const commits = page.locator('.pane', { has: page.locator('.pane-header', { hasText: /^.*Commits/i }) });
+  const runsPane = page.locator('.pane', { has: page.locator('.pane-header', { hasText: /Runs/ }) });
+  const menu = async (row, item) => {
+    await row.click({ button: 'right' });
+    await page.locator('.context-view .monaco-menu .action-item', { hasText: item }).first().click();
+  };
+  await step('e2e: open Bench Triage and expand a failure category', async () => {
+    await page.locator('.activitybar .action-item a[aria-label^="Bench Triage"]').first().click();
+    await commits.locator('.monaco-list-row', { hasText: 'Dependency drift' }).click();
+    await commits.locator('.monaco-list-row', { hasText: c8 }).click();
+    await commits.locator('.monaco-list-row[aria-label^="human,"]').waitFor();
+    await page.screenshot({ path: path.join(shots, 'e2e-1-commits-view.png') });
+  });
+  await step('e2e: the Comparison webview shows the metrics, the cause, and hostile text as text', async () => {
+    await menu(commits.locator('.monaco-list-row', { hasText: c8 }), 'Compare');
+    const frame = page.frameLocator('iframe.webview.ready').frameLocator('iframe#active-frame');
+    await frame.locator('h1', { hasText: c8 }).waitFor();
+    await frame.locator('pre', { hasText: '<img src=x onerror=alert(1)>' }).waitFor();
+    if (await frame.locator('img').count()) throw new Error('the error string was rendered as HTML');
+    await page.screenshot({ path: path.join(shots, 'e2e-2-comparison-webview.png') });
+    await page.keyboard.press('Control+W');
+  });
+  await step('e2e: right-click a failed role → Rerun on H100; the run shows in the Runs view', async () => {
+    await menu(commits.locator('.monaco-list-row[aria-label^="human,"]'), 'Rerun on H100');
+    await runsPane.locator('.monaco-list-row', { hasText: `${c8} human` }).waitFor();
+    await runsPane.locator('.monaco-list-row', { hasText: /running|preflight|queued/ }).first().waitFor();
+    await page.screenshot({ path: path.join(shots, 'e2e-3-runs-view.png') });
+  });
+  await step('e2e: open the live log of the run', async () => {
+    await runsPane.locator('.monaco-list-row', { hasText: /benchmark/ }).first().waitFor();
+    await menu(runsPane.locator('.monaco-list-row', { hasText: `${c8} human` }).first(), 'Open Live Log');
+    await page.locator('.tab', { hasText: 'benchmark.stdout.log' }).first().waitFor();
+    await page.locator('.monaco-editor .view-line', { hasText: 'Starting initial single prompt test run' }).first().waitFor();
+    await page.screenshot({ path: path.join(shots, 'e2e-4-live-log.png') });
+    await runsPane.locator('.monaco-list-row', { hasText: 'succeeded' }).first().waitFor();
+    await page.locator('.monaco-editor .view-line', { hasText: 'Serving Benchmark Result' }).first().waitFor();
+  });
+  await step('e2e: Diff agent vs human patch opens a multi-file diff', async () => {
+    const row = commits.locator('.monaco-list-row', { hasText: c8 }).first();
+    await row.waitFor();
+    await menu(row, 'Diff Agent vs Human Patch');
+    await page.locator('.tab', { hasText: c8 }).first().waitFor();
+    await page.locator('.monaco-editor .view-line', { hasText: 'human: one flush per line' }).first().waitFor();
+    await page.screenshot({ path: path.join(shots, 'e2e-5-diff-agent-vs-human.png') });
+  });
+} finally {
+  await ctx2.close().catch(() => {});
+  await server2.stop();
+  for (const pid of ['docker.pid', 'sshd.pid']) { try { process.kill(Number(readFileSync(`/tmp/bench-triage-test-engine/${pid}`, 'utf8')), 'SIGTERM'); } catch { /* gone */ } }
 }
 const failed = results.filter(([, e]) => e).length;
 console.log(`vsix: ${results.length - failed} passed, ${failed} failed`);

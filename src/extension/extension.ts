@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import { Store } from './store';
 import { CommitsTree, GROUP_BY } from './commitsTree';
 import { EmbeddedLogFs, LOG_SCHEME } from './logFs';
+import { LiveLogFs, RUN_LOG_SCHEME } from './liveLogFs';
 import { TriageLanguageClient } from './languageClient';
 import { LogFolding, LogSymbols, goToFirstError } from './logLanguage';
 import { DIFF_SCHEME, DiffDocuments, diffAgentVsHuman } from './patchDiff';
@@ -21,6 +22,7 @@ export function activate(context: vscode.ExtensionContext): BenchTriageApi {
   const view = vscode.window.createTreeView('benchTriage.commits', { treeDataProvider: commitsTree, showCollapseAll: true });
   context.subscriptions.push(store, commitsTree, view);
   context.subscriptions.push(vscode.workspace.registerFileSystemProvider(LOG_SCHEME, new EmbeddedLogFs(), { isReadonly: true, isCaseSensitive: true }));
+  context.subscriptions.push(vscode.workspace.registerFileSystemProvider(RUN_LOG_SCHEME, new LiveLogFs(), { isReadonly: true, isCaseSensitive: true }));
   const logSelector: vscode.DocumentSelector = { language: 'vllm-log' };
   const diffDocs = new DiffDocuments();
   context.subscriptions.push(

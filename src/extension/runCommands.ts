@@ -7,6 +7,7 @@ import { proposeRecipes, RECIPES } from '../runner/recipes';
 import type { Node } from './commitsTree';
 import { configuredHosts, imageTemplates } from './hostsConfig';
 import { embeddedLogUri } from './logFs';
+import { liveLogUri } from './liveLogFs';
 import { HF_TOKEN_KEY, TrustError, type RunService } from './runService';
 import type { RunNode } from './runsTree';
 import type { FolderScan, Store } from './store';
@@ -42,7 +43,9 @@ export async function openLogFile(uri: vscode.Uri): Promise<vscode.TextEditor | 
   const size = (await fs.stat(uri.fsPath).catch(() => null))?.size ?? 0;
   if (size > LARGE_LOG_BYTES)
     void vscode.window.showInformationMessage(`Bench Triage: ${path.basename(uri.fsPath)} is ${(size / 1024 ** 2).toFixed(0)} MB — opened in full (nothing cut); VS Code turns highlighting and folding off for files this large.`);
-  const doc = await vscode.workspace.openTextDocument(uri);
+  // Run logs below the large tier open through the live, read-only provider (tails while the run writes).
+  const live = uri.scheme === 'file' && size <= LARGE_LOG_BYTES && /\/\.bench-triage\/runs\//.test(uri.path);
+  const doc = await vscode.workspace.openTextDocument(live ? liveLogUri(uri) : uri);
   if (doc.languageId !== 'vllm-log' && size <= LARGE_LOG_BYTES) await vscode.languages.setTextDocumentLanguage(doc, 'vllm-log');
   return vscode.window.showTextDocument(doc, { preview: false });
 }

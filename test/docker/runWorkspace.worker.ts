@@ -29,7 +29,8 @@ async function main(): Promise<void> {
     'benchTriage.serverTimeoutSeconds': 30,
     'benchTriage.runEnv': ['FAKE_VLLM_BENCH_SECONDS=6', 'FAKE_VLLM_FAULT=leak-token'],
   }, null, 2));
-  process.stdout.write(JSON.stringify({ folder: fx.folder, checkout: fx.checkout, engine: engine.unix, human: fx.human, parent: fx.parent }));
+  // The engine keeps running after this process (its pid files let the caller stop it).
+  process.stdout.write(JSON.stringify({ folder: fx.folder, checkout: fx.checkout, engine: engine.unix, human: fx.human, parent: fx.parent }), () => process.exit(0));
 }
 
 main().catch(e => { process.stderr.write(String(e?.stack ?? e)); process.exit(1); });

@@ -81,4 +81,30 @@ describe('Rerun on H100 against the fake host (real VS Code, real dockerd)', fun
     assert.ok(existsSync(path.join(prep.folder, live.record.plan.resultDir, 'logs/benchmark.stdout.log')), 'logs kept');
   });
 
+
+  it('the Run lenses of the dataset and of the agent patch start real runs; Open log shows the stored file as vllm-log', async () => {
+    const a = await api();
+    const lensesOf = async (file: string) => {
+      await vscode.workspace.openTextDocument(vscode.Uri.file(file));
+      return (await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', vscode.Uri.file(file), 1000)).filter(l => l.command?.command.startsWith('benchTriage.'));
+    };
+    const ds = await lensesOf(path.join(prep.folder, 'dataset.jsonl'));
+    assert.deepEqual(ds.map(l => l.command!.title), ['Run baseline', 'human', 'agent', '3-way on H100', 'Explain']);
+    const n0 = a.runs.list().length;
+    const records = await vscode.commands.executeCommand<Array<{ role: string; status: string }>>(ds[0].command!.command, ...ds[0].command!.arguments!);
+    assert.deepEqual(records.map(r => `${r.role} ${r.status}`), ['baseline succeeded']);
+    const patch = path.join(prep.folder, 'state/runs/vllm/claude_code/default/2026-11-22_10-00-00/vllm_core-0000/model_patch.diff');
+    const pl = await lensesOf(patch);
+    assert.deepEqual(pl.map(l => l.command!.title), ['Compare with human patch', 'Run agent', `Open commit ${prep.human.slice(0, 8)}`]);
+    const agent = await vscode.commands.executeCommand<Array<{ role: string; status: string }>>(pl[1].command!.command, ...pl[1].command!.arguments!);
+    assert.deepEqual(agent.map(r => `${r.role} ${r.status}`), ['agent succeeded']);
+    assert.equal(a.runs.list().length, n0 + 2);
+    await a.store.rescan();
+    const found = (await locate(a.commitsTree, prep.human))!;
+    const role = found.roles.find(r => r.role === 'agent')!;
+    const editor = await vscode.commands.executeCommand<vscode.TextEditor>('benchTriage.openLog', role);
+    const stored = path.join(prep.folder, role.view.run!.logFiles.find(f => f.endsWith('benchmark.stdout.log'))!);
+    assert.equal(editor.document.getText(), readFileSync(stored, 'utf8'));
+    assert.equal(editor.document.languageId, 'vllm-log');
+  });
 });
