@@ -19,9 +19,13 @@ const workspace = path.join(ROOT, 'test/fixtures/workspace-small');
 mkdirSync(shots, { recursive: true });
 
 const results = [];
+let current = null; // the page of the running step, for a screenshot when it fails
 const step = async (name, fn) => {
   try { await fn(); results.push([name, null]); console.log(`[vsix]   ✔ ${name}`); }
-  catch (e) { results.push([name, e]); console.log(`[vsix]   ✗ ${name}\n${String(e?.stack ?? e).split('\n').slice(0, 6).join('\n')}`); }
+  catch (e) {
+    results.push([name, e]); console.log(`[vsix]   ✗ ${name}\n${String(e?.stack ?? e).split('\n').slice(0, 6).join('\n')}`);
+    await current?.screenshot({ path: path.join(runDir, `failed-${name.replace(/\W+/g, '-').slice(0, 60)}.png`) }).catch(() => {});
+  }
 };
 
 if (!existsSync(vsix)) { console.error(`missing ${vsix}: run npm run package`); process.exit(1); }
@@ -73,15 +77,27 @@ const server2 = await startCodeServer({ runDir: `${runDir}-e2e`, folder: runs.fo
 const ctx2 = await launchBrowser(`${runDir}-e2e`);
 try {
   const page = ctx2.pages()[0] || await ctx2.newPage();
-  page.setDefaultTimeout(90000);
+  current = page;
+  page.setDefaultTimeout(30000);
   await page.setViewportSize({ width: 1400, height: 900 });
   await page.goto(`${server2.base}/?folder=${encodeURIComponent(runs.folder)}`);
   await page.locator('.monaco-workbench').waitFor();
   const commits = page.locator('.pane', { has: page.locator('.pane-header', { hasText: /^.*Commits/i }) });
   const runsPane = page.locator('.pane', { has: page.locator('.pane-header', { hasText: /Runs/ }) });
+  // Context menu by keyboard (the workbench's menu acts on its own key and mouse-up handling).
   const menu = async (row, item) => {
+    // A hover card from an earlier click can cover the row: move away and let it close first.
+    await page.mouse.move(900, 700);
+    await page.keyboard.press('Escape');
+    await page.locator('.monaco-hover').first().waitFor({ state: 'hidden', timeout: 5000 }).catch(() => {});
     await row.click({ button: 'right' });
-    await page.locator('.context-view .monaco-menu .action-item', { hasText: item }).first().click();
+    const labels = page.locator('.context-view .monaco-menu .action-item:not(.disabled) .action-label:not(.separator)');
+    await labels.first().waitFor();
+    const texts = (await labels.allTextContents()).map(t => t.trim());
+    const i = texts.findIndex(t => t === item);
+    if (i < 0) throw new Error(`no "${item}" in the context menu (${texts.join(' | ')})`);
+    for (let k = 0; k <= i; k++) await page.keyboard.press('ArrowDown');
+    await page.keyboard.press('Enter');
   };
   await step('e2e: open Bench Triage and expand a failure category', async () => {
     await page.locator('.activitybar .action-item a[aria-label^="Bench Triage"]').first().click();
