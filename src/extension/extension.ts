@@ -115,7 +115,7 @@ export function activate(context: vscode.ExtensionContext): BenchTriageApi {
   context.subscriptions.push(runs, runsTree, runsView, status, runs.onDidChange(updateStatus));
   registerRunCommands(context, store, runs, () => void vscode.commands.executeCommand('benchTriage.runs.focus'));
   // Runs a previous window left on a host are picked up again (trusted workspaces only).
-  const reattach = setTimeout(() => void runs.reattach((vscode.workspace.workspaceFolders ?? []).map(f => f.uri)), 3000);
+  const reattach = setTimeout(() => void runs.reattach((vscode.workspace.workspaceFolders ?? []).map(f => f.uri)), 1000);
   context.subscriptions.push({ dispose: () => clearTimeout(reattach) });
 
   const webviews = new Webviews(context.extensionUri, store);

@@ -1,4 +1,5 @@
 import { appendFileSync, mkdirSync, promises as fs, statfsSync } from 'node:fs';
+import { hostname } from 'node:os';
 import * as path from 'node:path';
 import { PrintedMetricsParser } from '../core/logs/printedMetrics';
 import { normalisedMetrics } from '../core/ingest/detectors/common';
@@ -38,6 +39,15 @@ export interface RunRequest {
 }
 
 const now = () => new Date().toISOString();
+const OWNER = `${hostname()}:${process.pid}`;
+
+/** Whether the runner named by `owner` still drives its run (same machine, process alive). */
+function ownerAlive(owner: string | undefined): boolean {
+  if (!owner || owner === OWNER) return owner === OWNER;
+  const [host, pid] = owner.split(':');
+  if (host !== hostname()) return true; // another machine: never steal its run
+  try { process.kill(Number(pid), 0); return true; } catch (e) { return (e as NodeJS.ErrnoException).code === 'EPERM'; }
+}
 const MIN_FREE_BYTES = 256 * 1024 ** 2;
 
 /** Thrown inside a run to end it with a state (not a crash of the runner). */
@@ -90,6 +100,8 @@ export class Runner {
       catch { await this.runtime.remove(c.id); continue; }
       const req: RunRequest = { plan: r.plan, folder, signal, model: null, agent: null };
       if (FINAL_STATES.includes(r.status)) { await this.runtime.remove(c.id); continue; }
+      if (ownerAlive(r.owner)) continue; // its runner is alive (this window or another process)
+      r.owner = OWNER;
       this.note(dir, r, `re-attached by a new runner (container ${c.id.slice(0, 12)}, ${c.state})`);
       try {
         if (c.state !== 'running') throw new RunEnd('interrupted', `the container stopped while no runner was attached (state ${c.state}); partial logs kept`);
@@ -108,7 +120,7 @@ export class Runner {
       schema: RECORD_SCHEMA, runId: path.basename(p.resultDir) || newRunId(), commit: p.commit, role: p.role,
       host: { label: p.host.label, docker: p.host.docker, gpus: p.host.gpus }, image: p.image, plan: p, recipes: p.recipes.map(x => x.id),
       status: 'queued', error: null, exitCode: null, containerId: null, gpuIds: [], createdAt: now(), startedAt: null, endedAt: null, durationS: null,
-      phases: [], readinessS: null, benchmarkScripts: null, metrics: {}, metricsSource: null, envNames: Object.keys(req.env ?? {}), runnerLog: 'logs/runner.log',
+      phases: [], readinessS: null, benchmarkScripts: null, metrics: {}, metricsSource: null, envNames: Object.keys(req.env ?? {}), runnerLog: 'logs/runner.log', owner: OWNER,
     };
   }
 

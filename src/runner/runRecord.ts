@@ -48,6 +48,8 @@ export interface RunRecord {
   /** Names of the extra environment variables (values are never stored). */
   envNames: string[];
   runnerLog: string;
+  /** `<hostname>:<pid>` of the runner driving the run; another runner re-attaches only when that process is gone. */
+  owner: string;
 }
 
 export function newRunId(now = new Date()): string {

@@ -63,6 +63,8 @@ describe('Rerun on H100 against the fake host (real VS Code, real dockerd)', fun
     const dir = path.join(prep.folder, final.record.plan.resultDir);
     for (const f of readdirSync(path.join(dir, 'logs'))) assert.ok(!readFileSync(path.join(dir, 'logs', f), 'utf8').includes('hf_SecretFromTheCommand'), f);
     assert.match(readFileSync(path.join(dir, 'logs/server.stdout.log'), 'utf8'), /with token \*{10}/);
+    // Driven by exactly one runner (the window's own re-attach pass leaves live runs alone).
+    assert.equal(readFileSync(path.join(dir, 'logs/benchmark.stdout.log'), 'utf8').match(/Serving Benchmark Result/g)?.length, 1);
     // The new result moves the commit without a reload.
     const after = await until('the commit to leave its failure group', async () => { const l = await locate(a.commitsTree, prep.human); return l && l.group !== before.group ? l : null; });
     assert.ok(after.roles.find(r => r.role === 'human')!.view.run!.status === 'success');
