@@ -13,10 +13,11 @@ import { registerRunCommands } from './runCommands';
 import { CODELENS_SELECTOR, PerfCodeLens } from './codeLens';
 import { Webviews } from './webviews';
 
-export interface BenchTriageApi { store: Store; commitsTree: CommitsTree; languageClient: TriageLanguageClient; runs: RunService; webviews: Webviews; runsTreeForTests: RunsTree }
+export interface BenchTriageApi { activationMs: number; store: Store; commitsTree: CommitsTree; languageClient: TriageLanguageClient; runs: RunService; webviews: Webviews; runsTreeForTests: RunsTree }
 
 /** Registers everything synchronously; no file is read until the view or a command asks. */
 export function activate(context: vscode.ExtensionContext): BenchTriageApi {
+  const t0 = performance.now();
   const store = new Store();
   const commitsTree = new CommitsTree(store);
   const view = vscode.window.createTreeView('benchTriage.commits', { treeDataProvider: commitsTree, showCollapseAll: true });
@@ -130,7 +131,7 @@ export function activate(context: vscode.ExtensionContext): BenchTriageApi {
     vscode.commands.registerCommand('benchTriage.exportReport', () => webviews.exportReport()),
   );
 
-  return { store, commitsTree, languageClient, runs, webviews, runsTreeForTests: runsTree };
+  return { activationMs: performance.now() - t0, store, commitsTree, languageClient, runs, webviews, runsTreeForTests: runsTree };
 }
 
 export function deactivate(): void { /* disposables do the work */ }

@@ -25,7 +25,7 @@ export function run(): Promise<void> {
   // workspace (a real dockerd), the others on the fixture.
   const suite = process.env.BENCH_TRIAGE_SUITE ?? '';
   for (const f of fs.readdirSync(__dirname).sort()) {
-    const prefix = /^(corpus|runs|untrusted)\./.exec(f)?.[1] ?? '';
+    const prefix = /^(corpus|runs|untrusted|bench)\./.exec(f)?.[1] ?? '';
     if (f.endsWith('.test.js') && prefix === suite) mocha.addFile(path.join(__dirname, f));
   }
   return new Promise((resolve, reject) => {

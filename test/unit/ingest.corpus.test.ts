@@ -172,7 +172,7 @@ describe('ingest: the real ISO-Bench corpus', function () {
     assert.deepEqual(Object.keys(s.runsByRole).sort(), ['agent', 'baseline', 'human']);
     assert.equal(s.runs, r.runs.length);
     assert.equal(s.runList!.length, r.runs.length);
-    assert.deepEqual(Object.keys(s.runList![0]).sort(), ['agent', 'commit', 'file', 'metrics', 'originalStatus', 'role', 'schema', 'source', 'status']);
+    assert.deepEqual(Object.keys(s.runList![0]).sort(), ['agent', 'commit', 'file', 'fixes', 'image', 'metrics', 'originalStatus', 'role', 'schema', 'source', 'status', 'timestamp']);
     assert.equal(s.files.parsed + s.files.nonRun + s.files.corrupt.length + s.files.unknown.length, r.files.length);
   });
 });
