@@ -40,7 +40,9 @@ export class Webviews implements vscode.Disposable {
   private dataFor(key: string): Data | null {
     if (key === 'dashboard') { const s = this.store.scans[0]; return s ? dashboardData(buildReport(s.entries, s.root.fsPath, vscode.workspace.getConfiguration('benchTriage').get('tieBand', 2))) : null; }
     const [, commit, agent] = key.split(':');
-    const e = this.store.entries().find(x => x.entry.commit === commit && (x.entry.agent ?? '') === agent);
+    const all = this.store.entries().filter(x => x.entry.commit === commit);
+    // No agent named (CodeLens, a commit hash): the entry of any agent, the exact one when named.
+    const e = all.find(x => (x.entry.agent ?? '') === agent) ?? (agent ? undefined : all[0]);
     return e ? comparisonData(e.entry) : null;
   }
 
@@ -79,7 +81,7 @@ export class Webviews implements vscode.Disposable {
 
   async showComparison(commit: string, agent: string | null): Promise<vscode.WebviewPanel | undefined> {
     await this.store.ensureScanned();
-    const data = this.dataFor(`c:${commit}:${agent ?? ''}`) ?? this.dataFor(`c:${commit}:`);
+    const data = this.dataFor(`c:${commit}:${agent ?? ''}`);
     if (!data) { void vscode.window.showErrorMessage(`Bench Triage: commit ${commit.slice(0, 12)} has no results in this workspace.`); return; }
     return this.open(COMPARISON_VIEW, `Compare ${commit.slice(0, 8)}`, data);
   }

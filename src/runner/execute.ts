@@ -1,4 +1,4 @@
-import { appendFileSync, mkdirSync, promises as fs, statfsSync } from 'node:fs';
+import { appendFileSync, mkdirSync, promises as fs, readFileSync, statfsSync } from 'node:fs';
 import { hostname } from 'node:os';
 import * as path from 'node:path';
 import { PrintedMetricsParser } from '../core/logs/printedMetrics';
@@ -46,7 +46,9 @@ function ownerAlive(owner: string | undefined): boolean {
   if (!owner || owner === OWNER) return owner === OWNER;
   const [host, pid] = owner.split(':');
   if (host !== hostname()) return true; // another machine: never steal its run
-  try { process.kill(Number(pid), 0); return true; } catch (e) { return (e as NodeJS.ErrnoException).code === 'EPERM'; }
+  try { process.kill(Number(pid), 0); } catch (e) { return (e as NodeJS.ErrnoException).code === 'EPERM'; }
+  // A killed process its parent has not reaped yet still answers kill(0): a zombie is gone.
+  try { return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8')); } catch { return true; }
 }
 const MIN_FREE_BYTES = 256 * 1024 ** 2;
 

@@ -208,6 +208,7 @@ describe('runner on a real Docker engine with the fake vLLM image', function () 
     await waitUntil(() => /phase benchmark:/.test(err), 60_000);
     await new Promise(res => setTimeout(res, 2000));
     child.kill('SIGKILL');
+    await new Promise(res => child.once('exit', res));
     const r = cli('resume', '--folder', fx.folder, '--host', engine.unix, '--gpus', '0');
     assert.equal(r.status, 0, r.stderr);
     const result = r.stdout.trim();
