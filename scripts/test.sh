@@ -55,6 +55,12 @@ else
   cat test-results/package.txt >&2; echo "packaging the VSIX failed" >&2; failed=$((failed + 1)); status=1
 fi
 
+log "the README's main command (demo) as a user would"
+node scripts/vscode/demo-check.mjs 2>&1 | tee test-results/demo.txt || status=1
+d=$(grep -E '^demo: [0-9]+ passed, [0-9]+ failed$' test-results/demo.txt | tail -1 | sed 's/^demo: //' || true)
+if [ -n "$d" ]; then passed=$((passed + $(echo "$d" | cut -d' ' -f1))); failed=$((failed + $(echo "$d" | cut -d' ' -f3)));
+else echo "demo check did not report results" >&2; failed=$((failed + 1)); status=1; fi
+
 echo
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ] && [ "$status" = 0 ]

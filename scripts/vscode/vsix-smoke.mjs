@@ -130,13 +130,29 @@ try {
     await runsPane.locator('.monaco-list-row', { hasText: 'succeeded' }).first().waitFor();
     await page.locator('.monaco-editor .view-line', { hasText: 'Serving Benchmark Result' }).first().waitFor();
   });
+  await step('e2e: after the run, Compare shows the metrics table; it works from the keyboard and its controls are named', async () => {
+    await menu(commits.locator('.monaco-list-row', { hasText: c8 }).first(), 'Compare');
+    const frame = page.frameLocator('iframe.webview.ready').frameLocator('iframe#active-frame');
+    const rows = frame.locator('#metrics tbody tr');
+    await rows.first().waitFor();
+    await frame.locator('#metrics th', { hasText: 'Request throughput' }).first().waitFor();
+    await rows.first().focus();
+    await page.keyboard.press('ArrowDown');
+    const focused = await frame.locator('#metrics tbody tr:focus th').textContent();
+    const second = await rows.nth(1).locator('th').textContent();
+    if (focused !== second) throw new Error(`ArrowDown moved to "${focused}", expected "${second}"`);
+    const unnamed = await frame.locator('button:not([aria-label]), canvas:not([aria-label]), table:not([aria-label])').count();
+    if (unnamed) throw new Error(`${unnamed} controls without an accessible name`);
+    await page.screenshot({ path: path.join(shots, 'e2e-5-comparison-webview-metrics.png') });
+    await page.keyboard.press('Control+W');
+  });
   await step('e2e: Diff agent vs human patch opens a multi-file diff', async () => {
     const row = commits.locator('.monaco-list-row', { hasText: c8 }).first();
     await row.waitFor();
     await menu(row, 'Diff Agent vs Human Patch');
     await page.locator('.tab', { hasText: c8 }).first().waitFor();
     await page.locator('.monaco-editor .view-line', { hasText: 'human: one flush per line' }).first().waitFor();
-    await page.screenshot({ path: path.join(shots, 'e2e-5-diff-agent-vs-human.png') });
+    await page.screenshot({ path: path.join(shots, 'e2e-6-diff-agent-vs-human.png') });
   });
 } finally {
   await ctx2.close().catch(() => {});

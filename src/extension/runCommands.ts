@@ -8,6 +8,7 @@ import type { Node } from './commitsTree';
 import { configuredHosts, imageTemplates } from './hostsConfig';
 import { embeddedLogUri } from './logFs';
 import { liveLogUri } from './liveLogFs';
+import { goToFirstErrorInFile, openLarge } from './largeLog';
 import { HF_TOKEN_KEY, TrustError, type RunService } from './runService';
 import type { RunNode } from './runsTree';
 import type { FolderScan, Store } from './store';
@@ -41,8 +42,13 @@ function report(e: unknown): void {
 
 export async function openLogFile(uri: vscode.Uri): Promise<vscode.TextEditor | undefined> {
   const size = (await fs.stat(uri.fsPath).catch(() => null))?.size ?? 0;
-  if (size > LARGE_LOG_BYTES)
-    void vscode.window.showInformationMessage(`Bench Triage: ${path.basename(uri.fsPath)} is ${(size / 1024 ** 2).toFixed(0)} MB — opened in full (nothing cut); VS Code turns highlighting and folding off for files this large.`);
+  if (size > LARGE_LOG_BYTES) {
+    // VS Code does not give extensions documents above 50 MB: open the file itself, in full.
+    await openLarge(uri);
+    void vscode.window.showInformationMessage(`Bench Triage: ${path.basename(uri.fsPath)} is ${(size / 1024 ** 2).toFixed(0)} MB — opened in full (nothing cut); VS Code turns highlighting and folding off for files this large.`, 'Go to First Error')
+      .then(a => a && goToFirstErrorInFile(uri));
+    return undefined;
+  }
   // Run logs below the large tier open through the live, read-only provider (tails while the run writes).
   const live = uri.scheme === 'file' && size <= LARGE_LOG_BYTES && /\/\.bench-triage\/runs\//.test(uri.path);
   const doc = await vscode.workspace.openTextDocument(live ? liveLogUri(uri) : uri);
@@ -118,6 +124,11 @@ export function registerRunCommands(context: vscode.ExtensionContext, store: Sto
       return openLogFile(vscode.Uri.file(path.join(node.run.folder.fsPath, r.plan.resultDir, phase ? phase.stdout : r.runnerLog)));
     }),
     vscode.commands.registerCommand('benchTriage.openLogFile', (uri: vscode.Uri) => openLogFile(uri)),
+    vscode.commands.registerCommand('benchTriage.goToFirstErrorInFile', (uri?: vscode.Uri) => {
+      const input = vscode.window.tabGroups.activeTabGroup.activeTab?.input;
+      const target = uri ?? (input instanceof vscode.TabInputText ? input.uri : undefined);
+      return target ? goToFirstErrorInFile(target) : undefined;
+    }),
     vscode.commands.registerCommand('benchTriage.openLog', async (node?: Node) => {
       if (node?.kind !== 'role' || !node.view.run) return;
       const run = node.view.run;

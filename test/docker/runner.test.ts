@@ -29,11 +29,11 @@ const sha = (buf: Buffer) => createHash('sha256').update(buf).digest('hex');
 const readJson = (f: string) => JSON.parse(readFileSync(f, 'utf8'));
 
 /** Runs one role in-process with the fault(s) asked for; `during` is called when the benchmark phase starts. */
-async function runInProcess(opts: { role?: 'baseline' | 'human' | 'agent'; env?: Record<string, string>; folder?: string; recipes?: string[]; signal?: AbortSignal; secrets?: string[]; hostCfg?: HostConfig;
+async function runInProcess(opts: { role?: 'baseline' | 'human' | 'agent'; env?: Record<string, string>; serverTimeoutS?: number; folder?: string; recipes?: string[]; signal?: AbortSignal; secrets?: string[]; hostCfg?: HostConfig;
   during?: (r: RunRecord) => void; minFreeBytes?: number; events?: RunEvents; queue?: HostQueue }): Promise<RunRecord> {
   const commit = (await scan(nodeFileSource(fx.folder))).commits.find(c => c.hash === fx.human)!;
   const h = opts.hostCfg ?? host();
-  const plan = planRun(commit, opts.role ?? 'human', { host: h, runId: newRunId(), recipes: opts.recipes, agentPatch: 'x', templates: { human: IMAGE, baseline: IMAGE }, serverTimeoutS: 20 });
+  const plan = planRun(commit, opts.role ?? 'human', { host: h, runId: newRunId(), recipes: opts.recipes, agentPatch: 'x', templates: { human: IMAGE, baseline: IMAGE }, serverTimeoutS: opts.serverTimeoutS ?? 20 });
   let fired = false;
   const events: RunEvents = { ...opts.events, phase: (r, p) => { opts.events?.phase?.(r, p); if (p.name === 'benchmark' && p.exitCode == null && !fired) { fired = true; opts.during?.(r); } } };
   const runner = new Runner(new DockerRuntime(h), opts.queue ?? new HostQueue(0), events);
@@ -150,6 +150,23 @@ describe('runner on a real Docker engine with the fake vLLM image', function () 
     assert.deepEqual(readJson(path.join(fx.folder, good.plan.resultDir, 'run.json')).recipes, ['aimv2-exist-ok']);
     assert.deepEqual(readJson(path.join(fx.folder, good.plan.resultDir, 'result.json')).fixes, ['aimv2-exist-ok']);
     assert.match(logOf(good, fx.folder, 'setup-aimv2-exist-ok', 'stdout').toString(), /patched .*ovis\.py/);
+  });
+
+  it('the fake image fails like real runs: CUDA OOM, server never ready, crash mid-benchmark, port bug — each classified', async function () {
+    const cases: Array<[string, RegExp, string, RegExp, string | null]> = [
+      ['oom', /the vLLM server exited with code 1 before it was ready/, 'server.stderr.log', /torch\.OutOfMemoryError: CUDA out of memory/, 'gpu-oom'],
+      ['never-ready', /SERVER_TIMEOUT: the vLLM server was not ready within 8 s/, 'server.stdout.log', /Capturing the model for CUDA graphs/, null],
+      ['crash-mid', /the benchmark exited with code 1/, 'server.stderr.log', /CUDA error: an illegal memory access was encountered/, 'cuda-incompatible'],
+      ['port-bug', /the vLLM server exited with code 1 before it was ready/, 'server.stderr.log', /OSError: \[Errno 98\] error while attempting to bind on address/, 'version-bug'],
+    ];
+    for (const [fault, err, log, text, category] of cases) {
+      const r = await runInProcess({ env: { FAKE_VLLM_FAULT: fault, FAKE_VLLM_CRASH_AFTER: '5' }, serverTimeoutS: 8 });
+      assert.equal(r.status, 'failed', fault);
+      assert.match(r.error!, err, fault);
+      const file = path.join(fx.folder, r.plan.resultDir, 'logs', log);
+      assert.match(readFileSync(file, 'utf8'), text, fault);
+      if (category) assert.equal(JSON.parse(cli('classify-log', file, '--json').stdout)[0].category, category, fault);
+    }
   });
 
   it('an agent patch that does not apply ends as agent-patch-failed with the rejected hunk in its log', function () {

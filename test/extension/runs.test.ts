@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import Docker from 'dockerode';
@@ -108,5 +108,31 @@ describe('Rerun on H100 against the fake host (real VS Code, real dockerd)', fun
     const stored = path.join(prep.folder, role.view.run!.logFiles.find(f => f.endsWith('benchmark.stdout.log'))!);
     assert.equal(editor.document.getText(), readFileSync(stored, 'utf8'));
     assert.equal(editor.document.languageId, 'vllm-log');
+  });
+
+  it('the Dashboard shows counts per category and fixability and the verdicts per agent', async () => {
+    const a = await api();
+    await vscode.commands.executeCommand('benchTriage.dashboard');
+    const d = a.webviews.panel('dashboard')!;
+    assert.ok(d, 'dashboard open');
+    assert.match(d.html, /script-src 'nonce-/);
+    assert.equal(d.data.view, 'dashboard');
+    if (d.data.view !== 'dashboard') return;
+    assert.equal(d.data.totals.commits, 1);
+    assert.equal(d.data.byCategory.reduce((n, c) => n + c.count, 0), d.data.totals.entries);
+  });
+
+  it('a log above 50 MB opens in full (not through the document API) and Go to First Error finds its line by streaming', async () => {
+    const file = path.join(prep.folder, 'big-server.vllm.log');
+    const line = 'INFO 11-22 10:00:00 engine.py:267] Avg prompt throughput: 0.0 tokens/s, Running: 1 reqs, padding padding padding padding\n';
+    const block = line.repeat(Math.ceil((1 << 20) / line.length));
+    const parts: string[] = [];
+    for (let mb = 0; mb < 56; mb++) parts.push(mb === 40 ? 'torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.\n' + block : block);
+    writeFileSync(file, parts.join(''));
+    const expected = parts.slice(0, 40).join('').split('\n').length;
+    const r = await vscode.commands.executeCommand('benchTriage.openLogFile', vscode.Uri.file(file));
+    assert.equal(r, undefined, 'not a TextEditor: VS Code keeps documents above 50 MB from extensions');
+    await until('the big log tab', () => vscode.window.tabGroups.all.some(g => g.tabs.some(t => t.label === 'big-server.vllm.log')), 20_000);
+    assert.equal(await vscode.commands.executeCommand('benchTriage.goToFirstErrorInFile', vscode.Uri.file(file)), expected);
   });
 });

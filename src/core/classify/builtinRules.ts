@@ -60,7 +60,9 @@ export const BUILTIN_RULES: RuleSpec[] = [
     indications: [any('Unknown RoPE scaling type (\\w+)'), any("(rope_scaling[^\\n]{0,40}must be a dictionary[^\\n]{0,40})"), any('(rope_scaling format and cache engine bugs[^\\n]{0,40})')] },
   { id: 'model.architecture', category: 'model-unsupported', cause: 'architecture', strength: S, description: 'Model architecture not supported: {1}',
     indications: [any('Model architectures? \\[([^\\]]+)\\] (?:are|is) not supported'), any('Model architectures \\[([^\\]]+)\\] failed to be inspected'), any("(The checkpoint you are trying to load has model type `\\w+` but Transformers does not recognize)")] },
-  { id: 'version-bug.8791', category: 'version-bug', strength: S, description: '{1}', indications: [any('(vLLM [\\w.+-]+ has known port binding bug \\(issue #8791\\))'), any('(port binding bug[^\\n]{0,40}#8791)')] },
+  { id: 'version-bug.8791', category: 'version-bug', strength: S, description: '{1}', indications: [any('(vLLM [\\w.+-]+ has known port binding bug \\(issue #8791\\))'), any('(port binding bug[^\\n]{0,40}#8791)'),
+      // What the bug looks like from the server itself (vLLM 0.6.0–0.6.5 binds the API port twice).
+      any('(error while attempting to bind on address[^\\n]{0,80}address already in use)')] },
   // ── resources
   { id: 'gpu-oom', category: 'gpu-oom', strength: S, description: '{1}', indications: [any('(CUDA out of memory[^\\n]{0,80})'), any('(torch\\.OutOfMemoryError[^\\n]{0,60})'), any('(CUBLAS_STATUS_ALLOC_FAILED)'), any('(No available memory for the cache blocks[^\\n]{0,40})')] },
   { id: 'multi-gpu.tp', category: 'multi-gpu-required', cause: 'tensor-parallel', strength: S, description: '{1}',

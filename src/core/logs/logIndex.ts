@@ -78,6 +78,9 @@ export class LogIndexer {
     if (!this.firstError && l.trim() && isErrorForm(l) && !isNoise(l)) this.firstError = { line: no, text: l.length > 400 ? l.slice(0, 400) : l };
   }
 
+  /** The first error line seen so far (lets a caller stop reading a huge log early). */
+  get firstErrorSoFar(): LogIndex['firstError'] { return this.firstError; }
+
   private closePhase(end: number): void {
     if (this.open) { this.open.endLine = Math.max(this.open.startLine, end); this.phases.push(this.open); this.open = null; }
   }

@@ -1,0 +1,40 @@
+import * as vscode from 'vscode';
+import { LogIndexer } from '../core/logs/logIndex';
+import { lineChunks } from '../platform/lineChunks';
+
+/**
+ * Logs above VS Code's 50 MB limit for extensions cannot be read through the document API, so
+ * they open directly in the editor (`vscode.open`) and their first error is found by streaming the
+ * file on disk — never by cutting it.
+ */
+export async function firstErrorLine(file: string, token?: vscode.CancellationToken): Promise<{ line: number; text: string } | null> {
+  const ix = new LogIndexer();
+  const ctl = new AbortController();
+  token?.onCancellationRequested(() => ctl.abort());
+  for await (const chunk of lineChunks(file, 4 * 1024 * 1024, ctl.signal)) {
+    const text = chunk.toString('utf8');
+    let s = 0;
+    for (;;) {
+      const e = text.indexOf('\n', s);
+      if (e === -1) { if (s < text.length) ix.line(text.slice(s)); break; }
+      ix.line(text.slice(s, e));
+      s = e + 1;
+    }
+    if (ix.firstErrorSoFar) return ix.firstErrorSoFar;
+  }
+  return ix.firstErrorSoFar;
+}
+
+export async function openLarge(uri: vscode.Uri, line?: number): Promise<void> {
+  const selection = line ? new vscode.Range(line - 1, 0, line - 1, 0) : undefined;
+  await vscode.commands.executeCommand('vscode.open', uri, { preview: false, selection });
+}
+
+/** Go to First Error in a file too large for the document API: stream, then reveal the line. */
+export async function goToFirstErrorInFile(uri: vscode.Uri): Promise<number | null> {
+  const hit = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'Bench Triage: finding the first error', cancellable: true },
+    (_p, token) => firstErrorLine(uri.fsPath, token));
+  if (!hit) { void vscode.window.showInformationMessage('Bench Triage: no error line in this log.'); return null; }
+  await openLarge(uri, hit.line);
+  return hit.line;
+}
