@@ -130,6 +130,12 @@ try {
     await runsPane.locator('.monaco-list-row', { hasText: 'succeeded' }).first().waitFor();
     await page.locator('.monaco-editor .view-line', { hasText: 'Serving Benchmark Result' }).first().waitFor();
   });
+  await step('e2e: the new result moved the commit to its new group (no reload)', async () => {
+    const group = commits.locator('.monaco-list-row', { hasText: 'Partial (roles never ran)' });
+    await group.waitFor();
+    if (!(await commits.locator('.monaco-list-row', { hasText: c8 }).count())) await group.click();
+    await commits.locator('.monaco-list-row', { hasText: c8 }).first().waitFor();
+  });
   await step('e2e: after the run, Compare shows the metrics table; it works from the keyboard and its controls are named', async () => {
     await menu(commits.locator('.monaco-list-row', { hasText: c8 }).first(), 'Compare');
     const frame = page.frameLocator('iframe.webview.ready').frameLocator('iframe#active-frame');
