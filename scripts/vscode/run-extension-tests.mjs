@@ -2,7 +2,7 @@
 // Runs the extension-host test suite (dist-test/extension/index.js) inside a real VS Code
 // (code-server) opened in headless Chromium. The suite's mocha results come back through a JSON
 // file; this prints them and exits non-zero on any failure.
-import { spawnSync } from 'node:child_process';
+import { prepareRunsWorkspace, stopTestEngine } from './testEngine.mjs';
 import { createRequire } from 'node:module';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -52,13 +52,12 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const only = process.env.BENCH_TRIAGE_ROUNDS?.split(',');
   let runsRound = null;
   if (!only || only.includes('runs') || only.includes('untrusted')) {
-    const prep = spawnSync(process.execPath, [path.join(ROOT, 'dist-test/docker/runWorkspace.worker.js')], { encoding: 'utf8' });
-    if (prep.status !== 0) { console.log(`[runs] could not prepare the Docker workspace:\n${prep.stderr}`); if (process.env.CI === 'true') rounds.push({ label: 'runs', broken: true }); }
-    else {
-      runsRound = JSON.parse(prep.stdout);
-      rounds.push({ label: 'runs', workspace: runsRound.folder, env: { BENCH_TRIAGE_SUITE: 'runs', BENCH_TRIAGE_RUNS: prep.stdout } });
+    try { runsRound = prepareRunsWorkspace(); }
+    catch (e) { console.log(`[runs] could not prepare the Docker workspace:\n${e.stderr ?? e.message}`); if (process.env.CI === 'true') rounds.push({ label: 'runs', broken: true }); }
+    if (runsRound) {
+      rounds.push({ label: 'runs', workspace: runsRound.folder, env: { BENCH_TRIAGE_SUITE: 'runs', BENCH_TRIAGE_RUNS: runsRound.raw } });
       // The same folder with workspace trust on and the folder not trusted: browsing works, running is refused.
-      rounds.push({ label: 'untrusted', workspace: runsRound.folder, env: { BENCH_TRIAGE_SUITE: 'untrusted', BENCH_TRIAGE_RUNS: prep.stdout },
+      rounds.push({ label: 'untrusted', workspace: runsRound.folder, env: { BENCH_TRIAGE_SUITE: 'untrusted', BENCH_TRIAGE_RUNS: runsRound.raw },
         settings: { 'security.workspace.trust.enabled': true, 'security.workspace.trust.startupPrompt': 'never', 'security.workspace.trust.emptyWindow': false } });
     }
   }
@@ -71,7 +70,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     failed += results?.failed ?? 1;
     ok &&= code === 0 && !!results && results.failed === 0;
   }
-  if (runsRound) for (const pid of ['docker.pid', 'sshd.pid']) { try { process.kill(Number(readFileSync(`/tmp/bench-triage-test-engine/${pid}`, 'utf8')), 'SIGTERM'); } catch { /* gone */ } }
+  if (runsRound) stopTestEngine();
   console.log(`extension-host: ${passed} passed, ${failed} failed`);
   process.exit(ok ? 0 : 1);
 }

@@ -7,6 +7,7 @@ import { createRequire } from 'node:module';
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { prepareRunsWorkspace, stopTestEngine } from './testEngine.mjs';
 
 const require = createRequire(import.meta.url);
 const { TOOLS, startCodeServer, launchBrowser, isolatedEnv } = require('./codeServer.cjs');
@@ -70,8 +71,7 @@ try {
 // End to end on the installed VSIX, as a user: the fake H100 host (a real dockerd) configured in
 // the workspace settings; Rerun on H100 from the context menu, the Runs view, the live log, the
 // Comparison webview, the agent-vs-human diff. One screenshot per step, named after its view.
-const prep = execFileSync(process.execPath, [path.join(ROOT, 'dist-test/docker/runWorkspace.worker.js')], { encoding: 'utf8' });
-const runs = JSON.parse(prep);
+const runs = prepareRunsWorkspace();
 const c8 = runs.human.slice(0, 8);
 const server2 = await startCodeServer({ runDir: `${runDir}-e2e`, folder: runs.folder, extensionsDir: extDir });
 const ctx2 = await launchBrowser(`${runDir}-e2e`);
@@ -163,7 +163,7 @@ try {
 } finally {
   await ctx2.close().catch(() => {});
   await server2.stop();
-  for (const pid of ['docker.pid', 'sshd.pid']) { try { process.kill(Number(readFileSync(`/tmp/bench-triage-test-engine/${pid}`, 'utf8')), 'SIGTERM'); } catch { /* gone */ } }
+  stopTestEngine();
 }
 const failed = results.filter(([, e]) => e).length;
 console.log(`vsix: ${results.length - failed} passed, ${failed} failed`);

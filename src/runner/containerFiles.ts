@@ -2,15 +2,8 @@ import { execa } from 'execa';
 import { pack } from 'tar-stream';
 import HELPER from './assets/bt_helper.py';
 
-/** Paths inside the benchmark container. */
-export const C = {
-  helper: '/bench-triage/bt_helper.py',
-  patch: '/bench-triage/agent.patch',
-  files: '/bench-triage/files',
-  src: '/bench-triage/src',
-  benchmarks: '/bench-triage/src/benchmarks',
-  results: '/results',
-} as const;
+import { C } from './containerPaths';
+export { C } from './containerPaths';
 
 /** A tar (as a Buffer) of small files, for `putArchive` at `/`. */
 export async function tarOf(files: Array<{ name: string; body: string | Buffer; mode?: number }>): Promise<Buffer> {

@@ -71,7 +71,7 @@ export class Runner {
     await this.save(dir, r);
     let gpuIds: string[] | null = null;
     try {
-      const tp = req.plan.server?.argv.includes('--tensor-parallel-size') ? Number(req.plan.server.argv[req.plan.server.argv.indexOf('--tensor-parallel-size') + 1]) : 1;
+      const tp = req.plan.tensorParallel;
       this.note(dir, r, `queued on ${this.runtime.where} (${this.queue.queued} ahead)`);
       gpuIds = await this.queue.acquire(tp, req.signal).catch(() => { throw new RunEnd('cancelled', 'cancelled while queued'); });
       r.gpuIds = gpuIds;
@@ -184,9 +184,7 @@ export class Runner {
     }));
     if (p.role === 'agent') list.push({ name: 'patch', kind: 'patch', argv: ['python3', C.helper, 'apply-patch', C.patch], cwd: '/' });
     if (p.server) list.push({ name: 'server', kind: 'server', argv: p.server.argv, cwd: '/' });
-    const script = p.benchmark.script.startsWith('vllm bench') ? null : path.posix.join(C.src, p.benchmark.script);
-    const argv = script ? [p.benchmark.argv[0], script, ...p.benchmark.argv.slice(2)] : p.benchmark.argv;
-    list.push({ name: 'benchmark', kind: 'benchmark', argv: argv.map(a => (a === '/results' ? C.results : a)), cwd: C.benchmarks });
+    list.push({ name: 'benchmark', kind: 'benchmark', argv: p.benchmark.argv, cwd: C.benchmarks });
     return list;
   }
 

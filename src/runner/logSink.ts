@@ -60,6 +60,6 @@ export class LogSink extends Writable {
 
   /** Ends the file and waits until it is on disk (or failed). */
   close(): Promise<void> {
-    return new Promise(resolve => { if (this.writableFinished || this.destroyed) resolve(); else this.end(() => resolve()); this.once('error', () => resolve()); });
+    return new Promise(resolve => { if (this.writableFinished || this.destroyed) resolve(); else this.end(() => resolve()); });
   }
 }

@@ -1,5 +1,6 @@
 import type { Commit, Role } from '../core/model';
 import { parsePerfCommand, type PerfProblem } from '../core/perfcmd';
+import { C } from './containerPaths';
 import { recipe, type Recipe } from './recipes';
 
 import type { HostConfig } from './hosts';
@@ -31,6 +32,8 @@ export interface RunPlan {
   /** null for offline benchmarks (latency, throughput, prefix caching). */
   server: { argv: string[]; port: number; readiness: { url: string; timeoutS: number } } | null;
   benchmark: { script: string; scriptSource: string; argv: string[] };
+  /** GPUs the run takes on its host (the tensor-parallel size). */
+  tensorParallel: number;
   metrics: 'save-result-json' | 'printed-block';
   resultDir: string;
 }
@@ -73,8 +76,9 @@ export function planRun(commit: Commit, role: Role, opts: PlanOptions): RunPlan 
   // so their printed result block is parsed (core/logs/printedMetrics).
   const supportsSaveResult = serving;
   const resultDir = `.bench-triage/runs/${vars.commit8}/${role}/${opts.runId}`;
-  const benchArgv = ['python3', `/bench/${script.replace(/^benchmarks\//, '')}`, ...args];
-  if (serving) benchArgv.push('--host', '127.0.0.1', '--port', String(port), ...(args.includes('--save-result') ? [] : ['--save-result']), '--result-dir', '/results');
+  // Scripts are copied to C.src in the container (from the commit's checkout, or from the image).
+  const benchArgv = script.startsWith('vllm bench') ? [...script.split(' '), ...args] : ['python3', `${C.src}/${script}`, ...args];
+  if (serving) benchArgv.push('--host', '127.0.0.1', '--port', String(port), ...(args.includes('--save-result') ? [] : ['--save-result']), '--result-dir', C.results);
   return {
     commit: commit.hash, parent: commit.parent, role, host: opts.host, image,
     agentPatch: role === 'agent' ? opts.agentPatch! : null,
@@ -87,6 +91,7 @@ export function planRun(commit: Commit, role: Role, opts: PlanOptions): RunPlan 
       readiness: { url: `http://127.0.0.1:${port}/health`, timeoutS: opts.serverTimeoutS ?? 600 },
     } : null,
     benchmark: { script, scriptSource: parsed.script!.startsWith('vllm bench') ? 'the installed vLLM CLI' : `git show ${benchCommit}:${script}`, argv: benchArgv },
+    tensorParallel: parsed.tensorParallel,
     metrics: supportsSaveResult ? 'save-result-json' : 'printed-block',
     resultDir,
   };

@@ -1,14 +1,7 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
+import { api, type Of } from './support/api';
 import type { BenchTriageApi } from '../../src/extension/extension';
-import type { Node } from '../../src/extension/commitsTree';
-
-async function api(): Promise<BenchTriageApi> {
-  const ext = vscode.extensions.getExtension<BenchTriageApi>('bench-triage.bench-triage');
-  assert.ok(ext, 'extension bench-triage.bench-triage is installed');
-  return ext.activate();
-}
-type Of<K extends Node['kind']> = Extract<Node, { kind: K }>;
 
 async function groups(tree: BenchTriageApi['commitsTree']): Promise<Map<string, { node: Of<'group'>; count: string }>> {
   const roots = await tree.getChildren();

@@ -1,14 +1,11 @@
 import * as assert from 'node:assert/strict';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { BenchTriageApi } from '../../src/extension/extension';
+import { api } from './support/api';
 
 const ISOBENCH = path.resolve(__dirname, '../../../shared/isobench');
 const DATASET = vscode.Uri.file(path.join(ISOBENCH, 'hf_cache/alpha-vllm-99-commits/combined_vllm_pr_dataset.filled.jsonl'));
 
-async function api(): Promise<BenchTriageApi> {
-  return vscode.extensions.getExtension<BenchTriageApi>('bench-triage.bench-triage')!.activate();
-}
 
 function diagnosticsFor(uri: vscode.Uri, pred: (d: vscode.Diagnostic[]) => boolean, timeoutMs = 20000): Promise<vscode.Diagnostic[]> {
   return new Promise((resolve, reject) => {

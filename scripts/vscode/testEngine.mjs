@@ -1,0 +1,21 @@
+// The fake-H100 workspace shared by the extension-host "runs" rounds and the end-to-end test:
+// test/docker/runWorkspace.worker.ts starts the suite's dockerd (+ sshd) and writes the folder;
+// stopTestEngine ends them through their pid files.
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+
+const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..');
+const ENGINE_DIR = '/tmp/bench-triage-test-engine';
+
+/** {folder, checkout, engine, human, parent} and the raw JSON (passed to the extension host); throws with the worker's stderr. */
+export function prepareRunsWorkspace() {
+  const raw = execFileSync(process.execPath, [path.join(ROOT, 'dist-test/docker/runWorkspace.worker.js')], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  return { ...JSON.parse(raw), raw };
+}
+
+export function stopTestEngine() {
+  for (const pid of ['docker.pid', 'sshd.pid']) {
+    try { process.kill(Number(readFileSync(path.join(ENGINE_DIR, pid), 'utf8')), 'SIGTERM'); } catch { /* not running */ }
+  }
+}

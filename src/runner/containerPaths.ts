@@ -1,0 +1,9 @@
+/** Paths inside the benchmark container (the plan names them; the runner puts files there). */
+export const C = {
+  helper: '/bench-triage/bt_helper.py',
+  patch: '/bench-triage/agent.patch',
+  files: '/bench-triage/files',
+  src: '/bench-triage/src',
+  benchmarks: '/bench-triage/src/benchmarks',
+  results: '/results',
+} as const;
