@@ -4,9 +4,10 @@ const { spawn } = require('node:child_process');
 const net = require('node:net');
 const fs = require('node:fs');
 const path = require('node:path');
+const os = require('node:os');
 const http = require('node:http');
 
-const TOOLS = process.env.BENCH_TRIAGE_TOOLS || path.join(require('node:os').homedir(), '.cache/bench-triage/vscode-tools');
+const TOOLS = process.env.BENCH_TRIAGE_TOOLS || path.join(os.homedir(), '.cache/bench-triage/vscode-tools');
 const CODE_SERVER = process.env.CODE_SERVER_BIN || path.join(TOOLS, 'node_modules/.bin/code-server');
 const CHROMIUM = process.env.CHROMIUM_BIN || '/usr/bin/chromium';
 
@@ -28,12 +29,25 @@ function httpOk(url) {
   });
 }
 
-/** HOME, TMPDIR and XDG_* inside runDir, so nothing leaks into the real home directory. */
+/**
+ * TMPDIR for one run. Chromium and code-server put Unix sockets there, and a socket path may not
+ * exceed 107 bytes, so it lives under a short base (not under runDir, whose depth depends on where
+ * the clone is); runDir/tmp links to it so the artifacts stay findable.
+ */
+function shortTmp(runDir) {
+  const link = path.join(runDir, 'tmp');
+  try { return fs.realpathSync(link); } catch { /* not made yet */ }
+  const base = os.tmpdir().length <= 24 ? os.tmpdir() : '/tmp';
+  const dir = fs.mkdtempSync(path.join(base, 'bt-'));
+  fs.symlinkSync(dir, link);
+  return dir;
+}
+
+/** HOME, TMPDIR and XDG_* per run, so nothing leaks into the real home directory. */
 function isolatedEnv(runDir, extra = {}) {
   const home = path.join(runDir, 'home');
-  const tmp = path.join(runDir, 'tmp');
   for (const d of ['', '.config', '.local/share', '.cache']) fs.mkdirSync(path.join(home, d), { recursive: true });
-  fs.mkdirSync(tmp, { recursive: true });
+  const tmp = shortTmp(runDir);
   return { ...process.env, HOME: home, TMPDIR: tmp, XDG_CONFIG_HOME: path.join(home, '.config'),
     XDG_DATA_HOME: path.join(home, '.local/share'), XDG_CACHE_HOME: path.join(home, '.cache'), ...extra };
 }

@@ -18,7 +18,7 @@ export async function runExtensionTests({ workspace, suite = 'index.js', env = {
   const resultFile = path.join(runDir, 'mocha-results.json');
   const server = await startCodeServer({ runDir, folder: workspace, settings, env: { BENCH_TRIAGE_TEST_RESULTS: resultFile, ...env } });
   console.log(`[${label}] code-server ready on ${server.base} after ${server.readyMs} ms`);
-  const ctx = await launchBrowser(runDir);
+  const ctx = await launchBrowser(runDir).catch(async e => { await server.stop(); throw e; });
   let code;
   try {
     const page = ctx.pages()[0] || await ctx.newPage();
@@ -65,7 +65,9 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   for (const r of rounds) {
     if (only && !only.includes(r.label)) continue;
     if (r.broken) { failed++; ok = false; continue; }
-    const { code, results } = await runExtensionTests({ workspace: r.workspace, env: r.env, settings: r.settings, label: r.label });
+    // A round that cannot start (code-server, Chromium) counts as one failure; the others still run.
+    const { code, results } = await runExtensionTests({ workspace: r.workspace, env: r.env, settings: r.settings, label: r.label })
+      .catch(e => { console.log(`[${r.label}] could not start: ${String(e?.stack ?? e).split('\n').slice(0, 12).join('\n')}`); return { code: 1, results: null }; });
     passed += results?.passed ?? 0;
     failed += results?.failed ?? 1;
     ok &&= code === 0 && !!results && results.failed === 0;

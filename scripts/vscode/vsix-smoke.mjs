@@ -35,8 +35,16 @@ mkdirSync(extDir, { recursive: true });
 execFileSync(path.join(TOOLS, 'node_modules/.bin/code-server'), ['--install-extension', vsix, '--extensions-dir', extDir], { env: isolatedEnv(runDir), stdio: 'ignore' });
 const installed = readdirSync(extDir).find(d => d.startsWith('bench-triage.bench-triage'));
 
+// A part that cannot even start (code-server, Chromium, the engine) is one failed check, and the
+// summary line is still printed, so CI counts it instead of losing the whole report.
+const part = async (name, fn) => {
+  try { await fn(); }
+  catch (e) { results.push([name, e]); console.log(`[vsix]   ✗ ${name}: could not start\n${String(e?.stack ?? e).split('\n').slice(0, 12).join('\n')}`); }
+};
+
+await part('the installed VSIX in the fixture workspace', async () => {
 const server = await startCodeServer({ runDir, folder: workspace, extensionsDir: extDir });
-const ctx = await launchBrowser(runDir);
+const ctx = await launchBrowser(runDir).catch(async e => { await server.stop(); throw e; });
 try {
   const page = ctx.pages()[0] || await ctx.newPage();
   page.setDefaultTimeout(60000);
@@ -67,15 +75,18 @@ try {
   await ctx.close().catch(() => {});
   await server.stop();
 }
+});
 
 // End to end on the installed VSIX, as a user: the fake H100 host (a real dockerd) configured in
 // the workspace settings; Rerun on H100 from the context menu, the Runs view, the live log, the
 // Comparison webview, the agent-vs-human diff. One screenshot per step, named after its view.
-const runs = prepareRunsWorkspace();
-const c8 = runs.human.slice(0, 8);
-const server2 = await startCodeServer({ runDir: `${runDir}-e2e`, folder: runs.folder, extensionsDir: extDir });
-const ctx2 = await launchBrowser(`${runDir}-e2e`);
+await part('the end-to-end run on the fake H100 host', async () => {
+let server2, ctx2;
 try {
+  const runs = prepareRunsWorkspace();
+  const c8 = runs.human.slice(0, 8);
+  server2 = await startCodeServer({ runDir: `${runDir}-e2e`, folder: runs.folder, extensionsDir: extDir });
+  ctx2 = await launchBrowser(`${runDir}-e2e`);
   const page = ctx2.pages()[0] || await ctx2.newPage();
   current = page;
   page.setDefaultTimeout(30000);
@@ -123,7 +134,10 @@ try {
   });
   await step('e2e: open the live log of the run', async () => {
     await runsPane.locator('.monaco-list-row', { hasText: /benchmark/ }).first().waitFor();
-    await menu(runsPane.locator('.monaco-list-row', { hasText: `${c8} human` }).first(), 'Open Live Log');
+    // The row's inline action: a context menu would close if the run finished while it is open.
+    const row = runsPane.locator('.monaco-list-row', { hasText: `${c8} human` }).first();
+    await row.hover();
+    await row.locator('.action-label[aria-label^="Open Live Log"]').click();
     await page.locator('.tab', { hasText: 'benchmark.stdout.log' }).first().waitFor();
     await page.locator('.monaco-editor .view-line', { hasText: 'Starting initial single prompt test run' }).first().waitFor();
     await page.screenshot({ path: path.join(shots, 'e2e-4-live-log.png') });
@@ -161,10 +175,11 @@ try {
     await page.screenshot({ path: path.join(shots, 'e2e-6-diff-agent-vs-human.png') });
   });
 } finally {
-  await ctx2.close().catch(() => {});
-  await server2.stop();
+  await ctx2?.close().catch(() => {});
+  await server2?.stop();
   stopTestEngine();
 }
+});
 const failed = results.filter(([, e]) => e).length;
 console.log(`vsix: ${results.length - failed} passed, ${failed} failed`);
 process.exit(failed ? 1 : 0);
