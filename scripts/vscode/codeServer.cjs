@@ -38,7 +38,7 @@ function shortTmp(runDir) {
   const link = path.join(runDir, 'tmp');
   try { return fs.realpathSync(link); } catch { /* not made yet */ }
   const base = os.tmpdir().length <= 24 ? os.tmpdir() : '/tmp';
-  const dir = fs.mkdtempSync(path.join(base, 'bt-'));
+  const dir = fs.mkdtempSync(path.join(base, 'btvsc-'));
   fs.symlinkSync(dir, link);
   return dir;
 }
