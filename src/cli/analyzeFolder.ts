@@ -1,11 +1,10 @@
-import { promises as fs, existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { scan, type ScanResult } from '../core/ingest';
-import { Classifier, classifyRuns, parseRulesFile, type Classification, type Rule } from '../core/classify';
-import { triage, type CommitTriage } from '../core/compare';
+import { parseRulesFile, type Rule } from '../core/classify';
+import type { CommitTriage } from '../core/compare';
+import type { PrimaryOverride } from '../core/metrics';
+import { analyze, type Analysis } from '../app/analyze';
 import { nodeFileSource } from '../platform/nodeFileSource';
-
-export interface Analysis { scan: ScanResult; classifications: Map<string, Classification>; entries: CommitTriage[]; classifier: Classifier }
 
 /** User rules from `--rules` or `<folder>/.bench-triage/rules.json`; problems go to stderr, loading goes on. */
 export function loadUserRules(folder: string, explicit: string | undefined, err: (s: string) => void): Rule[] {
@@ -16,15 +15,11 @@ export function loadUserRules(folder: string, explicit: string | undefined, err:
   return rules;
 }
 
-export async function analyzeFolder(folder: string, opts: { tieBand?: number; rules?: Rule[] } = {}): Promise<Analysis> {
-  const result = await scan(nodeFileSource(folder));
-  const classifier = new Classifier({ userRules: opts.rules });
-  const classifications = await classifyRuns(result, p => fs.readFile(path.join(folder, p), 'utf8'), classifier);
-  const entries = triage(result.runs, classifications, { tieBand: opts.tieBand, commits: new Map(result.commits.map(c => [c.hash, c])) });
-  return { scan: result, classifications, entries, classifier };
+export function analyzeFolder(folder: string, opts: { tieBand?: number; rules?: Rule[]; primaryMetric?: PrimaryOverride } = {}): Promise<Analysis> {
+  return analyze(nodeFileSource(folder), opts);
 }
 
-/** The `classify --json` entry shape (issue 3). */
+/** The `classify --json` entry shape (issues 3 and 11). */
 export function entryJson(e: CommitTriage) {
   const roles: Record<string, unknown> = {};
   for (const [role, v] of Object.entries(e.roles)) {
@@ -33,9 +28,23 @@ export function entryJson(e: CommitTriage) {
     roles[role] = {
       status: v.run.status, originalStatus: v.run.originalStatus, source: v.run.source, file: v.run.provenance.file,
       category: c?.category ?? null, cause: c?.cause ?? null, fixability: c?.fixability ?? null,
-      evidence: c?.evidence ?? null, rule: c?.rule ?? null, description: c?.description ?? null,
-      metrics: v.run.metrics, attempts: v.history.length + 1,
+      evidence: c?.evidence ?? null, rule: c?.rule ?? null, description: c?.description ?? null, strength: c?.strength ?? null,
+      findings: (c?.findings ?? []).map(f => ({ category: f.category, cause: f.cause, evidence: f.evidence, rule: f.rule, strength: f.strength, description: f.description })),
+      metrics: v.run.metrics, units: Object.fromEntries(Object.entries(v.run.metricSources).map(([k, s]) => [k, s.evidence])),
+      attempts: v.history.length + 1, comparableAttempts: v.attempts.length, problems: v.run.problems,
     };
   }
-  return { commit: e.commit, agent: e.agent, subject: e.subject, outcome: e.outcome, roles, verdict: e.verdict, comparison: e.comparison, comparability: e.comparability };
+  const c = e.comparison;
+  return {
+    commit: e.commit, agent: e.agent, project: e.project, subject: e.subject, model: e.model, gpuConfig: e.gpuConfig, mode: e.mode,
+    outcome: e.outcome, roles, verdict: e.verdict,
+    comparison: c ? {
+      metric: c.metric, unit: c.unit, verdict: c.verdict, basis: c.basis, ci: c.basis === 'single' ? null : c.ci, p: c.p,
+      baseline: c.baseline, human: c.human, agent: c.agent, agentVsHuman: c.agentVsHuman, humanImprovement: c.humanImprovement, agentImprovement: c.agentImprovement,
+      mixed: c.mixed, headlineMetrics: c.headlineMetrics, note: c.note,
+      metrics: c.metrics.map(m => ({ key: m.key, unit: m.unit, direction: m.direction, baseline: m.baseline, human: m.human, agent: m.agent, agentVsHuman: m.agentVsHuman,
+        humanImprovement: m.humanImprovement, agentImprovement: m.agentImprovement, verdict: m.verdict, basis: m.basis, ci: m.ci, p: m.p, n: m.n, headline: m.headline })),
+    } : null,
+    comparability: e.comparability, conflicts: e.conflicts,
+  };
 }

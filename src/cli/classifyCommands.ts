@@ -2,7 +2,12 @@ import { promises as fs, statSync } from 'node:fs';
 import { Classifier, LogClassifier, type Rule } from '../core/classify';
 import { buildReport, renderMarkdown } from '../core/report';
 import { lineChunks } from '../platform/lineChunks';
+import type { PrimaryOverride } from '../core/metrics';
+import { stripAnsi } from '../core/logs';
 import { analyzeFolder, entryJson, loadUserRules } from './analyzeFolder';
+
+/** Text from data printed to a terminal: no escape sequences, no control characters. */
+const clean = (s: string) => stripAnsi(s).replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, '');
 
 type Out = (s: string) => void;
 
@@ -12,16 +17,21 @@ function requireFolder(folder: string, cmd: string): void {
   if (!ok) throw new Error(`${cmd}: ${folder} is not a folder`);
 }
 
-export async function classifyCommand(a: { folder: string; json: boolean; tieBand: number; rules?: string }, out: Out, err: Out): Promise<number> {
+export interface AnalysisArgs { folder: string; tieBand: number; rules?: string; primaryMetric?: PrimaryOverride; includeIncomparable?: boolean }
+
+export async function classifyCommand(a: AnalysisArgs & { json: boolean }, out: Out, err: Out): Promise<number> {
   requireFolder(a.folder, 'classify');
   const rules = loadUserRules(a.folder, a.rules, err);
-  const an = await analyzeFolder(a.folder, { tieBand: a.tieBand, rules });
+  const an = await analyzeFolder(a.folder, { tieBand: a.tieBand, rules, primaryMetric: a.primaryMetric });
   for (const b of an.classifier.budgetReports) err(`rule ${b.rule} exceeded its time budget on ${b.file} (${b.elapsedMs} ms); user rules were stopped for that file\n`);
   if (a.json) { out(JSON.stringify(an.entries.map(entryJson), null, 2)); return 0; }
   for (const e of an.entries) {
     const role = e.blockingRole ? e.roles[e.blockingRole] : null;
-    const why = role?.classification ? ` — ${e.blockingRole}: ${role.classification.description.split('\n')[0].slice(0, 120)}` : '';
-    out(`${e.commit.slice(0, 8)} ${(e.agent ?? '-').padEnd(12)} ${e.outcome.padEnd(22)} ${e.verdict.padEnd(12)}${why}`);
+    const why = role?.classification ? ` — ${e.blockingRole}: ${clean(role.classification.description.split('\n')[0]).slice(0, 120)}`
+      : !e.comparability.ok && e.comparison ? ` — not comparable: ${clean(e.comparability.reasons[0] ?? '')}` : '';
+    const c = e.comparison;
+    const verdict = c && e.comparability.ok ? `${e.verdict} on ${c.label} ${c.agentVsHuman > 0 ? '+' : ''}${c.agentVsHuman.toFixed(1)} %${c.basis === 'single' ? ' (single run)' : ` (${c.basis}, 95 % CI ${c.ci![0].toFixed(1)}…${c.ci![1].toFixed(1)} %, p ${c.p!.toFixed(3)})`}${c.mixed ? ' mixed' : ''}` : e.verdict;
+    out(`${e.project.padEnd(7)} ${e.commit.slice(0, 8)} ${clean(e.agent ?? '-').padEnd(12)} ${e.outcome.padEnd(22)} ${verdict}${why}`);
   }
   return 0;
 }
@@ -63,11 +73,11 @@ export async function classifyLogCommand(a: { files: string[]; json: boolean; ru
   return 0;
 }
 
-export async function reportCommand(a: { folder: string; format: 'md' | 'json'; out?: string; tieBand: number; rules?: string }, out: Out, err: Out): Promise<number> {
+export async function reportCommand(a: AnalysisArgs & { format: 'md' | 'json'; out?: string }, out: Out, err: Out): Promise<number> {
   requireFolder(a.folder, 'report');
   const rules = loadUserRules(a.folder, a.rules, err);
-  const an = await analyzeFolder(a.folder, { tieBand: a.tieBand, rules });
-  const report = buildReport(an.entries, a.folder, a.tieBand);
+  const an = await analyzeFolder(a.folder, { tieBand: a.tieBand, rules, primaryMetric: a.primaryMetric });
+  const report = buildReport(an.entries, a.folder, { tieBand: a.tieBand, includeIncomparable: a.includeIncomparable });
   const text = a.format === 'json' ? JSON.stringify(report, null, 2) + '\n' : renderMarkdown(report);
   if (a.out) { await fs.writeFile(a.out, text); err(`report written to ${a.out}\n`); } else out(text.trimEnd());
   return 0;

@@ -3,17 +3,18 @@ import { classifyCommand, classifyLogCommand, reportCommand } from './classifyCo
 import { planCommand } from './planCommand';
 import { resumeCommand, runCommand } from './runCommand';
 import type { HostConfig } from '../runner/hosts';
+import { METRICS, metricDef, OVERRIDE_KEYS, type PrimaryOverride } from '../core/metrics';
 
 const USAGE = `usage: bench-triage <command> [options]
 
 commands:
   scan <folder> [--json] [--runs]             every result, run and agent run found in <folder>
-  classify <folder> [--json] [--tie-band N] [--rules FILE]
-                                              outcome, per-role cause with evidence, verdict, comparability
+  classify <folder> [--json] [--tie-band N] [--rules FILE] [--metric [MODE=]KEY]...
+                                              outcome, per-role findings with evidence, verdict on every metric, comparability
   classify-log <file>... [--json] [--rules FILE]
                                               classify plain log files (streaming)
-  report <folder> [--format md|json] [--out FILE] [--tie-band N] [--rules FILE]
-                                              the triage report
+  report <folder> [--format md|json] [--out FILE] [--tie-band N] [--rules FILE] [--metric [MODE=]KEY]... [--include-incomparable]
+                                              the triage report, one section per project
   plan --folder F --commit C --role baseline|human|agent|all [--host H] [--gpus N] [--recipe ID]... [--agent-patch FILE] [--json]
                                               what a run would do, checked, without running it
   run --folder F --commit C --role baseline|human|agent|all [--host URL] [--recipe ID]... [--dry-run]
@@ -53,10 +54,13 @@ export class UsageError extends Error {}
 interface Parsed { positional: string[]; flags: Set<string>; values: Map<string, string>; lists: Map<string, string[]> }
 
 /** Positional arguments, boolean --flags and --options with a value; anything else is an error. */
+export class HelpRequested extends Error {}
+
 export function parseArgs(argv: string[], flags: string[], valued: string[] = []): Parsed {
   const out: Parsed = { positional: [], flags: new Set(), values: new Map(), lists: new Map() };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
+    if (a === '--help' || a === '-h') throw new HelpRequested();
     if (!a.startsWith('--')) { out.positional.push(a); continue; }
     const [name, inline] = a.slice(2).split('=', 2);
     if (flags.includes(name) && inline === undefined) out.flags.add(name);
@@ -66,6 +70,20 @@ export function parseArgs(argv: string[], flags: string[], valued: string[] = []
       out.values.set(name, v);
       out.lists.set(name, [...(out.lists.get(name) ?? []), v]);
     } else throw new UsageError(`unknown option ${a}`);
+  }
+  return out;
+}
+
+/** `--metric KEY` (every mode) or `--metric serving=ttft_mean_ms`, repeatable. */
+function metricOf(p: Parsed): PrimaryOverride | undefined {
+  const list = p.lists.get('metric');
+  if (!list) return undefined;
+  const out: PrimaryOverride = {};
+  for (const item of list) {
+    const [mode, key] = item.includes('=') ? item.split('=', 2) : ['all', item];
+    if (!(OVERRIDE_KEYS as readonly string[]).includes(mode)) throw new UsageError(`--metric ${item}: mode must be one of ${OVERRIDE_KEYS.join(', ')}`);
+    if (metricDef(key)?.kind !== 'metric') throw new UsageError(`--metric ${item}: ${key} is not a metric (known: ${METRICS.filter(m => m.kind === 'metric').map(m => m.key).join(', ')})`);
+    out[mode as keyof PrimaryOverride] = key;
   }
   return out;
 }
@@ -90,9 +108,9 @@ export async function main(argv: string[]): Promise<number> {
         return await scanCommand({ folder: a.positional[0], json: a.flags.has('json'), runs: a.flags.has('runs') }, out, err);
       }
       case 'classify': {
-        const a = parseArgs(rest, ['json'], ['tie-band', 'rules']);
+        const a = parseArgs(rest, ['json'], ['tie-band', 'rules', 'metric']);
         if (a.positional.length !== 1) throw new UsageError('classify needs exactly one folder');
-        return await classifyCommand({ folder: a.positional[0], json: a.flags.has('json'), tieBand: tieBandOf(a), rules: a.values.get('rules') }, out, err);
+        return await classifyCommand({ folder: a.positional[0], json: a.flags.has('json'), tieBand: tieBandOf(a), rules: a.values.get('rules'), primaryMetric: metricOf(a) }, out, err);
       }
       case 'classify-log': {
         const a = parseArgs(rest, ['json'], ['rules']);
@@ -100,11 +118,12 @@ export async function main(argv: string[]): Promise<number> {
         return await classifyLogCommand({ files: a.positional, json: a.flags.has('json'), rules: a.values.get('rules') }, out, err);
       }
       case 'report': {
-        const a = parseArgs(rest, [], ['format', 'out', 'tie-band', 'rules']);
+        const a = parseArgs(rest, ['include-incomparable'], ['format', 'out', 'tie-band', 'rules', 'metric']);
         if (a.positional.length !== 1) throw new UsageError('report needs exactly one folder');
         const format = a.values.get('format') ?? 'md';
         if (format !== 'md' && format !== 'json') throw new UsageError(`--format must be md or json (got ${format})`);
-        return await reportCommand({ folder: a.positional[0], format, out: a.values.get('out'), tieBand: tieBandOf(a), rules: a.values.get('rules') }, out, err);
+        return await reportCommand({ folder: a.positional[0], format, out: a.values.get('out'), tieBand: tieBandOf(a), rules: a.values.get('rules'),
+          primaryMetric: metricOf(a), includeIncomparable: a.flags.has('include-incomparable') }, out, err);
       }
       case 'plan': {
         const a = parseArgs(rest, ['json'], ['folder', 'commit', 'role', 'host', 'gpus', 'recipe', 'agent-patch']);
@@ -140,6 +159,7 @@ export async function main(argv: string[]): Promise<number> {
         throw new UsageError(`unknown command ${cmd}`);
     }
   } catch (e) {
+    if (e instanceof HelpRequested) { out(USAGE); return 0; }
     if (e instanceof UsageError) { err(`bench-triage: ${e.message}\n${USAGE}`); return 2; }
     err(`bench-triage: ${e instanceof Error ? e.message : String(e)}\n`);
     return 1;

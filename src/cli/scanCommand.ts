@@ -33,6 +33,8 @@ function readable(s: ScanSummary, folder: string, ms: number): string {
   for (const c of s.files.corrupt) lines.push(`  corrupt  ${c.path}: ${c.error}`);
   for (const u of s.files.unknown) lines.push(`  unknown  ${u.path}: ${u.reason}`);
   for (const u of s.agentRuns.unlinked) lines.push(`  unlinked ${u.path}: ${u.reason}`);
+  for (const c of s.conflicts) lines.push(`  conflict ${c.message}`);
+  for (const p of s.dataProblems) lines.push(`  caution  ${p.file} (${p.field}): ${p.message}`);
   // Provenance of every run: which file and schema it came from, and (for our runs) image and fixes.
   for (const r of s.runList ?? []) {
     const extra = [r.image && `image ${r.image}`, r.fixes?.length ? `fixes ${r.fixes.join(',')}` : '', r.timestamp && `at ${r.timestamp}`].filter(Boolean).join('; ');

@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import type { FileRecord, Role, Run, RunStatus } from '../core/model';
 import { ROLES } from '../core/model';
-import { formatMetric, primaryMetric } from '../core/ingest';
+import { displayMetric, formatMetric } from '../core/metrics';
 import { category, type Evidence, type Fixability } from '../core/classify';
 import type { CommitTriage, RoleView } from '../core/compare';
 import type { FolderScan, Store } from './store';
@@ -14,7 +14,8 @@ type Entry = { folder: FolderScan; entry: CommitTriage };
 export type Node =
   | { kind: 'problems'; items: Array<{ folder: FolderScan; file: FileRecord }> }
   | { kind: 'problem'; folder: FolderScan; file: FileRecord }
-  | { kind: 'group'; key: string; title: string; icon: vscode.ThemeIcon; entries: Entry[] }
+  | { kind: 'project'; project: string; groups: Array<Extract<Node, { kind: 'group' }>>; entries: number }
+  | { kind: 'group'; key: string; title: string; icon: vscode.ThemeIcon; entries: Entry[]; project: string | null }
   | { kind: 'entry'; folder: FolderScan; entry: CommitTriage }
   | { kind: 'role'; folder: FolderScan; entry: CommitTriage; role: Role; view: RoleView }
   | { kind: 'evidence'; folder: FolderScan; evidence: Evidence }
@@ -107,6 +108,7 @@ export class CommitsTree implements vscode.TreeDataProvider<Node>, vscode.Dispos
     }
     switch (node.kind) {
       case 'problems': return node.items.map(p => ({ kind: 'problem', ...p }));
+      case 'project': return node.groups;
       case 'group': return node.entries.map(e => ({ kind: 'entry', ...e }));
       case 'entry': return ROLES.filter(r => node.entry.roles[r].run).map(role => ({ kind: 'role', folder: node.folder, entry: node.entry, role, view: node.entry.roles[role] }));
       case 'role': {
@@ -124,22 +126,31 @@ export class CommitsTree implements vscode.TreeDataProvider<Node>, vscode.Dispos
     }
   }
 
-  /** Groups in a stable order: measured first, then by count. */
-  roots(): Node[] {
+  /** Groups of the given entries in a stable order: measured first, then by count. */
+  private groups(entries: Entry[], project: string | null): Array<Extract<Node, { kind: 'group' }>> {
     const by = this.groupBy;
     const groups = new Map<string, Extract<Node, { kind: 'group' }>>();
-    for (const e of this.store.entries()) {
-      if (!matchesFilter(e.entry, this.filter)) continue;
+    for (const e of entries) {
       const g = groupOf(e.entry, by);
       let node = groups.get(g.key);
-      if (!node) groups.set(g.key, (node = { kind: 'group', key: g.key, title: g.title, icon: new vscode.ThemeIcon(g.icon), entries: [] }));
+      if (!node) groups.set(g.key, (node = { kind: 'group', key: g.key, title: g.title, icon: new vscode.ThemeIcon(g.icon), entries: [], project }));
       node.entries.push(e);
     }
     const rank = (k: string) => MEASURED[k]?.rank ?? 10;
     const sorted = [...groups.values()].sort((a, b) => rank(a.key) - rank(b.key) || b.entries.length - a.entries.length || a.title.localeCompare(b.title));
     for (const g of sorted) g.entries.sort((a, b) => a.entry.commit.localeCompare(b.entry.commit));
+    return sorted;
+  }
+
+  /** Groups; with more than one project in the workspace, one node per project first (projects are never mixed). */
+  roots(): Node[] {
+    const entries = this.store.entries().filter(e => matchesFilter(e.entry, this.filter));
+    const projects = [...new Set(entries.map(e => e.entry.project))].sort();
+    const top: Node[] = projects.length > 1
+      ? projects.map(p => { const mine = entries.filter(e => e.entry.project === p); return { kind: 'project' as const, project: p, groups: this.groups(mine, p), entries: mine.length }; })
+      : this.groups(entries, projects[0] ?? null);
     const problems = this.store.problems();
-    return problems.length ? [{ kind: 'problems', items: problems }, ...sorted] : sorted;
+    return problems.length ? [{ kind: 'problems', items: problems }, ...top] : top;
   }
 
   /** Failures nobody has triaged yet (for the view badge). */
@@ -168,9 +179,19 @@ export class CommitsTree implements vscode.TreeDataProvider<Node>, vscode.Dispos
         t.accessibilityInformation = { label: `${name}, ${why}` };
         return t;
       }
+      case 'project': {
+        const t = new vscode.TreeItem(node.project, vscode.TreeItemCollapsibleState.Expanded);
+        t.id = `project:${node.project}`;
+        t.description = `${node.entries} entr${node.entries === 1 ? 'y' : 'ies'}`;
+        t.iconPath = new vscode.ThemeIcon('repo');
+        t.contextValue = 'project';
+        t.tooltip = `Commits of ${node.project}: never counted or compared with another project's.`;
+        t.accessibilityInformation = { label: `project ${node.project}, ${node.entries} entries` };
+        return t;
+      }
       case 'group': {
         const t = new vscode.TreeItem(node.title, vscode.TreeItemCollapsibleState.Collapsed);
-        t.id = `group:${this.groupBy}:${node.key}`;
+        t.id = `group:${node.project ?? ''}:${this.groupBy}:${node.key}`;
         t.description = String(node.entries.length);
         t.iconPath = node.icon;
         t.contextValue = `group ${node.key}`;
@@ -183,13 +204,16 @@ export class CommitsTree implements vscode.TreeDataProvider<Node>, vscode.Dispos
         const e = node.entry;
         const t = new vscode.TreeItem(`${e.commit.slice(0, 8)}${e.subject ? ' ' + e.subject : ''}`, vscode.TreeItemCollapsibleState.Collapsed);
         t.id = `entry:${node.folder.root.toString()}:${e.commit}:${e.agent ?? ''}:${this.groupBy}`;
-        t.description = [e.model, e.agent, roleGlyphs(e), e.verdict !== 'n/a' ? e.verdict : ''].filter(Boolean).join(' · ');
-        t.iconPath = new vscode.ThemeIcon('git-commit');
+        t.description = [e.conflicts.length ? '⚠ data conflict' : '', e.model, e.agent, roleGlyphs(e), e.verdict !== 'n/a' ? e.verdict : ''].filter(Boolean).join(' · ');
+        t.iconPath = e.conflicts.length ? new vscode.ThemeIcon('warning', new vscode.ThemeColor('problemsWarningIcon.foreground')) : new vscode.ThemeIcon('git-commit');
         t.contextValue = `entry outcome:${e.outcome} ${ROLES.map(r => `${r}:${e.roles[r].run?.status ?? 'none'}`).join(' ')}`;
         const md = new vscode.MarkdownString();
         md.appendMarkdown(`**${e.commit}**\n\n`).appendText(e.subject ? e.subject + '\n\n' : '');
-        md.appendText(`outcome: ${e.outcome}${e.blockingRole ? ` (${e.blockingRole})` : ''} · verdict: ${e.verdict}\n\n`);
-        if (!e.comparability.ok) md.appendText(`not comparable: ${e.comparability.reasons.join('; ')}`);
+        md.appendText(`${e.project} · outcome: ${e.outcome}${e.blockingRole ? ` (${e.blockingRole})` : ''} · verdict: ${e.verdict}\n\n`);
+        const c = e.comparison;
+        if (c) md.appendText(`${e.comparability.ok ? '' : '(withheld) '}${c.verdict} on ${c.label}: agent vs human ${c.agentVsHuman > 0 ? '+' : ''}${c.agentVsHuman.toFixed(1)} %${c.basis === 'single' ? ' — single run, noise unknown' : ` — ${c.basis}, 95 % CI [${c.ci![0].toFixed(1)}, ${c.ci![1].toFixed(1)}] %, p ${c.p!.toFixed(3)}`}${c.mixed ? ' — mixed headline metrics' : ''}\n\n`);
+        if (!e.comparability.ok) md.appendText(`not comparable: ${e.comparability.reasons.join('; ')}\n\n`);
+        for (const x of e.conflicts) md.appendText(`data conflict: ${x}\n\n`);
         t.tooltip = md;
         t.accessibilityInformation = { label: `commit ${e.commit.slice(0, 8)} ${e.subject ?? ''}, ${e.outcome}, ${ROLES.map(r => `${r} ${(e.roles[r].run?.status ?? 'not run').replace('_', ' ')}`).join(', ')}` };
         return t;
@@ -198,7 +222,7 @@ export class CommitsTree implements vscode.TreeDataProvider<Node>, vscode.Dispos
         const r = node.view.run!;
         const c = node.view.classification;
         const t = new vscode.TreeItem(node.role === 'agent' && r.agent ? `agent (${r.agent})` : node.role, vscode.TreeItemCollapsibleState.Collapsed);
-        const pm = primaryMetric(r.metrics);
+        const pm = displayMetric(r.metrics, r.benchmarkMode);
         const what = r.status === 'success' ? (pm ? formatMetric(pm.def, pm.value) : 'success')
           : c ? `${category(c.category).title}${c.cause ? ` (${c.cause})` : ''}` : firstLine(r.error) || r.originalStatus;
         t.description = `${what} · ${r.source}${node.view.history.length ? ` · ${node.view.history.length + 1} attempts` : ''}`;
@@ -207,7 +231,8 @@ export class CommitsTree implements vscode.TreeDataProvider<Node>, vscode.Dispos
         t.contextValue = `role role:${node.role} status:${r.status} source:${r.source}${c ? ` category:${c.category} fixability:${c.fixability}` : ''}`;
         const md = new vscode.MarkdownString();
         md.appendText(`${node.role} · ${r.status} (original status "${r.originalStatus}") · ${r.provenance.file} (${r.provenance.schema})\n\n`);
-        if (c) md.appendText(`${category(c.category).title}: ${c.description}\nFixability: ${c.fixability} · rule ${c.rule ?? '—'}\n\n`);
+        if (c) md.appendText(`${category(c.category).title}: ${c.description}\nFixability: ${c.fixability} · rule ${c.rule ?? '—'} · ${c.strength}\n\n`);
+        if (c && c.findings.length > 1) md.appendText(`Also found: ${c.findings.slice(1).map(f => `${category(f.category).title}${f.cause ? ` (${f.cause})` : ''}`).join('; ')}\n\n`);
         if (r.error) md.appendCodeblock(r.error.slice(0, 1500), 'text');
         t.tooltip = md;
         t.accessibilityInformation = { label: `${node.role}, ${r.status}, ${what}` };
@@ -228,7 +253,7 @@ export class CommitsTree implements vscode.TreeDataProvider<Node>, vscode.Dispos
       case 'run': {
         const r = node.run;
         const t = new vscode.TreeItem(`earlier attempt (${r.source})`, vscode.TreeItemCollapsibleState.Collapsed);
-        const pm = primaryMetric(r.metrics);
+        const pm = displayMetric(r.metrics, r.benchmarkMode);
         t.description = `${r.status}${pm ? ' · ' + formatMetric(pm.def, pm.value) : r.error ? ' · ' + firstLine(r.error, 60) : ''}${r.timestamp ? ' · ' + r.timestamp : ''}`;
         t.iconPath = ICON[r.status];
         t.contextValue = `run role:${r.role} status:${r.status}`;

@@ -96,7 +96,9 @@ export function activate(context: vscode.ExtensionContext): BenchTriageApi {
     timer = setTimeout(() => void store.rescan(), 1000);
   };
   context.subscriptions.push(watcher, watcher.onDidCreate(later), watcher.onDidChange(later), watcher.onDidDelete(later),
-    vscode.workspace.onDidChangeWorkspaceFolders(() => later()), { dispose: () => clearTimeout(timer) });
+    vscode.workspace.onDidChangeWorkspaceFolders(() => later()), { dispose: () => clearTimeout(timer) },
+    // Verdicts depend on the tie band and the headline metric chosen.
+    vscode.workspace.onDidChangeConfiguration(e => { if (store.scanned && (e.affectsConfiguration('benchTriage.tieBand') || e.affectsConfiguration('benchTriage.primaryMetric'))) void store.rescan(); }));
 
   // Runs: the Runs view, a status-bar item while something runs, and re-attachment after a reload.
   const runs = new RunService(context.secrets);
@@ -119,7 +121,7 @@ export function activate(context: vscode.ExtensionContext): BenchTriageApi {
   const reattach = setTimeout(() => void runs.reattach((vscode.workspace.workspaceFolders ?? []).map(f => f.uri)), 1000);
   context.subscriptions.push({ dispose: () => clearTimeout(reattach) });
 
-  const webviews = new Webviews(context.extensionUri, store);
+  const webviews = new Webviews(context.extensionUri, store, (commit, agent, n) => vscode.commands.executeCommand('benchTriage.runMore', commit, agent, n));
   context.subscriptions.push(webviews,
     vscode.languages.registerCodeLensProvider(CODELENS_SELECTOR, new PerfCodeLens(store)),
     vscode.commands.registerCommand('benchTriage.compare', async (arg?: Node | string) => {

@@ -2,6 +2,7 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { ROLES, type Role } from '../core/model';
+import { planRepeats } from '../core/compare/repeats';
 import { planRun, PlanError } from '../runner/plan';
 import { proposeRecipes, RECIPES } from '../runner/recipes';
 import type { Node } from './commitsTree';
@@ -88,6 +89,29 @@ export function registerRunCommands(context: vscode.ExtensionContext, store: Sto
         ids = picks.map(p => p.label);
       }
       return start(t, ids);
+    }),
+    vscode.commands.registerCommand('benchTriage.runMore', async (commit?: string, agent?: string | null, n?: number) => {
+      await store.ensureScanned();
+      const t = typeof commit === 'string' ? targetOf(store, commit) : null;
+      if (!t || !Number.isInteger(n) || n! < 1) { void vscode.window.showInformationMessage('Bench Triage: Run N more needs a commit and a number of attempts (from the Compare view).'); return; }
+      const plan = planRepeats(n!);
+      const order = plan.map(p => p.role[0].toUpperCase()).join(' ');
+      const go = await vscode.window.showInformationMessage(`Run ${n} more attempt${n === 1 ? '' : 's'} of each role of ${t.commit.slice(0, 8)}${agent ? ` (agent ${agent})` : ''}?`,
+        { modal: true, detail: `${plan.length} runs, one after another, interleaved so that drift of the host hits every role alike: ${order}. Each run can be cancelled from the Runs view.` }, 'Run');
+      if (go !== 'Run') return;
+      const host = await pickHost(t.scan.root);
+      if (!host) return;
+      return vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Bench Triage: ${plan.length} runs of ${t.commit.slice(0, 8)}`, cancellable: true }, async (progress, token) => {
+        const done = [];
+        for (const [i, p] of plan.entries()) {
+          if (token.isCancellationRequested) break;
+          progress.report({ message: `${i + 1}/${plan.length}: ${p.role} (round ${p.round})`, increment: 100 / plan.length });
+          try { done.push(...await runs.start(t.scan, t.commit, [p.role], { host, recipes: [] })); }
+          catch (e) { report(e); break; }
+        }
+        await store.rescan();
+        return done;
+      });
     }),
     vscode.commands.registerCommand('benchTriage.runCommit', async (commit: string, roles: Role[] | 'all') => {
       await store.ensureScanned();

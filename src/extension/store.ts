@@ -1,10 +1,33 @@
 import * as vscode from 'vscode';
-import { scan, type ScanResult } from '../core/ingest';
-import { Classifier, classifyRuns, parseRulesFile, type Classification } from '../core/classify';
-import { triage, type CommitTriage } from '../core/compare';
+import type { ScanResult } from '../core/ingest';
+import { parseRulesFile, type Classification } from '../core/classify';
+import type { CommitTriage } from '../core/compare';
+import { metricDef, OVERRIDE_KEYS, type PrimaryOverride } from '../core/metrics';
+import { analyze } from '../app/analyze';
 import type { FileRecord } from '../core/model';
 import { vscodeFileSource } from './vscodeFileSource';
 import { nodeFileSource } from '../platform/nodeFileSource';
+
+/** `benchTriage.primaryMetric`: a headline metric per benchmark mode (invalid entries are ignored). */
+export function primaryMetricSetting(scope?: vscode.Uri): PrimaryOverride {
+  const raw = vscode.workspace.getConfiguration('benchTriage', scope).get<unknown>('primaryMetric');
+  const out: PrimaryOverride = {};
+  if (!raw || typeof raw !== 'object') return out;
+  for (const [k, v] of Object.entries(raw)) {
+    const bad = !(OVERRIDE_KEYS as readonly string[]).includes(k) ? `"${k}" is not a benchmark mode (use ${OVERRIDE_KEYS.join(', ')})`
+      : typeof v !== 'string' || metricDef(v)?.kind !== 'metric' ? `${JSON.stringify(v)} is not a metric key (e.g. ttft_mean_ms, output_throughput_tok_s)` : null;
+    if (bad) { warnOnce(`benchTriage.primaryMetric.${k}: ${bad}; the built-in rule applies`); continue; }
+    out[k as keyof PrimaryOverride] = v as string;
+  }
+  return out;
+}
+
+const warned = new Set<string>();
+function warnOnce(message: string): void {
+  if (warned.has(message)) return;
+  warned.add(message);
+  void vscode.window.showWarningMessage(`Bench Triage: settings: ${message}.`);
+}
 
 /** One workspace folder's scan. Paths in it are relative to `root`. */
 export interface FolderScan {
@@ -56,16 +79,13 @@ export class Store implements vscode.Disposable {
           // Local folders are read with Node's fs: vscode.workspace.fs costs a round trip per call
           // (bench/editor: 14 s vs < 1 s for the corpus); remote and virtual folders keep it.
           const source = folder.uri.scheme === 'file' ? nodeFileSource(folder.uri.fsPath) : vscodeFileSource(folder.uri);
-          const result = await scan(source, {
-            signal: controller.signal,
-            onProgress: ({ done, total }) => { if (done % 50 === 0 || done === total) progress.report({ message: `scanning ${folder.name}: ${done}/${total} files` }); },
+          const config = vscode.workspace.getConfiguration('benchTriage', folder.uri);
+          const an = await analyze(source, {
+            signal: controller.signal, rules: await this.userRules(folder.uri), tieBand: config.get<number>('tieBand', 2), primaryMetric: primaryMetricSetting(folder.uri),
+            onScanProgress: ({ done, total }) => { if (done % 50 === 0 || done === total) progress.report({ message: `scanning ${folder.name}: ${done}/${total} files` }); },
+            onClassify: failed => progress.report({ message: `classifying ${folder.name}: ${failed} failed runs` }),
           });
-          progress.report({ message: `classifying ${folder.name}: ${result.runs.filter(r => r.status !== 'success').length} failed runs` });
-          const classifier = new Classifier({ userRules: await this.userRules(folder.uri) });
-          const classifications = await classifyRuns(result, p => source.readText(p), classifier, controller.signal);
-          const tieBand = vscode.workspace.getConfiguration('benchTriage', folder.uri).get<number>('tieBand', 2);
-          const entries = triage(result.runs, classifications, { tieBand, commits: new Map(result.commits.map(c => [c.hash, c])) });
-          next.push({ root: folder.uri, result, classifications, entries });
+          next.push({ root: folder.uri, result: an.scan, classifications: an.classifications, entries: an.entries });
         }
         if (controller.signal.aborted) return;
         this.folders = next;

@@ -4,7 +4,9 @@ import { buildReport, renderMarkdown } from '../core/report/report';
 import { comparisonData, dashboardData } from '../core/report/viewModels';
 import type { ComparisonData, DashboardData, HostToWebview, WebviewToHost } from '../webview/protocol';
 import { embeddedLogUri } from './logFs';
-import type { Store } from './store';
+import type { FolderScan, Store } from './store';
+
+const tieBand = (scope: vscode.Uri) => vscode.workspace.getConfiguration('benchTriage', scope).get<number>('tieBand', 2);
 
 export const COMPARISON_VIEW = 'benchTriage.comparison';
 export const DASHBOARD_VIEW = 'benchTriage.dashboard';
@@ -27,8 +29,10 @@ type Data = ComparisonData | DashboardData;
 export class Webviews implements vscode.Disposable {
   private readonly panels = new Map<string, { panel: vscode.WebviewPanel; data: Data }>();
   private readonly subs: vscode.Disposable[] = [];
+  /** The Dashboard's "Include incomparable commits" toggle (kept for the window). */
+  private includeIncomparable = false;
 
-  constructor(private readonly extensionUri: vscode.Uri, private readonly store: Store) {
+  constructor(private readonly extensionUri: vscode.Uri, private readonly store: Store, private readonly runMore: (commit: string, agent: string | null, n: number) => Thenable<unknown> = async () => undefined) {
     for (const view of [COMPARISON_VIEW, DASHBOARD_VIEW])
       this.subs.push(vscode.window.registerWebviewPanelSerializer(view, { deserializeWebviewPanel: async (panel, state: unknown) => { if (state) this.attach(panel, state as Data); } }));
     // Fresh numbers after a rerun or a rescan.
@@ -38,12 +42,16 @@ export class Webviews implements vscode.Disposable {
   private keyOf(d: Data): string { return d.view === 'comparison' ? `c:${d.commit}:${d.agent ?? ''}` : 'dashboard'; }
 
   private dataFor(key: string): Data | null {
-    if (key === 'dashboard') { const s = this.store.scans[0]; return s ? dashboardData(buildReport(s.entries, s.root.fsPath, vscode.workspace.getConfiguration('benchTriage').get('tieBand', 2))) : null; }
+    if (key === 'dashboard') { const s = this.store.scans[0]; return s ? dashboardData(this.report(s)) : null; }
     const [, commit, agent] = key.split(':');
     const all = this.store.entries().filter(x => x.entry.commit === commit);
     // No agent named (CodeLens, a commit hash): the entry of any agent, the exact one when named.
     const e = all.find(x => (x.entry.agent ?? '') === agent) ?? (agent ? undefined : all[0]);
-    return e ? comparisonData(e.entry) : null;
+    return e ? comparisonData(e.entry, tieBand(e.folder.root)) : null;
+  }
+
+  private report(s: FolderScan) {
+    return buildReport(s.entries, s.root.fsPath, { tieBand: tieBand(s.root), includeIncomparable: this.includeIncomparable });
   }
 
   private post(panel: vscode.WebviewPanel, data: Data): void { void panel.webview.postMessage({ type: 'show', data } satisfies HostToWebview); }
@@ -66,8 +74,14 @@ export class Webviews implements vscode.Disposable {
       const file = vscode.Uri.joinPath(scan.root, m.file);
       await vscode.commands.executeCommand('benchTriage.openFile', m.field ? embeddedLogUri(file, m.field) : file, { line: m.line, column: 1 });
     }
-    if (m.type === 'openCommit') await this.showComparison(m.commit, null);
+    if (m.type === 'openCommit') await this.showComparison(m.commit, m.agent ?? null);
     if (m.type === 'exportReport') await this.exportReport();
+    if (m.type === 'runMore' && p.data.view === 'comparison' && m.commit === p.data.commit && Number.isInteger(m.n) && m.n >= 1 && m.n <= 20) await this.runMore(m.commit, m.agent, m.n);
+    if (m.type === 'setIncludeIncomparable' && typeof m.include === 'boolean') {
+      this.includeIncomparable = m.include;
+      const d = this.dataFor('dashboard');
+      if (d) this.post(p.panel, (p.data = d));
+    }
   }
 
   async exportReport(): Promise<vscode.Uri | undefined> {
@@ -75,7 +89,8 @@ export class Webviews implements vscode.Disposable {
     if (!s) return;
     const target = await vscode.window.showSaveDialog({ defaultUri: vscode.Uri.joinPath(s.root, 'bench-triage-report.md'), filters: { Markdown: ['md'] } });
     if (!target) return;
-    await vscode.workspace.fs.writeFile(target, new TextEncoder().encode(renderMarkdown(buildReport(s.entries, s.root.fsPath, vscode.workspace.getConfiguration('benchTriage').get('tieBand', 2)))));
+    await vscode.workspace.fs.writeFile(target, new TextEncoder().encode(renderMarkdown(this.report(s))));
+    void vscode.window.showInformationMessage(`Bench Triage: report written to ${vscode.workspace.asRelativePath(target)}`, 'Open Report').then(a => a && vscode.window.showTextDocument(target));
     return target;
   }
 

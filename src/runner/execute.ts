@@ -1,7 +1,7 @@
 import { appendFileSync, mkdirSync, promises as fs, readFileSync, statfsSync } from 'node:fs';
 import { hostname } from 'node:os';
 import * as path from 'node:path';
-import { PrintedMetricsParser } from '../core/logs/printedMetrics';
+import { PrintedMetricsParser, samplesFromResultJson } from '../core/metrics';
 import { normalisedMetrics } from '../core/ingest/detectors/common';
 import { benchmarksFromCheckout, C, fileFromCheckout, helperFile, tarOf } from './containerFiles';
 import { RunnerError } from './errors';
@@ -51,6 +51,20 @@ function ownerAlive(owner: string | undefined): boolean {
   try { return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8')); } catch { return true; }
 }
 const MIN_FREE_BYTES = 256 * 1024 ** 2;
+
+/** The helper's own one-line reason for refusing a patch (the last 64 KB of its stderr), if it gave one. */
+async function patchRefusal(file: string): Promise<string | null> {
+  try {
+    const fh = await fs.open(file);
+    try {
+      const { size } = await fh.stat();
+      const buf = Buffer.alloc(Math.min(size, 65536));
+      await fh.read(buf, 0, buf.length, size - buf.length);
+      const m = /AGENT_PATCH_FAILED: (\S+ cannot be applied[^\n]*)/.exec(buf.toString('utf8'));
+      return m ? m[1] : null;
+    } finally { await fh.close(); }
+  } catch { return null; }
+}
 
 /** Thrown inside a run to end it with a state (not a crash of the runner). */
 class RunEnd extends Error { constructor(readonly state: RunState, message: string, readonly exitCode: number | null = null) { super(message); } }
@@ -225,7 +239,11 @@ export class Runner {
       await this.follow(dir, r, ph, req, timeoutMs);
       await this.phaseEnded(dir, r, ph);
       if (ph.exitCode === 0) continue;
-      if (spec.kind === 'patch') throw new RunEnd('agent-patch-failed', `the agent patch does not apply to ${r.image} (git apply --check; rejected hunks in ${ph.stderr} and ${ph.stdout})`, ph.exitCode);
+      if (spec.kind === 'patch') {
+        // The helper names the file it refused (csrc/ on an installed package …), else git's rejected hunks are in the log.
+        const why = await patchRefusal(path.join(dir, ph.stderr));
+        throw new RunEnd('agent-patch-failed', why ? `the agent patch does not wholly apply to ${r.image}: ${why}` : `the agent patch does not apply to ${r.image} (git apply --check; rejected hunks in ${ph.stderr} and ${ph.stdout})`, ph.exitCode);
+      }
       if (spec.kind === 'benchmark') throw new RunEnd('failed', `the benchmark exited with code ${ph.exitCode} (see ${ph.stderr})`, ph.exitCode);
       throw new RunEnd('failed', `setup step ${ph.name} failed with exit code ${ph.exitCode} (see ${ph.stderr})`, ph.exitCode);
     }
@@ -308,8 +326,14 @@ export class Runner {
       const res = await this.runtime.exec(r.containerId!, ['python3', C.helper, 'result', C.results]);
       if (res.exitCode === 0) {
         try {
-          const m = normalisedMetrics([JSON.parse(res.stdout.toString())]);
-          if (Object.keys(m.metrics).length) { r.metrics = { ...m.counts, ...m.metrics }; r.metricsSource = 'save-result-json'; return; }
+          const doc = JSON.parse(res.stdout.toString());
+          const m = normalisedMetrics([doc]);
+          if (Object.keys(m.metrics).length) {
+            r.metrics = { ...m.counts, ...m.metrics }; r.metricsSource = 'save-result-json';
+            r.samples = samplesFromResultJson(doc);
+            if (r.samples) this.note(dir, r, `per-request samples kept: ${Object.entries(r.samples).map(([k, v]) => `${k} ×${v.length}`).join(', ')}`);
+            return;
+          }
         } catch { /* fall back to the printed block */ }
       }
       this.note(dir, r, 'no --save-result JSON: reading the printed result block');

@@ -45,6 +45,8 @@ export interface RunRecord {
   benchmarkScripts: string | null;
   metrics: Record<string, number>;
   metricsSource: 'save-result-json' | 'printed-block' | null;
+  /** Per-request samples from vLLM's detailed result JSON, by canonical metric (in its unit). */
+  samples?: Record<string, number[]>;
   /** Names of the extra environment variables (values are never stored). */
   envNames: string[];
   runnerLog: string;
@@ -67,6 +69,7 @@ export function resultOf(r: RunRecord, model: string | null, agent: string | nul
     agent, model, command: r.plan.benchmark.argv.join(' '), image: r.image, fixes: r.recipes,
     startedAt: r.startedAt, durationS: r.durationS, host: r.host.label, runId: r.runId, exitCode: r.exitCode,
     logs: [r.runnerLog, ...r.phases.flatMap(p => [p.stdout, p.stderr])],
+    ...(r.samples ? { samples: r.samples } : {}),
   };
 }
 

@@ -1,6 +1,6 @@
 import { getLocation } from 'jsonc-parser';
 import { SCRIPT_FLAGS, VERSIONED_FLAGS, modelSize, toOfflineCommand } from '../core/perfcmd';
-import { lookupAlias, metricDef } from '../core/ingest/metrics';
+import { lookupAlias, metricDef } from '../core/metrics';
 import { CATEGORIES, category, CAUSES } from '../core/classify/taxonomy';
 import type { Analysis, Finding, PerfCommandSite } from './analyze';
 import { jsonEscape } from './jsonString';

@@ -6,5 +6,8 @@ export type HostToWebview = { type: 'show'; data: ComparisonData | DashboardData
 export type WebviewToHost =
   | { type: 'ready' }
   | { type: 'openEvidence'; file: string; field: string | null; line: number }
-  | { type: 'openCommit'; commit: string }
-  | { type: 'exportReport' };
+  | { type: 'openCommit'; commit: string; agent: string | null }
+  | { type: 'exportReport' }
+  /** Plan (and, confirmed, run) N more interleaved attempts of every role of the shown commit. */
+  | { type: 'runMore'; commit: string; agent: string | null; n: number }
+  | { type: 'setIncludeIncomparable'; include: boolean };

@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { createReadStream, existsSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { cpSync, createReadStream, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import Docker from 'dockerode';
 import { DockerRuntime } from '../../src/runner/dockerRuntime';
@@ -178,6 +178,40 @@ describe('runner on a real Docker engine with the fake vLLM image', function () 
     assert.match(log, /error: patch failed: vllm\/logger\.py:\d+/);
     assert.match(log, /while searching for:[\s\S]*clock\.strftime/);
     assert.ok(!existsSync(path.join(path.dirname(r.stdout.trim()), 'logs/benchmark.stdout.log')), 'nothing ran after the failed patch');
+  });
+
+  it('an agent patch that also touches csrc/ on an installed-package image ends agent-patch-failed, naming the file', function () {
+    const folder = path.join(path.dirname(fx.folder), 'results-csrc-patch');
+    cpSync(fx.folder, folder, { recursive: true, filter: src => !src.includes('.bench-triage') });
+    const item = path.join(folder, 'state/runs/vllm/claude_code/default/2026-11-22_10-00-00/vllm_core-0000/model_patch.diff');
+    const kernel = ['diff --git a/csrc/layernorm_kernels.cu b/csrc/layernorm_kernels.cu', 'new file mode 100644', '--- /dev/null', '+++ b/csrc/layernorm_kernels.cu', '@@ -0,0 +1,2 @@', '+// agent: fused kernel', '+__global__ void fused() {}', ''].join('\n');
+    writeFileSync(item, readFileSync(item, 'utf8') + kernel);
+    const r = cli('run', '--folder', folder, '--commit', fx.human, '--role', 'agent', '--gpus', '0', '--host', engine.unix, '--checkout', fx.checkout, ...IMAGES);
+    assert.equal(r.status, 1, r.stderr);
+    const res = readJson(r.stdout.trim());
+    assert.equal(res.status, 'agent-patch-failed');
+    assert.match(res.error, /csrc\/layernorm_kernels\.cu cannot be applied to an installed vLLM \(compiled kernels: the change needs a rebuild/);
+    assert.ok(!existsSync(path.join(path.dirname(r.stdout.trim()), 'logs/benchmark.stdout.log')), 'nothing was measured');
+    // The vllm/ part alone was not applied either: the package in the image is as it was.
+    assert.doesNotMatch(readFileSync(path.join(path.dirname(r.stdout.trim()), 'logs/patch.stdout.log'), 'utf8'), /AGENT_PATCH_APPLIED/);
+    const e = JSON.parse(cli('classify', folder, '--json').stdout).find((x: { commit: string }) => x.commit === fx.human);
+    assert.equal(e.roles.agent.category, 'agent-patch-failed');
+  });
+
+  it('with --save-detailed the runs keep per-request samples, and a single attempt per role gets a per-request verdict', function () {
+    const detailed = makeRunFixture('python benchmarks/benchmark_serving.py --model facebook/opt-125m --dataset-name random --random-input-len 32 --random-output-len 16 --num-prompts 30 --save-detailed');
+    const r = cli('run', '--folder', detailed.folder, '--commit', detailed.human.slice(0, 10), '--role', 'all', '--gpus', '0', '--host', engine.unix, '--checkout', detailed.checkout, ...IMAGES);
+    assert.equal(r.status, 0, r.stderr);
+    for (const f of r.stdout.trim().split('\n')) {
+      const res = readJson(f);
+      assert.equal(res.samples.ttft_mean_ms.length, 30, `${res.role}: ${JSON.stringify(Object.keys(res.samples ?? {}))}`);
+      assert.equal(res.samples.tpot_mean_ms.length, 30);
+    }
+    const e = JSON.parse(cli('classify', detailed.folder, '--json').stdout).find((x: { commit: string }) => x.commit === detailed.human);
+    const ttft = e.comparison.metrics.find((m: { key: string }) => m.key === 'ttft_mean_ms');
+    assert.equal(ttft.basis, 'per-request');
+    assert.equal(ttft.ci.length, 2);
+    assert.ok(ttft.p >= 0 && ttft.p <= 1);
   });
 
   it('500 MB of output (non-UTF-8, 1 MB lines) is on disk byte-identical, stdout and stderr separated', async function () {

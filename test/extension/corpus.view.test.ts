@@ -6,21 +6,24 @@ import type { BenchTriageApi } from '../../src/extension/extension';
 import { groupOf } from '../../src/extension/commitsTree';
 
 describe('Commits view on the real ISO-Bench data', () => {
-  it('has the same groups and counts as `bench-triage classify` on the same folder', async function () {
+  it('has one node per project, and in each the same groups and counts as `bench-triage classify` on the same folder', async function () {
     this.timeout(180000);
     const { commitsTree } = await vscode.extensions.getExtension<BenchTriageApi>('bench-triage.bench-triage')!.activate();
     // The default grouping; nothing is written into the shared data folder (no workspace settings).
     assert.equal(commitsTree.groupBy, 'category');
     const roots = await commitsTree.getChildren();
+    const projects = roots.filter(n => n.kind === 'project');
+    assert.deepEqual(projects.map(n => n.kind === 'project' && n.project), ['sglang', 'vllm']);
+    const groups = (await Promise.all(projects.map(p => commitsTree.getChildren(p)))).flat();
     const view = new Map<string, number>();
-    for (const n of roots) if (n.kind === 'group') view.set(n.key, n.entries.length);
+    for (const n of groups) if (n.kind === 'group') view.set(`${n.project}/${n.key}`, n.entries.length);
     const folder = vscode.workspace.workspaceFolders![0].uri.fsPath;
     const cli = JSON.parse(execFileSync(process.execPath, [path.resolve(__dirname, '../../dist/cli.js'), 'classify', folder, '--json'], { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 }));
     const expected = new Map<string, number>();
-    for (const e of cli) { const k = groupOf(e, 'category').key; expected.set(k, (expected.get(k) ?? 0) + 1); }
+    for (const e of cli) { const k = `${e.project}/${groupOf(e, 'category').key}`; expected.set(k, (expected.get(k) ?? 0) + 1); }
     assert.ok(expected.size > 10, `${expected.size} categories`);
     assert.deepEqual([...view.entries()].sort(), [...expected.entries()].sort());
-    const labels = roots.filter(n => n.kind === 'group').map(n => `${commitsTree.getTreeItem(n).label}: ${commitsTree.getTreeItem(n).description}`);
+    const labels = groups.filter(n => n.kind === 'group').map(n => `${n.kind === 'group' ? n.project : ''}/${commitsTree.getTreeItem(n).label}: ${commitsTree.getTreeItem(n).description}`);
     console.log(`[bt-test]   groups: ${labels.join(', ')}`);
   });
 });

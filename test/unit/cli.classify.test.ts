@@ -62,7 +62,8 @@ describe('CLI: classify, classify-log, report', function () {
       assert.equal(js.status, 0, js.stderr);
       const rep = JSON.parse(js.stdout);
       assert.equal(rep.tieBand, 5);
-      assert.ok(rep.summary.length > 5 && rep.failures.length > 20);
+      const vllm = rep.projects.find((p: { project: string }) => p.project === 'vllm');
+      assert.ok(vllm.summary.length > 5 && vllm.failures.length > 20);
       assert.equal(run('report', ISOBENCH, '--format', 'pdf').status, 2);
     } finally { fs.rmSync(dir, { recursive: true, force: true }); }
   });

@@ -1,7 +1,8 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { scan, summarize, isKnownMetricKey, metricDef, type ScanResult } from '../../src/core/ingest';
+import { scan, summarize, type ScanResult } from '../../src/core/ingest';
+import { isKnownMetricKey, metricDef } from '../../src/core/metrics';
 import { nodeFileSource } from '../../src/platform/nodeFileSource';
 import { ISOBENCH, requireCorpus, walk } from './helpers';
 
@@ -172,7 +173,7 @@ describe('ingest: the real ISO-Bench corpus', function () {
     assert.deepEqual(Object.keys(s.runsByRole).sort(), ['agent', 'baseline', 'human']);
     assert.equal(s.runs, r.runs.length);
     assert.equal(s.runList!.length, r.runs.length);
-    assert.deepEqual(Object.keys(s.runList![0]).sort(), ['agent', 'commit', 'file', 'fixes', 'image', 'metrics', 'originalStatus', 'role', 'schema', 'source', 'status', 'timestamp']);
+    assert.deepEqual(Object.keys(s.runList![0]).sort(), ['agent', 'commit', 'file', 'fixes', 'image', 'metrics', 'originalStatus', 'project', 'role', 'schema', 'source', 'status', 'timestamp']);
     assert.equal(s.files.parsed + s.files.nonRun + s.files.corrupt.length + s.files.unknown.length, r.files.length);
   });
 });

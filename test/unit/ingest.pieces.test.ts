@@ -1,5 +1,6 @@
 import * as assert from 'node:assert/strict';
-import { CommitIndex, parseJson, locateJsonError, lookupAlias, addMetrics, emptyMetrics, METRICS, knownSpellings } from '../../src/core/ingest';
+import { CommitIndex, parseJson, locateJsonError } from '../../src/core/ingest';
+import { lookupAlias, addMetrics, emptyMetrics, METRICS, knownSpellings } from '../../src/core/metrics';
 
 describe('ingest pieces', () => {
   describe('parseJson', () => {

@@ -1,7 +1,8 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { decodePythonBytesDumps, guessTruncation, indexLog, parsePrintedMetrics, stripAnsi } from '../../src/core/logs';
+import { decodePythonBytesDumps, guessTruncation, indexLog, stripAnsi } from '../../src/core/logs';
+import { parsePrintedMetrics } from '../../src/core/metrics';
 import { ISOBENCH, requireCorpus } from './helpers';
 
 describe('logs: index', () => {

@@ -92,7 +92,12 @@ export const BUILTIN_RULES: RuleSpec[] = [
   { id: 'agent.no-patch', category: 'agent-no-patch', strength: S, roles: ['agent'], description: '{1}',
     indications: [any('(No Claude Code patch found[^\\n]{0,20})'), any('(Patch is empty or contains no vllm/ Python changes)'), any('(Patch contains only non-Python files[^\\n]{0,60})'), any('(Agent patch not found[^\\n]{0,60})')] },
   { id: 'agent.patch-failed', category: 'agent-patch-failed', strength: S, roles: ['agent'], description: 'The agent patch does not apply: {1}',
-    indications: [any('(AGENT_PATCH_FAILED)'), any('(Hunk #\\d+ FAILED at \\d+[^\\n]{0,40})'), any('(Patch apply failed[^\\n]{0,80})'), any('(Failed to apply (?:agent )?patch[^\\n]{0,40})'), any('(Agent patch failed to apply)'), any('(error: patch failed: [^\\n]{0,80})')] },
+    indications: [any('(AGENT_PATCH_FAILED[^\\n]{0,160})'), any('(Patch apply failed[^\\n]{0,80})'), any('(Failed to apply (?:agent )?patch[^\\n]{0,40})'), any('(Agent patch failed to apply)'), any('(error: patch failed: [^\\n]{0,80})')] },
+  // `patch` reporting hunks it could not place and going on (ISO-Bench's runner continued with
+  // --force): the patch applied only in part, so what ran is not the agent's change.
+  { id: 'agent.patch-partial', category: 'agent-patch-failed', cause: 'patch-partially-applied', strength: S, roles: ['agent'], description: 'The agent patch applied only in part: {1}',
+    indications: [any('(Hunk #\\d+ FAILED at \\d+[^\\n]{0,40})'), any('(\\d+ out of \\d+ hunks? FAILED[^\\n]{0,80})'), any("(can't find file to patch[^\\n]{0,60})"), any('(Skipping patch\\.?)'),
+      any('(AGENT_PATCH_APPLIED_FALLBACK)'), any('(Patch dry-run failed, trying with --force)')] },
   // ── context: inferred from the command, the model and the subject when the logs say nothing specific
   { id: 'context.placeholder', category: 'bad-perf-command', cause: 'placeholder', strength: C, description: 'Placeholder left in the perf command: {1}',
     indications: [ctx('--model[= ](MODEL)\\b'), ctx('--[\\w-]+[= ](BS|INPUT_LEN|OUTPUT_LEN|MODEL_NAME|NUM_PROMPTS|TP)\\b'), ctx('(<[a-z_]+>)')] },

@@ -20,16 +20,31 @@ export interface ClassifyInput {
 
 export interface Evidence { file: string; field: string | null; line: number; text: string }
 
-export interface Classification {
+/** One thing a run's texts show; a run keeps all of them, primary first (like Jenkins' Build Failure Analyzer). */
+export interface Finding {
   category: string;
-  group: Group;
   cause: string | null;
-  fixability: Fixability;
   description: string;
   rule: string | null;
+  /** How it was reached: a root-cause signature, an inference from the command/model, or a pipeline's generic string. */
   strength: 'signature' | 'context' | 'generic' | 'status' | 'none';
   evidence: Evidence | null;
 }
+
+/** The primary finding, flattened, plus every finding (the primary first). */
+export interface Classification extends Finding {
+  group: Group;
+  fixability: Fixability;
+  findings: Finding[];
+}
+
+/**
+ * Rules whose hit is a *secondary* cause when another signature exists: a patch that applied only
+ * in part (failed hunks the runner skipped) does not explain a run that died of something else.
+ */
+const SECONDARY_WHEN_OTHERS = new Set(['agent.patch-partial']);
+/** After the primary signature is known, this many more candidate lines are looked at for secondary findings. */
+const SECONDARY_LINE_BUDGET = 20_000;
 
 interface CompiledIndication { scope: Rule['indications'][number]['scope']; m: Matcher; multiline: boolean }
 interface CompiledRule { rule: Rule; user: boolean; inds: CompiledIndication[] }
@@ -122,12 +137,12 @@ export class Classifier {
     let line = 1;
     return {
       /** True once the earliest error-form signature is known: later lines cannot change the result. */
-      get settled() { return !!state.sigErr; },
+      get settled() { return !state.wantsMore; },
       text: (chunk: string) => {
-        if (!state.sigErr || this.hasUserRules) this.scanText(chunk, line, source, 'output', role, state, 0);
+        if (state.wantsMore || this.hasUserRules) this.scanText(chunk, line, source, 'output', role, state, 0);
         for (let i = chunk.indexOf('\n'); i !== -1; i = chunk.indexOf('\n', i + 1)) line++;
       },
-      line: (text: string, no: number) => { if (!state.sigErr) this.evalLine(text, no, source, 'output', role, state, 0); },
+      line: (text: string, no: number) => { if (state.wantsMore) this.evalLine(text, no, source, 'output', role, state, 0); },
       end: (status: RunStatus = 'failed') => this.decide({ role, status, texts: [], context: '' }, state),
     };
   }
@@ -145,7 +160,7 @@ export class Classifier {
     }
     // Built-in rules only on lines that contain one of their literals.
     this.scanner.scanString(text, firstLine, (lineText, line) => {
-      if (!state.sigErr) this.evalLine(lineText, line, source, scope, role, state, order, false);
+      if (state.wantsMore) this.evalLine(lineText, line, source, scope, role, state, order, false);
     });
     this.multiline(text, firstLine, source, scope, role, state, order);
   }
@@ -156,6 +171,7 @@ export class Classifier {
    * cost stays linear whatever the line length.
    */
   evalLine(lineText: string, lineNo: number, source: EvidenceSource, scope: 'error' | 'output', role: Role | null, state: ScanState, order: number, user = false): void {
+    if (!user) state.seen();
     if (isNoise(lineText)) return;
     const errorForm = isErrorForm(lineText.length > LONG_LINE ? lineText.slice(0, LONG_LINE) : lineText);
     const windows = !user && lineText.length > LONG_LINE ? this.windows(lineText) : [0];
@@ -207,20 +223,24 @@ export class Classifier {
   }
 
   private decide(input: ClassifyInput, s: ScanState): Classification {
-    const hit = s.sigErr ?? s.sigOther;
-    if (hit) return fromHit(hit, hit.rule.rule.strength === 'generic' ? 'generic' : 'signature');
-    if (s.context) {
-      const { r, m } = s.context;
-      return make(r.rule, render(r.rule.description, m.groups), 'context', null);
+    const findings: Finding[] = [];
+    const add = (f: Finding) => { if (!findings.some(x => x.category === f.category && x.cause === f.cause)) findings.push(f); };
+    // Signatures: the earliest error-form line first, then other lines; partial patches last.
+    const sigs = s.signatures();
+    const main = sigs.filter(h => !SECONDARY_WHEN_OTHERS.has(h.rule.rule.id));
+    const late = sigs.filter(h => SECONDARY_WHEN_OTHERS.has(h.rule.rule.id));
+    for (const h of [...main, ...late]) add(findingOf(h, 'signature'));
+    if (s.context) { const { r, m } = s.context; add(findingOfRule(r.rule, render(r.rule.description, m.groups), 'context', null)); }
+    if (s.generic) add(findingOf(s.generic, 'generic'));
+    if (!findings.length && input.status === 'timeout') add({ category: 'timeout', cause: null, description: 'The run was recorded as timed out', rule: null, strength: 'status', evidence: null });
+    if (!findings.length) {
+      const last = lastErrorLine(input.texts);
+      add({ category: 'unclassified', cause: null, description: last ? `No rule matched; last error line: ${last.text}` : 'No rule matched and no error text was kept', rule: null, strength: 'none', evidence: last });
     }
-    if (s.generic) return fromHit(s.generic, 'generic');
-    if (input.status === 'timeout') {
-      const c = category('timeout');
-      return { category: 'timeout', group: c.group, cause: null, fixability: c.fixability, description: 'The run was recorded as timed out', rule: null, strength: 'status', evidence: null };
-    }
-    const c = category('unclassified');
-    const last = lastErrorLine(input.texts);
-    return { category: 'unclassified', group: c.group, cause: null, fixability: c.fixability, description: last ? `No rule matched; last error line: ${last.text}` : 'No rule matched and no error text was kept', rule: null, strength: 'none', evidence: last };
+    const p = findings[0];
+    const c = category(p.category);
+    const rule = p.rule ? this.rules.find(r => r.rule.id === p.rule)?.rule : undefined;
+    return { ...p, group: c.group, fixability: rule?.fixability ?? c.fixability, findings };
   }
 }
 
@@ -243,31 +263,44 @@ function compileRule(rule: Rule, user: boolean): CompiledRule {
   return { rule, user, inds: rule.indications.map(i => ({ scope: i.scope, multiline: !!i.multiline, m: make(i.pattern, i.flags ?? '', !!i.multiline) })) };
 }
 
-function make(rule: Rule, description: string, strength: Classification['strength'], evidence: Evidence | null): Classification {
-  const c = category(rule.category);
-  return { category: rule.category, group: c.group, cause: rule.cause ?? null, fixability: rule.fixability ?? c.fixability, description, rule: rule.id, strength, evidence };
+function findingOfRule(rule: Rule, description: string, strength: Finding['strength'], evidence: Evidence | null): Finding {
+  return { category: rule.category, cause: rule.cause ?? null, description, rule: rule.id, strength, evidence };
 }
 
-function fromHit(h: Hit, strength: Classification['strength']): Classification {
-  return make(h.rule.rule, render(h.rule.rule.description, h.match.groups), strength,
+function findingOf(h: Hit, strength: Finding['strength']): Finding {
+  return findingOfRule(h.rule.rule, render(h.rule.rule.description, h.match.groups), h.rule.rule.strength === 'generic' ? 'generic' : strength,
     { file: h.source.file, field: h.source.field, line: h.line, text: evidenceText(h.lineText, h.match.index, h.match.length) });
 }
 
 class ScanState {
-  sigErr: Hit | null = null;
-  sigOther: Hit | null = null;
+  /** Per category, the best signature hit: an error-form line before any other, then the earliest. */
+  private readonly byCategory = new Map<string, Hit>();
   generic: Hit | null = null;
   context: { r: CompiledRule; m: Match } | null = null;
   userDisabled = false;
   private userSpent = 0;
+  private primarySettled = false;
+  private afterSettled = 0;
 
   constructor(readonly role: Role | null, private readonly budget: number, private readonly reports: BudgetReport[]) {}
 
+  /** Counts a candidate line looked at once the primary is known (secondary findings are searched within a budget). */
+  seen(): void { if (this.primarySettled) this.afterSettled++; }
+
+  /** Whether later lines can still add a finding (bounded once the primary signature is known). */
+  get wantsMore(): boolean { return !this.primarySettled || this.afterSettled < SECONDARY_LINE_BUDGET; }
+
+  /** Signature hits, best first: error-form lines before others, then by text order and line. */
+  signatures(): Hit[] {
+    return [...this.byCategory.values()].sort((a, b) => Number(b.errorForm) - Number(a.errorForm) || a.order - b.order || a.line - b.line);
+  }
+
   offer(h: Hit): void {
-    const earlier = (a: Hit | null) => !a || h.order < a.order || (h.order === a.order && h.line < a.line);
-    if (h.rule.rule.strength === 'generic') { if (earlier(this.generic)) this.generic = h; return; }
-    if (h.errorForm) { if (earlier(this.sigErr)) this.sigErr = h; }
-    else if (earlier(this.sigOther)) this.sigOther = h;
+    const better = (a: Hit | undefined | null) => !a || (h.errorForm && !a.errorForm) || (h.errorForm === a.errorForm && (h.order < a.order || (h.order === a.order && h.line < a.line)));
+    if (h.rule.rule.strength === 'generic') { if (better(this.generic)) this.generic = h; return; }
+    const key = `${h.rule.rule.category}|${h.rule.rule.cause ?? ''}`;
+    if (better(this.byCategory.get(key))) this.byCategory.set(key, h);
+    if (h.errorForm && !SECONDARY_WHEN_OTHERS.has(h.rule.rule.id)) this.primarySettled = true;
   }
 
   chargeUser(r: CompiledRule, file: string, ms: number): void {

@@ -1,6 +1,6 @@
 import { Classifier, type Classification } from './engine';
 import { LiteralScanner } from './literalScanner';
-import { METRIC_LINE_LITERALS, PrintedMetricsParser } from '../logs/printedMetrics';
+import { METRIC_LINE_LITERALS, PrintedMetricsParser } from '../metrics/printed';
 
 export interface LogVerdict {
   /** null when the log printed benchmark results (a success); then `metrics` holds them. */

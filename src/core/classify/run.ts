@@ -1,15 +1,8 @@
 import type { Commit, Run } from '../model';
 import type { ClassifyInput, TextInput } from './engine';
+import { fieldText } from '../ingest/fields';
+export { fieldText };
 
-/** Reads a dotted field (`result.baseline_metrics.raw_output`) from a parsed result file. */
-export function fieldText(doc: unknown, dotted: string): string | null {
-  let v: unknown = doc;
-  for (const k of dotted.split('.')) {
-    if (!v || typeof v !== 'object') return null;
-    v = (v as Record<string, unknown>)[k];
-  }
-  return typeof v === 'string' ? v : null;
-}
 
 /**
  * The texts a run's classification looks at: its kept output (embedded log fields and sibling

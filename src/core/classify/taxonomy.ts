@@ -68,4 +68,5 @@ export const CAUSES: Record<string, string> = {
   'sandbox-error': 'sandbox / internal error',
   'gated': 'gated repository',
   'invalid-repo': 'repository id invalid or missing',
+  'patch-partially-applied': 'hunks of the agent patch failed and were skipped: what ran is not the agent\'s change',
 };

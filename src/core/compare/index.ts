@@ -1,3 +1,5 @@
-export * from './metrics';
 export * from './comparability';
+export * from './stats';
+export * from './verdict';
 export * from './triage';
+export * from './repeats';

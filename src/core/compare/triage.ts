@@ -1,33 +1,56 @@
-import type { Commit, Role, Run } from '../model';
+import type { BenchmarkMode, Commit, Role, Run } from '../model';
 import { ROLES } from '../model';
 import type { Classification } from '../classify/engine';
 import { category } from '../classify/taxonomy';
-import { comparability } from './comparability';
-import { improvement, primaryShared } from './metrics';
+import type { CommitConflict } from '../ingest/scan';
+import type { PrimaryOverride } from '../metrics';
+import { comparability, modeOfRun, sameMeasurement } from './comparability';
+import { compareAttempts, type Comparison, type Verdict } from './verdict';
 
-export type Verdict = 'win' | 'tie' | 'loss' | 'agent-failed' | 'n/a';
+export type { Verdict } from './verdict';
 
-export interface RoleView { run: Run | null; history: Run[]; classification: Classification | null }
+export interface RoleView {
+  /** The preferred run: what the tree and the one-line summaries show. */
+  run: Run | null;
+  /** Every other run of the role. */
+  history: Run[];
+  /** The successful runs of the role that measured the same thing as the preferred one (the statistics use all of them). */
+  attempts: Run[];
+  classification: Classification | null;
+}
 
 export interface CommitTriage {
   commit: string;
   agent: string | null;
+  /** vllm, sglang … (`unknown` when nothing in the data says). */
+  project: string;
   subject: string | null;
+  prUrl: string | null;
   model: string | null;
+  gpuConfig: string | null;
+  /** vLLM (or SGLang) version the human run reported, where known. */
+  version: string | null;
+  mode: BenchmarkMode | null;
   roles: Record<Role, RoleView>;
   /** complete | incomparable | partial | <category id> */
   outcome: string;
   /** The role whose failure decides the outcome, if any. */
   blockingRole: Role | null;
+  /** The headline verdict; `n/a` when the roles are not comparable (see `comparison.verdict`). */
   verdict: Verdict;
-  comparison: { metric: string; baseline: number | null; human: number; agent: number; humanImprovement: number | null; agentImprovement: number | null; agentVsHuman: number } | null;
+  comparison: Comparison | null;
   comparability: { ok: boolean; reasons: string[] };
+  /** Data conflicts about this commit's identity, each naming the file and field. */
+  conflicts: string[];
 }
 
 export interface TriageOptions {
   /** ± band in % within which agent and human are a tie (default 2). */
   tieBand?: number;
   commits?: ReadonlyMap<string, Commit>;
+  /** The user's headline metric per benchmark mode. */
+  primaryMetric?: PrimaryOverride;
+  conflicts?: readonly CommitConflict[];
 }
 
 const newest = (a: Run, b: Run) => (b.timestamp ?? '').localeCompare(a.timestamp ?? '');
@@ -39,33 +62,20 @@ function prefer(runs: Run[], anchor: string | null): Run | null {
   return [...runs].sort((a, b) => rank(a) - rank(b) || newest(a, b))[0];
 }
 
-export function verdictOf(human: Run | null, agent: Run | null, baseline: Run | null, tieBand: number): Pick<CommitTriage, 'verdict' | 'comparison'> {
-  if (human?.status === 'success' && agent && agent.status !== 'success') return { verdict: 'agent-failed', comparison: null };
-  if (human?.status !== 'success' || agent?.status !== 'success') return { verdict: 'n/a', comparison: null };
-  const metric = primaryShared(human.metrics, agent.metrics);
-  if (!metric) return { verdict: 'n/a', comparison: null };
-  const h = human.metrics[metric], a = agent.metrics[metric];
-  const b = baseline?.status === 'success' && metric in baseline.metrics ? baseline.metrics[metric] : null;
-  const avh = improvement(metric, h, a);
-  if (avh === null) return { verdict: 'n/a', comparison: null };
-  const verdict: Verdict = Math.abs(avh) <= tieBand ? 'tie' : avh > 0 ? 'win' : 'loss';
-  return {
-    verdict,
-    comparison: { metric, baseline: b, human: h, agent: a, agentVsHuman: avh,
-      humanImprovement: b !== null ? improvement(metric, b, h) : null, agentImprovement: b !== null ? improvement(metric, b, a) : null },
-  };
-}
-
 /**
  * One entry per (commit, agent): the preferred run of each role, every other attempt as history,
- * the outcome (DESIGN §4) and the agent-vs-human verdict (DESIGN §5).
+ * the outcome (DESIGN §4), comparability with its reasons, and the agent-vs-human comparison over
+ * every comparable attempt (DESIGN §5).
  */
 export function triage(runs: readonly Run[], classifications: ReadonlyMap<string, Classification>, opts: TriageOptions = {}): CommitTriage[] {
   const tieBand = opts.tieBand ?? 2;
   const byCommit = new Map<string, Run[]>();
   for (const r of runs) (byCommit.get(r.commit) ?? byCommit.set(r.commit, []).get(r.commit)!).push(r);
+  const conflictsOf = new Map<string, string[]>();
+  for (const c of opts.conflicts ?? []) (conflictsOf.get(c.resolvedTo) ?? conflictsOf.set(c.resolvedTo, []).get(c.resolvedTo)!).push(c.message);
   const out: CommitTriage[] = [];
   for (const [commit, all] of byCommit) {
+    const info = opts.commits?.get(commit) ?? null;
     const shared = all.filter(r => r.role !== 'agent');
     const agents = [...new Set(all.filter(r => r.role === 'agent').map(r => r.agent))];
     for (const agent of agents.length ? agents : [null]) {
@@ -78,41 +88,82 @@ export function triage(runs: readonly Run[], classifications: ReadonlyMap<string
       const anchor = complete ?? agentPick?.source ?? prefer(byRole.human, null)?.source ?? null;
       const roles = Object.fromEntries(ROLES.map(role => {
         const run = prefer(byRole[role], anchor);
-        return [role, { run, history: byRole[role].filter(r => r !== run), classification: run ? classifications.get(run.id) ?? null : null }];
+        const attempts = run?.status === 'success' ? byRole[role].filter(r => r.status === 'success' && (r === run || sameMeasurement(r, run, info))) : [];
+        return [role, { run, history: byRole[role].filter(r => r !== run), attempts, classification: run ? classifications.get(run.id) ?? null : null }];
       })) as Record<Role, RoleView>;
       const blockingRole = ROLES.find(role => roles[role].run && roles[role].run!.status !== 'success') ?? null;
       const allMeasured = ROLES.every(role => roles[role].run?.status === 'success');
-      const comp = comparability({ baseline: roles.baseline.run, human: roles.human.run, agent: roles.agent.run });
+      const comp = comparability({ baseline: roles.baseline.run, human: roles.human.run, agent: roles.agent.run }, info);
+      const mode = (roles.human.run && modeOfRun(roles.human.run, info)) ?? (roles.agent.run && modeOfRun(roles.agent.run, info)) ?? info?.benchmarkMode ?? null;
+      let comparison: Comparison | null = null;
+      let verdict: Verdict = 'n/a';
+      if (roles.human.run?.status === 'success' && roles.agent.run && roles.agent.run.status !== 'success') verdict = 'agent-failed';
+      else if (roles.human.run?.status === 'success' && roles.agent.run?.status === 'success') {
+        comparison = compareAttempts({ baseline: roles.baseline.attempts, human: roles.human.attempts, agent: roles.agent.attempts }, { tieBand, override: opts.primaryMetric, mode });
+        if (!comparison) comp.reasons.push('human and agent share no metric');
+      }
+      if (allMeasured && comparison && comparison.baseline === null) comp.reasons.push('no metric was measured by all three roles');
+      const ok = comp.reasons.length === 0;
+      if (comparison && ok) verdict = comparison.verdict;
       const outcome = blockingRole ? (roles[blockingRole].classification?.category ?? 'unclassified')
-        : allMeasured ? (comp.ok && primaryShared(roles.baseline.run!.metrics, roles.human.run!.metrics, roles.agent.run!.metrics) ? 'complete' : 'incomparable')
+        : allMeasured ? (ok && comparison ? 'complete' : 'incomparable')
         : 'partial';
-      if (allMeasured && !primaryShared(roles.baseline.run!.metrics, roles.human.run!.metrics, roles.agent.run!.metrics)) comp.reasons.push('no metric was measured by all three roles');
-      const info = opts.commits?.get(commit);
+      const runOf = (role: Role) => roles[role].run;
       out.push({
-        commit, agent, subject: info?.subject ?? null, model: info?.models[0] ?? mine.find(r => r.model)?.model ?? null,
-        roles, outcome, blockingRole, ...verdictOf(roles.human.run, roles.agent.run, roles.baseline.run, tieBand),
-        comparability: { ok: comp.reasons.length === 0, reasons: comp.reasons },
+        commit, agent, project: info?.project ?? mine.find(r => r.project)?.project ?? 'unknown',
+        subject: info?.subject ?? null, prUrl: info?.prUrl ?? null,
+        model: info?.models[0] ?? mine.find(r => r.model)?.model ?? null,
+        gpuConfig: runOf('human')?.gpuConfig ?? info?.gpuConfig ?? mine.find(r => r.gpuConfig)?.gpuConfig ?? null,
+        version: runOf('human')?.version ?? null, mode,
+        roles, outcome, blockingRole, verdict, comparison,
+        comparability: { ok, reasons: comp.reasons },
+        conflicts: conflictsOf.get(commit) ?? [],
       });
     }
   }
-  return out.sort((a, b) => a.commit.localeCompare(b.commit) || String(a.agent).localeCompare(String(b.agent)));
+  return out.sort((a, b) => a.project.localeCompare(b.project) || a.commit.localeCompare(b.commit) || String(a.agent).localeCompare(String(b.agent)));
 }
+
+export interface VerdictCounts { win: number; tie: number; loss: number; unknown: number; 'agent-failed': number; 'n/a': number; mixed: number }
+const zero = (): VerdictCounts => ({ win: 0, tie: 0, loss: 0, unknown: 0, 'agent-failed': 0, 'n/a': 0, mixed: 0 });
 
 export interface Aggregates {
   byOutcome: Record<string, number>;
   byFixability: Record<string, number>;
-  byAgent: Record<string, Record<Verdict, number>>;
+  /** Headline verdicts per agent, plus mixed commits. */
+  byAgent: Record<string, VerdictCounts>;
+  /** Headline verdicts per headline metric. */
+  byMetric: Record<string, VerdictCounts>;
+  /** Entries left out of the verdict counts because their roles are not comparable. */
+  leftOut: number;
 }
 
+/** Counts for one project's entries; incomparable entries only when asked for. */
 export function aggregate(entries: readonly CommitTriage[], includeIncomparable = false): Aggregates {
   const byOutcome: Record<string, number> = {}, byFixability: Record<string, number> = {};
-  const byAgent: Record<string, Record<Verdict, number>> = {};
+  const byAgent: Record<string, VerdictCounts> = {}, byMetric: Record<string, VerdictCounts> = {};
+  let leftOut = 0;
   for (const e of entries) {
     byOutcome[e.outcome] = (byOutcome[e.outcome] ?? 0) + 1;
     if (e.blockingRole) { const f = e.roles[e.blockingRole].classification?.fixability ?? category(e.outcome).fixability; byFixability[f] = (byFixability[f] ?? 0) + 1; }
-    if (!includeIncomparable && e.outcome === 'incomparable') continue;
-    const a = (byAgent[e.agent ?? '(none)'] ??= { win: 0, tie: 0, loss: 0, 'agent-failed': 0, 'n/a': 0 });
-    a[e.verdict]++;
+    const incomparable = !!e.comparison && !e.comparability.ok;
+    if (incomparable && !includeIncomparable) { leftOut++; continue; }
+    const v: Verdict = incomparable ? e.comparison!.verdict : e.verdict;
+    const a = (byAgent[e.agent ?? '(none)'] ??= zero());
+    a[v]++;
+    if (e.comparison?.mixed) a.mixed++;
+    if (e.comparison && v !== 'n/a') {
+      const m = (byMetric[e.comparison.metric] ??= zero());
+      m[v]++;
+      if (e.comparison.mixed) m.mixed++;
+    }
   }
-  return { byOutcome, byFixability, byAgent };
+  return { byOutcome, byFixability, byAgent, byMetric, leftOut };
+}
+
+/** Entries by project, in a stable order. */
+export function byProject<T extends { project: string }>(entries: readonly T[]): Array<[string, T[]]> {
+  const m = new Map<string, T[]>();
+  for (const e of entries) (m.get(e.project) ?? m.set(e.project, []).get(e.project)!).push(e);
+  return [...m].sort(([a], [b]) => a.localeCompare(b));
 }

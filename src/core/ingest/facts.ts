@@ -2,6 +2,7 @@ import type { Commit, PerfCommand } from '../model';
 import { emptyCommit } from '../model';
 import { CommitIndex, isFullHash, normaliseHash } from './commits';
 import { isObj, modeFromCommand, modeFromType, str, type Obj } from './detectors/common';
+import { projectOfRow } from './project';
 
 /**
  * Facts about commits (parent, perf command, model, subject, PR) gathered from datasets, mapping
@@ -11,6 +12,8 @@ export type SourceRank = 0 | 1 | 2 | 3; // dataset, mapping, result, export
 
 export class CommitFacts {
   private readonly byId = new Map<string, Commit & { rank: Map<string, SourceRank> }>();
+  /** Full hashes a dataset or mapping file states (the commits the campaign is about). */
+  readonly authoritative = new Set<string>();
 
   constructor(private readonly index: CommitIndex) {}
 
@@ -20,14 +23,18 @@ export class CommitFacts {
     return c;
   }
 
+  /** What is known of each commit so far (by the id it was recorded under). */
+  known(): ReadonlyMap<string, Commit> { return this.byId; }
+
   /** Records one row's facts. `rank` orders sources when several state the same field. */
   record(row: Obj, source: string, rank: SourceRank, line?: number): void {
     const id = normaliseHash(row.commit_full ?? row.human_commit_full ?? row.commit_hash_full ?? row.commit_hash ?? row.human_full
       ?? row.full_commit ?? (isFullHash(row.human_commit) ? row.human_commit : undefined) ?? row.human_commit_short ?? row.commit_short ?? row.human_short);
     if (!id) return;
     this.index.add(id);
+    if (rank <= 1 && isFullHash(id)) this.authoritative.add(id);
     const c = this.get(id);
-    const set = <K extends 'parent' | 'subject' | 'prUrl' | 'gpuConfig' | 'benchmarkMode'>(k: K, v: Commit[K] | null) => {
+    const set = <K extends 'parent' | 'subject' | 'prUrl' | 'gpuConfig' | 'benchmarkMode' | 'project'>(k: K, v: Commit[K] | null) => {
       if (v == null) return;
       const r = c.rank.get(k);
       if (r === undefined || rank < r || (rank === r && c[k] == null)) { (c as Commit)[k] = v; c.rank.set(k, rank); }
@@ -38,6 +45,7 @@ export class CommitFacts {
     set('subject', str(row.commit_subject) ?? str(row.subject));
     set('prUrl', str(row.pr_url));
     set('gpuConfig', str(row.gpu_config));
+    set('project', projectOfRow(row));
     const cmd = str(row.perf_command);
     set('benchmarkMode', modeFromType(row.benchmark_mode) ?? modeFromType(row.benchmark_type) ?? modeFromCommand(cmd));
     if (cmd) this.addCommand(c, { command: cmd, source: line ? `${source}:${line}` : source }, rank);
@@ -63,16 +71,17 @@ export class CommitFacts {
     for (const [k, r] of Object.entries(v)) if (isObj(r) && /^[0-9a-f]{7,40}$/.test(k)) this.record({ commit_short: k, ...r }, source, rank);
   }
 
-  /** Final commits, keyed by resolved hash; prefix entries merge into their full hash. */
-  resolve(): Map<string, Commit> {
+  /** Final commits, keyed by resolved hash; prefix entries merge into their full hash (or into the hash a data conflict was resolved to). */
+  resolve(redirect: ReadonlyMap<string, string> = new Map()): Map<string, Commit> {
     const out = new Map<string, Commit & { rank: Map<string, SourceRank> }>();
-    const ids = [...this.byId.keys()].sort((a, b) => b.length - a.length); // full hashes first
+    // Full hashes first; a mistyped hash merges into its commit after the commit's own facts.
+    const ids = [...this.byId.keys()].sort((a, b) => Number(redirect.has(a)) - Number(redirect.has(b)) || b.length - a.length);
     for (const id of ids) {
       const c = this.byId.get(id)!;
-      const full = this.index.resolve(id);
+      const full = redirect.get(id) ?? this.index.resolve(id);
       const target = out.get(full);
       if (!target) { out.set(full, { ...c, hash: full, parent: c.parent ? this.index.resolve(c.parent) : null }); continue; }
-      for (const k of ['parent', 'subject', 'prUrl', 'gpuConfig', 'benchmarkMode', 'humanPatch'] as const) {
+      for (const k of ['parent', 'subject', 'prUrl', 'gpuConfig', 'benchmarkMode', 'project', 'humanPatch'] as const) {
         if (target[k] == null && c[k] != null) (target as any)[k] = k === 'parent' ? this.index.resolve(c.parent!) : c[k];
       }
       for (const pc of c.perfCommands) if (!target.perfCommands.some(p => p.command === pc.command)) target.perfCommands.push(pc);

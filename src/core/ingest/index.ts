@@ -1,6 +1,7 @@
 export * from './scan';
 export * from './summary';
-export * from './metrics';
+export * from './fields';
+export * from './project';
 export * from './commits';
 export * from './json';
 export { DETECTORS, detect } from './detectors';

@@ -7,6 +7,9 @@ import { baseName, nonRunByPath } from './detectors/nonRun';
 import { isObj, type Obj } from './detectors/common';
 import { CommitFacts } from './facts';
 import { AGENT_ITEM_FILES, isAgentItemFile, linkAgentRuns, type AgentItemFiles } from './agentRuns';
+import { fieldHolding, fieldText } from './fields';
+import { projectOfPlace, projectOfRow } from './project';
+import { PrintedMetricsParser, reconcileUnits } from '../metrics';
 
 /** The scan reads through this; the CLI and server pass Node's fs, the extension VS Code's. */
 export interface ListedFile { path: string; size: number }
@@ -24,12 +27,38 @@ export interface ScanOptions {
   signal?: AbortSignal;
 }
 
+/**
+ * A result file names a full hash no dataset knows, while the dataset's commit with the same
+ * short id is another: the runs are counted under the dataset's commit, and this says so.
+ */
+export interface CommitConflict { file: string; field: string; stated: string; resolvedTo: string; message: string }
+
 export interface ScanResult {
   commits: Commit[];
   runs: Run[];
   files: FileRecord[];
   agentRuns: AgentRun[];
   unlinkedAgentRuns: UnlinkedAgentRun[];
+  conflicts: CommitConflict[];
+}
+
+/** Units from evidence (core/metrics/evidence): the run's own printed output and counts decide what its numbers are. */
+function settleUnits(d: RunDraft, doc: unknown): void {
+  const parser = new PrintedMetricsParser(d.benchmarkMode);
+  let from: string | undefined;
+  for (const l of d.logs) {
+    const text = fieldText(doc, l.field);
+    if (!text) continue;
+    parser.chunk(text);
+    if (parser.found && !from) from = l.field;
+  }
+  const printed = parser.found ? parser.result().metrics : null;
+  const rec = reconcileUnits({ fields: d.metricFields ?? [], counts: d.counts, printed, printedFrom: from, untrusted: new Set(d.untrustedFields ?? []) });
+  d.metrics = rec.metrics;
+  d.metricSources = rec.sources;
+  d.problems = [...d.problems, ...rec.notes];
+  delete d.metricFields;
+  delete d.untrustedFields;
 }
 
 const ROLE_FROM_NAME = /_(baseline|human|agent)_result\.json$/;
@@ -78,6 +107,7 @@ export async function scan(source: FileSource, opts: ScanOptions = {}): Promise<
   const facts = new CommitFacts(index);
   const records = new Map<string, FileRecord>();
   const drafts: RunDraft[] = [];
+  const commitField = new Map<RunDraft, string>();
   const agentItems = new Map<string, AgentItemFiles>();
   const itemOf = (path: string) => {
     const dir = path.slice(0, path.lastIndexOf('/'));
@@ -163,7 +193,13 @@ export async function scan(source: FileSource, opts: ScanOptions = {}): Promise<
     }
     if (d.kind === 'unknown') { records.set(path, { kind: 'unknown', path, reason: d.reason }); return; }
     records.set(path, { kind: 'run', path, schema: d.schema, runs: d.drafts.length });
-    for (const r of d.drafts) { drafts.push(r); index.add(r.commit); if (r.parent) index.add(r.parent); }
+    const rowProject = isObj(v) ? (isObj(v.instance) ? projectOfRow(v.instance as Obj) : null) ?? projectOfRow(v as Obj) : null;
+    for (const r of d.drafts) {
+      settleUnits(r, v);
+      r.project ??= rowProject ?? projectOfPlace(path, r.command, r.source);
+      commitField.set(r, fieldHolding(v, r.commit) ?? 'commit');
+      drafts.push(r); index.add(r.commit); if (r.parent) index.add(r.parent);
+    }
     if (isObj(v)) {
       if (isObj(v.instance)) facts.record(v.instance as Obj, path, 2);
       const body = isObj(v.result) ? (v.result as Obj) : (v as Obj);
@@ -173,26 +209,62 @@ export async function scan(source: FileSource, opts: ScanOptions = {}): Promise<
 
   await pool(toRead, opts.concurrency ?? 8, handle, opts.signal);
 
+  const { redirect, conflicts } = identityConflicts(drafts, commitField, facts);
   // Resolve prefixes only now that every full hash in the folder is known.
   // Each file yields at most one run per role, so file + role identifies a run.
   const runs: Run[] = drafts.map(d => ({
     ...d,
     id: `${d.provenance.file}#${d.role}`,
-    commit: index.resolve(d.commit),
+    commit: redirect.get(d.commit) ?? index.resolve(d.commit),
     parent: d.parent ? index.resolve(d.parent) : null,
   }));
-  const commits = facts.resolve();
+  const commits = facts.resolve(redirect);
   for (const r of runs) {
     let c = commits.get(r.commit);
     if (!c) commits.set(r.commit, (c = emptyCommit(r.commit)));
     if (!c.parent && r.parent) c.parent = r.parent;
     if (r.model && !c.models.includes(r.model)) c.models.push(r.model);
     if (!c.gpuConfig && r.gpuConfig) c.gpuConfig = r.gpuConfig;
+    if (!c.project && r.project) c.project = r.project;
   }
+  // A run that says nothing of its project belongs to its commit's.
+  for (const r of runs) r.project ??= commits.get(r.commit)?.project ?? null;
   const { linked, unlinked } = linkAgentRuns(agentItems.values(), index);
   for (const a of linked) if (a.commit && !commits.has(a.commit) && isFullHash(a.commit)) commits.set(a.commit, emptyCommit(a.commit));
 
   const files = listed.filter(f => records.has(f.path)).map(f => records.get(f.path)!);
-  return { commits: [...commits.values()], runs, files, agentRuns: linked, unlinkedAgentRuns: unlinked };
+  return { commits: [...commits.values()], runs, files, agentRuns: linked, unlinkedAgentRuns: unlinked, conflicts };
+}
+
+/**
+ * A full hash only result files state, whose short id is a different commit a dataset or mapping
+ * names, is a data conflict (9badee53d8ec… vs the dataset's 9badee53decb…): never a silent second
+ * commit. The runs go to the dataset's commit; the conflict is reported with the file and field.
+ */
+function identityConflicts(drafts: readonly RunDraft[], commitField: ReadonlyMap<RunDraft, string>, facts: CommitFacts): { redirect: Map<string, string>; conflicts: CommitConflict[] } {
+  const byShort = new Map<string, string[]>();
+  for (const h of facts.authoritative) (byShort.get(h.slice(0, 8)) ?? byShort.set(h.slice(0, 8), []).get(h.slice(0, 8))!).push(h);
+  const redirect = new Map<string, string>();
+  const conflicts: CommitConflict[] = [];
+  const known = facts.known();
+  for (const d of drafts) {
+    const h = d.commit;
+    if (!isFullHash(h) || facts.authoritative.has(h)) continue;
+    const others = (byShort.get(h.slice(0, 8)) ?? []).filter(x => x !== h);
+    if (others.length !== 1) continue;
+    const to = others[0];
+    redirect.set(h, to);
+    const info = known.get(to);
+    const agree = [
+      d.parent && info?.parent ? (info.parent.startsWith(d.parent) || d.parent.startsWith(info.parent) ? `same parent ${info.parent.slice(0, 12)}` : `but parent ${d.parent.slice(0, 12)} ≠ ${info.parent.slice(0, 12)}`) : null,
+      d.model && info?.models.length ? (info.models.includes(d.model) ? 'same model' : `but model ${d.model} is not the dataset's`) : null,
+    ].filter(Boolean).join(', ');
+    const field = commitField.get(d) ?? 'commit';
+    if (!conflicts.some(c => c.file === d.provenance.file && c.stated === h)) {
+      conflicts.push({ file: d.provenance.file, field, stated: h, resolvedTo: to,
+        message: `${d.provenance.file}: field ${field} names ${h}, which no dataset or mapping knows; the dataset's ${h.slice(0, 8)} is ${to}${agree ? ` (${agree})` : ''}. Counted as ${to.slice(0, 12)}: check the file.` });
+    }
+  }
+  return { redirect, conflicts };
 }
 

@@ -18,7 +18,11 @@ export interface ScanSummary {
   };
   agentRuns: { linked: number; unlinked: Array<{ path: string; reason: string }> };
   commitIds: { full: number; prefixOnly: number };
-  runList?: Array<Pick<Run, 'commit' | 'role' | 'source' | 'agent' | 'status' | 'originalStatus' | 'metrics' | 'image' | 'fixes' | 'timestamp'> & { file: string; schema: string }>;
+  /** Full hashes in result files that conflict with the dataset's commit of the same short id. */
+  conflicts: Array<{ file: string; field: string; stated: string; resolvedTo: string; message: string }>;
+  /** Values read with caution or refused (numbers as strings, negative values, units re-labelled), per file and field. */
+  dataProblems: Array<{ file: string; field: string; message: string }>;
+  runList?: Array<Pick<Run, 'commit' | 'role' | 'source' | 'agent' | 'project' | 'status' | 'originalStatus' | 'metrics' | 'image' | 'fixes' | 'timestamp'> & { file: string; schema: string }>;
 }
 
 const inc = (o: Record<string, number>, k: string) => { o[k] = (o[k] ?? 0) + 1; };
@@ -53,10 +57,12 @@ export function summarize(r: ScanResult, withRuns = false): ScanSummary {
     files: { parsed, nonRun, nonRunByKind, corrupt, unknown },
     agentRuns: { linked: r.agentRuns.length, unlinked: r.unlinkedAgentRuns },
     commitIds: { full, prefixOnly: r.runs.length - full },
+    conflicts: r.conflicts,
+    dataProblems: r.runs.flatMap(x => x.problems.map(p => ({ file: x.provenance.file, field: p.field, message: p.message }))),
   };
   if (withRuns) {
     out.runList = r.runs.map(x => ({
-      commit: x.commit, role: x.role, source: x.source, agent: x.agent, status: x.status, originalStatus: x.originalStatus,
+      commit: x.commit, role: x.role, source: x.source, agent: x.agent, project: x.project, status: x.status, originalStatus: x.originalStatus,
       metrics: x.metrics, file: x.provenance.file, schema: x.provenance.schema, image: x.image, fixes: x.fixes, timestamp: x.timestamp,
     }));
   }

@@ -1,4 +1,3 @@
 export * from './logIndex';
 export * from './text';
 export * from './truncation';
-export * from './printedMetrics';

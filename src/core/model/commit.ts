@@ -18,11 +18,13 @@ export const CommitSchema = z.object({
   models: z.array(z.string()),
   gpuConfig: z.string().nullable(),
   benchmarkMode: BenchmarkModeSchema.nullable(),
+  /** vllm, sglang … from the data (dataset `repo`, folder names, commands); null when nothing says. */
+  project: z.string().nullable(),
   /** Where the human patch text can be read (dataset `diff_text`); the text itself stays in the file. */
   humanPatch: z.object({ source: z.string(), line: z.number().int().positive(), length: z.number().int() }).nullable(),
 });
 export type Commit = z.infer<typeof CommitSchema>;
 
 export function emptyCommit(hash: string): Commit {
-  return { hash, parent: null, subject: null, prUrl: null, perfCommands: [], models: [], gpuConfig: null, benchmarkMode: null, humanPatch: null };
+  return { hash, parent: null, subject: null, prUrl: null, perfCommands: [], models: [], gpuConfig: null, benchmarkMode: null, project: null, humanPatch: null };
 }

@@ -24,6 +24,17 @@ export const EmbeddedLogSchema = z.object({
 });
 export type EmbeddedLog = z.infer<typeof EmbeddedLogSchema>;
 
+/** How a metric's unit was established (core/metrics/evidence). */
+export const MetricSourceSchema = z.object({
+  field: z.string(),
+  evidence: z.enum(['printed', 'counts', 'name', 'raw', 'none']),
+  note: z.string().optional(),
+});
+
+/** Something in the data that was read but could not be used as written; names the file's field. */
+export const DataProblemSchema = z.object({ field: z.string(), message: z.string() });
+export type DataProblem = z.infer<typeof DataProblemSchema>;
+
 export const RunSchema = z.object({
   /** Stable within one scan: `<file>#<pointer>`. */
   id: z.string(),
@@ -33,12 +44,18 @@ export const RunSchema = z.object({
   /** Pipeline that produced it: modal, docker, separate, docker-verify, rerun, omniperf, native, sglang-modal, bench-triage. */
   source: z.string(),
   agent: z.string().nullable(),
+  /** The project measured (vllm, sglang …), from the data; null when nothing says. */
+  project: z.string().nullable(),
   status: RunStatusSchema,
   originalStatus: z.string(),
   error: z.string().nullable(),
   /** JSON field (dotted path) the error text was read from; null when the scanner composed it. */
   errorField: z.string().nullable(),
   metrics: z.record(z.string(), z.number()),
+  /** Per canonical metric: the field it was read from and what vouches for its unit. */
+  metricSources: z.record(z.string(), MetricSourceSchema),
+  /** Per-request samples (vLLM --save-detailed), by canonical metric, in the metric's unit. */
+  samples: z.record(z.string(), z.array(z.number())).optional(),
   counts: z.record(z.string(), z.number()),
   logs: z.array(EmbeddedLogSchema),
   /** Sibling log files (stdout.txt / stderr.txt), relative to the scanned folder. */
@@ -53,6 +70,8 @@ export const RunSchema = z.object({
   parent: z.string().nullable(),
   timestamp: z.string().nullable(),
   durationS: z.number().nullable(),
+  /** Values re-labelled, read from strings or refused, each naming its field. */
+  problems: z.array(DataProblemSchema),
   provenance: ProvenanceSchema,
 });
 export type Run = z.infer<typeof RunSchema>;

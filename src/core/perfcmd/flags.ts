@@ -34,6 +34,7 @@ const SERVING: Record<string, FlagDoc> = {
   '--disable-tqdm': f('Disable the progress bar', false),
   '--profile': f('Use the Torch profiler (server must enable it)', false),
   '--save-result': f('Save the benchmark results to a JSON file', false),
+  '--save-detailed': f('Keep per-request samples (TTFT, ITL, output lengths) in the result JSON', false),
   '--metadata': f('key=value pairs stored with the result'),
   '--result-dir': f('Directory of the result JSON'),
   '--result-filename': f('File name of the result JSON'),

@@ -1,88 +1,171 @@
 import type { Role } from '../model';
-import { CATEGORIES, FIXABILITIES, category, type Fixability } from '../classify/taxonomy';
-import { aggregate, type CommitTriage, type Verdict } from '../compare/triage';
-import { metricDef } from '../ingest/metrics';
+import { CATEGORIES, FIXABILITIES, category, type Finding, type Fixability } from '../classify';
+import { aggregate, byProject, type CommitTriage, type VerdictCounts } from '../compare/triage';
+import type { Basis, Verdict } from '../compare/verdict';
+import { metricDef, UNKNOWN_UNIT } from '../metrics';
+import { mdLink, mdText } from './markdown';
+
+export interface ReportOptions {
+  tieBand: number;
+  /** Count incomparable commits in the aggregates and list them in the 3-way table (marked). */
+  includeIncomparable?: boolean;
+  now?: Date;
+}
+
+export interface ThreeWayRow {
+  commit: string; agent: string | null; subject: string | null; prUrl: string | null; model: string | null; gpus: string | null; version: string | null;
+  metric: string; label: string; unit: string; baseline: number | null; human: number; agentValue: number;
+  humanImprovement: number | null; agentImprovement: number | null; agentVsHuman: number;
+  basis: Basis; ci: [number, number] | null; p: number | null; verdict: Verdict; mixed: boolean; comparable: boolean; reasons: string[];
+}
+
+export interface ProjectReport {
+  project: string;
+  totals: { entries: number; commits: number; complete: number; incomparable: number; partial: number; failed: number };
+  summary: Array<{ outcome: string; title: string; count: number; fixability: Fixability | null; description: string }>;
+  /** Comparable commits (and, on request, incomparable ones, marked). */
+  threeWay: ThreeWayRow[];
+  /** Measured but not comparable: left out of every count, with the reasons. */
+  incomparable: Array<{ commit: string; agent: string | null; subject: string | null; reasons: string[] }>;
+  failures: Array<{ commit: string; agent: string | null; subject: string | null; outcome: string; role: Role; cause: string | null; description: string; rule: string | null;
+    evidence: { file: string; field: string | null; line: number; text: string } | null; findings: Finding[] }>;
+  conflicts: Array<{ commit: string; message: string }>;
+  actionPlan: Record<Fixability, string[]>;
+  agents: Record<string, VerdictCounts>;
+  metrics: Record<string, VerdictCounts>;
+  leftOut: number;
+}
 
 export interface TriageReport {
   generatedAt: string;
   folder: string;
   tieBand: number;
-  totals: { entries: number; commits: number; complete: number; incomparable: number; partial: number; failed: number };
-  summary: Array<{ outcome: string; title: string; count: number; fixability: Fixability | null; description: string }>;
-  threeWay: Array<{ commit: string; agent: string | null; metric: string; unit: string; baseline: number | null; human: number; agentValue: number;
-    humanImprovement: number | null; agentImprovement: number | null; agentVsHuman: number; verdict: Verdict; comparable: boolean; reasons: string[] }>;
-  failures: Array<{ commit: string; agent: string | null; outcome: string; role: Role; cause: string | null; description: string; rule: string | null;
-    evidence: { file: string; field: string | null; line: number; text: string } | null }>;
-  actionPlan: Record<Fixability, string[]>;
-  agents: Record<string, Record<Verdict, number>>;
+  includeIncomparable: boolean;
+  projects: ProjectReport[];
 }
 
-export function buildReport(entries: readonly CommitTriage[], folder: string, tieBand: number, now = new Date()): TriageReport {
-  const agg = aggregate(entries);
-  const titleOf = (o: string) => ({ complete: 'Complete 3-way', incomparable: 'Measured, not comparable', partial: 'Partial (roles never ran)' } as Record<string, string>)[o] ?? category(o).title;
-  const descOf = (o: string) => ({ complete: 'All three roles measured and comparable.', incomparable: 'All three roles measured, but with different models, workloads, GPUs or pipelines.', partial: 'Some roles have no run at all.' } as Record<string, string>)[o] ?? category(o).description;
+const MEASURED_TITLES: Record<string, string> = { complete: 'Complete 3-way', incomparable: 'Measured, not comparable', partial: 'Partial (roles never ran)' };
+const MEASURED_DESC: Record<string, string> = {
+  complete: 'All three roles measured the same workload on the same model, GPUs and pipeline.',
+  incomparable: 'All three roles measured, but not the same thing (different models, workloads, GPUs, pipelines or script versions).',
+  partial: 'Some roles have no run at all.',
+};
+
+function projectReport(project: string, entries: readonly CommitTriage[], includeIncomparable: boolean): ProjectReport {
+  const agg = aggregate(entries, includeIncomparable);
   const order = ['complete', 'incomparable', 'partial', ...CATEGORIES.map(c => c.id)];
   const summary = Object.entries(agg.byOutcome)
     .sort(([a, x], [b, y]) => y - x || order.indexOf(a) - order.indexOf(b))
-    .map(([outcome, count]) => ({ outcome, title: titleOf(outcome), count, fixability: ['complete', 'incomparable', 'partial'].includes(outcome) ? null : category(outcome).fixability, description: descOf(outcome) }));
-  const threeWay = entries.filter(e => e.comparison && (e.outcome === 'complete' || e.outcome === 'incomparable')).map(e => ({
-    commit: e.commit, agent: e.agent, metric: e.comparison!.metric, unit: metricDef(e.comparison!.metric)?.unit ?? '',
-    baseline: e.comparison!.baseline, human: e.comparison!.human, agentValue: e.comparison!.agent,
-    humanImprovement: e.comparison!.humanImprovement, agentImprovement: e.comparison!.agentImprovement, agentVsHuman: e.comparison!.agentVsHuman,
-    verdict: e.verdict, comparable: e.comparability.ok, reasons: e.comparability.reasons,
-  }));
+    .map(([outcome, count]) => ({ outcome, title: MEASURED_TITLES[outcome] ?? category(outcome).title, count,
+      fixability: outcome in MEASURED_TITLES ? null : category(outcome).fixability, description: MEASURED_DESC[outcome] ?? category(outcome).description }));
+  const threeWay = entries.filter(e => e.comparison && (e.outcome === 'complete' || (includeIncomparable && e.outcome === 'incomparable'))).map((e): ThreeWayRow => {
+    const c = e.comparison!;
+    return {
+      commit: e.commit, agent: e.agent, subject: e.subject, prUrl: e.prUrl, model: e.model, gpus: e.gpuConfig, version: e.version,
+      metric: c.metric, label: c.label, unit: c.unit, baseline: c.baseline, human: c.human, agentValue: c.agent,
+      humanImprovement: c.humanImprovement, agentImprovement: c.agentImprovement, agentVsHuman: c.agentVsHuman,
+      basis: c.basis, ci: c.ci, p: c.p, verdict: c.verdict, mixed: c.mixed, comparable: e.comparability.ok, reasons: e.comparability.reasons,
+    };
+  });
+  const incomparable = entries.filter(e => e.outcome === 'incomparable' || (e.comparison && !e.comparability.ok))
+    .map(e => ({ commit: e.commit, agent: e.agent, subject: e.subject, reasons: e.comparability.reasons }));
   const failures = entries.filter(e => e.blockingRole).map(e => {
     const c = e.roles[e.blockingRole!].classification;
-    return { commit: e.commit, agent: e.agent, outcome: e.outcome, role: e.blockingRole!, cause: c?.cause ?? null, description: c?.description ?? '', rule: c?.rule ?? null, evidence: c?.evidence ?? null };
+    return { commit: e.commit, agent: e.agent, subject: e.subject, outcome: e.outcome, role: e.blockingRole!, cause: c?.cause ?? null, description: c?.description ?? '',
+      rule: c?.rule ?? null, evidence: c?.evidence ?? null, findings: c?.findings ?? [] };
   });
   const actionPlan = Object.fromEntries(FIXABILITIES.map(f => [f, [] as string[]])) as Record<Fixability, string[]>;
-  for (const f of failures) {
-    const fix = entries.find(e => e.commit === f.commit && e.agent === f.agent)!.roles[f.role].classification?.fixability ?? category(f.outcome).fixability;
-    if (!actionPlan[fix].includes(f.commit)) actionPlan[fix].push(f.commit);
+  for (const e of entries) {
+    if (!e.blockingRole) continue;
+    const fix = e.roles[e.blockingRole].classification?.fixability ?? category(e.outcome).fixability;
+    if (!actionPlan[fix].includes(e.commit)) actionPlan[fix].push(e.commit);
   }
+  const conflicts = entries.flatMap(e => e.conflicts.map(message => ({ commit: e.commit, message })))
+    .filter((c, i, all) => all.findIndex(x => x.message === c.message) === i);
   return {
-    generatedAt: now.toISOString(), folder, tieBand,
+    project,
     totals: { entries: entries.length, commits: new Set(entries.map(e => e.commit)).size, complete: agg.byOutcome.complete ?? 0, incomparable: agg.byOutcome.incomparable ?? 0,
       partial: agg.byOutcome.partial ?? 0, failed: failures.length },
-    summary, threeWay, failures, actionPlan, agents: agg.byAgent,
+    summary, threeWay, incomparable, failures, conflicts, actionPlan, agents: agg.byAgent, metrics: agg.byMetric, leftOut: agg.leftOut,
   };
 }
 
-const esc = (s: string) => s.replace(/\|/g, '\\|').replace(/\r?\n/g, ' ').replace(/`/g, "'");
+export function buildReport(entries: readonly CommitTriage[], folder: string, opts: ReportOptions): TriageReport {
+  const include = opts.includeIncomparable ?? false;
+  return {
+    generatedAt: (opts.now ?? new Date()).toISOString(), folder, tieBand: opts.tieBand, includeIncomparable: include,
+    projects: byProject(entries).map(([p, es]) => projectReport(p, es, include)),
+  };
+}
+
 const num = (v: number | null, digits = 2) => (v === null ? '—' : Number.isInteger(v) ? String(v) : v.toFixed(digits));
 const pct = (v: number | null) => (v === null ? '—' : `${v > 0 ? '+' : ''}${v.toFixed(1)} %`);
+const ci = (c: [number, number] | null) => (c ? `[${c[0].toFixed(1)}, ${c[1].toFixed(1)}] %` : '—');
+const pval = (p: number | null) => (p === null ? '—' : p < 0.001 ? '< 0.001' : p.toFixed(3));
+const unitOf = (key: string) => { const u = metricDef(key)?.unit; return u && u !== UNKNOWN_UNIT ? ` (${u})` : u === UNKNOWN_UNIT ? ` (${UNKNOWN_UNIT})` : ''; };
 
 const FIX_TITLES: Record<Fixability, string> = {
   retry: 'Retry', recipe: 'Rerun with a recipe', rebuild: 'Rebuild the image or wheel', config: 'Change the benchmark configuration',
   'more-gpus': 'Needs more GPUs', unfixable: 'Not fixable here', investigate: 'Investigate', dataset: 'Fix the dataset', agent: 'Agent lost (valid outcome)',
 };
 
+function verdictTable(out: string[], caption: string, key: string, rows: Record<string, VerdictCounts>, label: (k: string) => string): void {
+  out.push(`### ${caption}`, '', `| ${key} | win | tie | loss | unknown (needs more runs) | agent failed | mixed |`, '|---|---:|---:|---:|---:|---:|---:|');
+  const keys = Object.keys(rows);
+  if (!keys.length) out.push('| — | | | | | | |');
+  for (const k of keys) { const v = rows[k]; out.push(`| ${label(k)} | ${v.win} | ${v.tie} | ${v.loss} | ${v.unknown} | ${v['agent-failed']} | ${v.mixed} |`); }
+  out.push('');
+}
+
 export function renderMarkdown(r: TriageReport): string {
   const out: string[] = [];
-  out.push(`# Triage report — ${esc(r.folder)}`, '', `Generated ${r.generatedAt} by Bench Triage. Tie band ±${r.tieBand} %.`, '');
-  out.push(`${r.totals.entries} commit × agent entries over ${r.totals.commits} commits: ${r.totals.complete} complete, ${r.totals.incomparable} incomparable, ${r.totals.partial} partial, ${r.totals.failed} failed.`, '');
-  out.push('## Summary by outcome', '', '| outcome | count | fixability | what it means |', '|---|---:|---|---|');
-  for (const s of r.summary) out.push(`| ${esc(s.title)} (\`${s.outcome}\`) | ${s.count} | ${s.fixability ?? '—'} | ${esc(s.description)} |`);
-  out.push('', '## Successful 3-way comparisons', '');
-  if (!r.threeWay.length) out.push('None.');
-  else {
-    out.push('| commit | agent | metric | baseline | human | agent | human vs baseline | agent vs baseline | agent vs human | verdict | comparable |', '|---|---|---|---:|---:|---:|---:|---:|---:|---|---|');
-    for (const t of r.threeWay) {
-      out.push(`| ${t.commit.slice(0, 8)} | ${t.agent ?? '—'} | ${t.metric}${t.unit ? ` (${t.unit})` : ''} | ${num(t.baseline)} | ${num(t.human)} | ${num(t.agentValue)} | ${pct(t.humanImprovement)} | ${pct(t.agentImprovement)} | ${pct(t.agentVsHuman)} | ${t.verdict} | ${t.comparable ? 'yes' : `no: ${esc(t.reasons.join('; '))}`} |`);
+  out.push(`# Triage report — ${mdText(r.folder)}`, '', `Generated ${r.generatedAt} by Bench Triage. Tie band ±${r.tieBand} %. ` +
+    'Verdicts with repeats or per-request samples need a 95 % bootstrap interval outside the tie band and a Mann–Whitney p < 0.05; a single run is judged by the tie band alone (noise unknown). ' +
+    (r.includeIncomparable ? 'Incomparable commits are **included** in the counts on request.' : 'Incomparable commits are left out of every count and table but their own section.'), '');
+  if (!r.projects.length) out.push('No results.', '');
+  for (const p of r.projects) {
+    const t = p.totals;
+    out.push(`## ${mdText(p.project)}`, '', `${t.entries} commit × agent entries over ${t.commits} commits: ${t.complete} complete, ${t.incomparable} incomparable, ${t.partial} partial, ${t.failed} failed.`, '');
+    out.push('### Summary by outcome', '', '| outcome | count | fixability | what it means |', '|---|---:|---|---|');
+    for (const s of p.summary) out.push(`| ${mdText(s.title)} (${mdText(s.outcome)}) | ${s.count} | ${s.fixability ?? '—'} | ${mdText(s.description)} |`);
+    out.push('', '### 3-way comparisons', '');
+    if (!p.threeWay.length) out.push('None.', '');
+    else {
+      out.push('| commit | PR title | model | GPUs | version | agent | headline metric | baseline | human | agent | human vs baseline | agent vs human | basis | 95 % CI | p | verdict |',
+        '|---|---|---|---|---|---|---|---:|---:|---:|---:|---:|---|---|---:|---|');
+      for (const w of p.threeWay) {
+        const verdict = `${w.verdict}${w.mixed ? ' (mixed)' : ''}${w.comparable ? '' : ' — not comparable'}`;
+        out.push(`| ${w.commit.slice(0, 8)} | ${mdLink(w.subject ?? '', w.prUrl)} | ${mdText(w.model ?? '—')} | ${mdText(w.gpus ?? '—')} | ${mdText(w.version ?? '—')} | ${mdText(w.agent ?? '—')} | ${mdText(w.label)}${mdText(unitOf(w.metric))} | ${num(w.baseline)} | ${num(w.human)} | ${num(w.agentValue)} | ${pct(w.humanImprovement)} | ${pct(w.agentVsHuman)} | ${w.basis === 'single' ? 'single run (noise unknown)' : w.basis} | ${ci(w.ci)} | ${pval(w.p)} | ${mdText(verdict)} |`);
+      }
+      out.push('');
     }
-  }
-  out.push('', '## Agents', '', '| agent | win | tie | loss | agent failed | n/a |', '|---|---:|---:|---:|---:|---:|');
-  for (const [a, v] of Object.entries(r.agents)) out.push(`| ${esc(a)} | ${v.win} | ${v.tie} | ${v.loss} | ${v['agent-failed']} | ${v['n/a']} |`);
-  out.push('', '## Failures', '', '| commit | agent | outcome | role | cause | evidence |', '|---|---|---|---|---|---|');
-  for (const f of r.failures) {
-    const ev = f.evidence ? `${esc(f.evidence.file)}${f.evidence.field ? ` (${f.evidence.field})` : ''}:${f.evidence.line}: \`${esc(f.evidence.text.slice(0, 160))}\`` : esc(f.description.slice(0, 160));
-    out.push(`| ${f.commit.slice(0, 8)} | ${f.agent ?? '—'} | ${f.outcome} | ${f.role} | ${f.cause ?? '—'} | ${ev} |`);
-  }
-  out.push('', '## Action plan', '');
-  for (const fix of FIXABILITIES) {
-    const commits = r.actionPlan[fix];
-    if (!commits.length) continue;
-    out.push(`### ${FIX_TITLES[fix]} (${commits.length})`, '', commits.map(c => `\`${c.slice(0, 8)}\``).join(', '), '');
+    verdictTable(out, 'Verdicts per agent', 'agent', p.agents, mdText);
+    verdictTable(out, 'Verdicts per headline metric', 'metric', p.metrics, k => `${mdText(metricDef(k)?.label ?? k)}${mdText(unitOf(k))}`);
+    if (p.leftOut) out.push(`${p.leftOut} measured ${p.leftOut === 1 ? 'entry is' : 'entries are'} not comparable and left out of these counts.`, '');
+    out.push('### Not comparable', '');
+    if (!p.incomparable.length) out.push('None.', '');
+    else {
+      out.push('| commit | PR title | agent | why not |', '|---|---|---|---|');
+      for (const i of p.incomparable) out.push(`| ${i.commit.slice(0, 8)} | ${mdText(i.subject ?? '—')} | ${mdText(i.agent ?? '—')} | ${mdText(i.reasons.join('; '), 600)} |`);
+      out.push('');
+    }
+    out.push('### Failures', '', '| commit | PR title | agent | outcome | role | cause | evidence | other findings |', '|---|---|---|---|---|---|---|---|');
+    for (const f of p.failures) {
+      const ev = f.evidence ? `${mdText(f.evidence.file)}${f.evidence.field ? ` (${mdText(f.evidence.field)})` : ''}, line ${f.evidence.line}: ${mdText(f.evidence.text, 160)}` : mdText(f.description, 160);
+      const more = f.findings.slice(1).map(x => `${x.category}${x.cause ? `/${x.cause}` : ''}`).join(', ');
+      out.push(`| ${f.commit.slice(0, 8)} | ${mdText(f.subject ?? '—', 80)} | ${mdText(f.agent ?? '—')} | ${mdText(f.outcome)} | ${f.role} | ${mdText(f.cause ?? '—')} | ${ev} | ${mdText(more || '—')} |`);
+    }
+    out.push('');
+    if (p.conflicts.length) {
+      out.push('### Data conflicts', '');
+      for (const c of p.conflicts) out.push(`- ${mdText(c.message, 600)}`);
+      out.push('');
+    }
+    out.push('### Action plan', '');
+    for (const fix of FIXABILITIES) {
+      const commits = p.actionPlan[fix];
+      if (commits.length) out.push(`#### ${FIX_TITLES[fix]} (${commits.length})`, '', commits.map(c => c.slice(0, 8)).join(', '), '');
+    }
   }
   return out.join('\n') + '\n';
 }

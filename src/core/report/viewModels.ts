@@ -1,48 +1,74 @@
 import { category } from '../classify/taxonomy';
 import type { CommitTriage } from '../compare/triage';
-import { improvement } from '../compare/metrics';
-import { METRICS, metricDef } from '../ingest/metrics';
+import { relativeChange } from '../compare/stats';
+import { suggestedRepeats } from '../compare/repeats';
+import { METRICS, metricDef } from '../metrics';
 import { ROLES } from '../model';
-import type { ComparisonData, DashboardData } from './viewTypes';
+import type { ComparisonData, DashboardData, VerdictRow } from './viewTypes';
 import type { TriageReport } from './report';
+import type { VerdictCounts } from '../compare/triage';
 
-/** What the Comparison webview shows for one commit: metrics × roles, failures with evidence, attempts. */
-export function comparisonData(e: CommitTriage): ComparisonData {
+/** What the Comparison webview shows for one commit: every metric × role with its verdict, failures with all findings, every attempt. */
+export function comparisonData(e: CommitTriage, tieBand: number): ComparisonData {
+  const c = e.comparison;
   const runs = Object.fromEntries(ROLES.map(r => [r, e.roles[r].run]));
-  const keys = METRICS.filter(m => m.kind === 'metric' && ROLES.some(r => runs[r]?.metrics[m.key] !== undefined));
+  const compared = new Map((c?.metrics ?? []).map(m => [m.key, m]));
+  const keys = METRICS.filter(m => m.kind === 'metric' && (compared.has(m.key) || ROLES.some(r => runs[r]?.metrics[m.key] !== undefined)));
   const metrics = keys.map(m => {
+    const cm = compared.get(m.key);
     const v = (r: string) => runs[r]?.metrics[m.key] ?? null;
-    const b = v('baseline'), h = v('human'), a = v('agent');
-    return { key: m.key, label: m.label, unit: m.unit, direction: m.direction, baseline: b, human: h, agent: a,
-      humanDelta: b !== null && h !== null ? improvement(m.key, b, h) : null, agentDelta: b !== null && a !== null ? improvement(m.key, b, a) : null };
-  });
-  const pk = e.comparison?.metric ?? metrics[0]?.key ?? null;
-  const pd = pk ? metricDef(pk) : undefined;
+    const b = cm ? cm.baseline : v('baseline'), h = cm ? cm.human : v('human'), a = cm ? cm.agent : v('agent');
+    const dir = m.direction === 'none' ? null : m.direction;
+    const evidence = ROLES.map(r => { const s = runs[r]?.metricSources[m.key]; return s ? `${r}: ${s.evidence} (${s.field})` : null; }).filter(Boolean).join('; ');
+    return {
+      key: m.key, label: m.label, unit: m.unit, direction: m.direction, baseline: b, human: h, agent: a,
+      humanDelta: dir && b !== null && h !== null ? relativeChange(b, h, dir) : null, agentDelta: dir && b !== null && a !== null ? relativeChange(b, a, dir) : null,
+      agentVsHuman: cm?.agentVsHuman ?? null, ci: cm?.ci ?? null, p: cm?.p ?? null, basis: cm?.basis ?? null, verdict: cm?.verdict ?? null, n: cm?.n ?? null,
+      headline: cm?.headline ?? false, primary: c?.metric === m.key, unitEvidence: evidence,
+    };
+  }).sort((x, y) => Number(y.primary) - Number(x.primary) || Number(y.headline) - Number(x.headline) || Number(!!compared.get(y.key)) - Number(!!compared.get(x.key)));
+  const pk = c?.metric ?? metrics[0]?.key ?? null;
+  const counted = new Set(ROLES.flatMap(r => e.roles[r].attempts.map(x => x.id)));
   const attempts = ROLES.flatMap(role => [e.roles[role].run, ...e.roles[role].history].filter(Boolean).map(r => ({
-    role, status: r!.status, value: pk ? r!.metrics[pk] ?? null : null, timestamp: r!.timestamp, source: r!.source })));
-  const spread = ROLES.map(role => {
-    const vals = attempts.filter(a => a.role === role && a.value !== null).map(a => a.value!);
-    return vals.length > 1 ? { role, n: vals.length, min: Math.min(...vals), max: Math.max(...vals), mean: vals.reduce((x, y) => x + y, 0) / vals.length } : null;
-  }).filter((x): x is NonNullable<typeof x> => x !== null);
+    role, status: r!.status, value: pk ? r!.metrics[pk] ?? null : null, timestamp: r!.timestamp, source: r!.source, counted: counted.has(r!.id) })));
   const failures = ROLES.flatMap(role => {
-    const run = e.roles[role].run, c = e.roles[role].classification;
-    if (!run || run.status === 'success') return [];
-    const cat = c ? category(c.category) : null;
-    return [{ role, status: run.status, title: cat?.title ?? run.originalStatus, cause: c?.cause ?? null, description: c?.description ?? run.error ?? '', fixability: c?.fixability ?? null, evidence: c?.evidence ?? null }];
+    const run = e.roles[role].run, cl = e.roles[role].classification;
+    if (!run || (run.status === 'success' && !cl)) return [];
+    return [{ role, status: run.status, title: cl ? category(cl.category).title : run.originalStatus, cause: cl?.cause ?? null, description: cl?.description ?? run.error ?? '',
+      fixability: cl?.fixability ?? null, evidence: cl?.evidence ?? null,
+      findings: (cl?.findings ?? []).map(f => ({ category: f.category, title: category(f.category).title, cause: f.cause, description: f.description, strength: f.strength, evidence: f.evidence })) }];
   });
-  return { view: 'comparison', commit: e.commit, subject: e.subject, model: e.model, agent: e.agent, outcome: e.outcome, verdict: e.verdict,
-    comparability: e.comparability, primary: pd ? { key: pd.key, label: pd.label, unit: pd.unit } : null, metrics, failures, attempts, spread };
+  const dataProblems = ROLES.flatMap(role => { const r = runs[role]; return r ? r.problems.map(p => ({ role, file: r.provenance.file, field: p.field, message: p.message })) : []; });
+  return {
+    view: 'comparison', commit: e.commit, subject: e.subject, model: e.model, agent: e.agent, project: e.project, outcome: e.outcome, verdict: e.verdict,
+    headline: c ? { key: c.metric, label: c.label, unit: c.unit, verdict: c.verdict, basis: c.basis, agentVsHuman: c.agentVsHuman, ci: c.ci, p: c.p, mixed: c.mixed, note: c.note } : null,
+    comparability: e.comparability, tieBand, metrics, failures, attempts,
+    runMore: c && c.verdict === 'unknown' && e.comparability.ok ? suggestedRepeats({ human: e.roles.human.attempts.length, agent: e.roles.agent.attempts.length }) : null,
+    conflicts: e.conflicts, dataProblems,
+  };
 }
 
-/** What the Dashboard shows for a workspace folder, from the same report the CLI writes. */
+const row = (key: string, label: string, v: VerdictCounts): VerdictRow =>
+  ({ key, label, win: v.win, tie: v.tie, loss: v.loss, unknown: v.unknown, agentFailed: v['agent-failed'], mixed: v.mixed });
+
+/** What the Dashboard shows for a workspace folder, per project, from the same report the CLI writes. */
 export function dashboardData(r: TriageReport): DashboardData {
-  const byFix = new Map<string, number>();
-  for (const s of r.summary) if (s.fixability) byFix.set(s.fixability, (byFix.get(s.fixability) ?? 0) + s.count);
   return {
-    view: 'dashboard', folder: r.folder, totals: r.totals,
-    byCategory: r.summary.map(s => ({ outcome: s.outcome, title: s.title, count: s.count, fixability: s.fixability })),
-    byFixability: [...byFix].map(([fixability, count]) => ({ fixability, count })),
-    agents: Object.entries(r.agents).map(([agent, v]) => ({ agent, win: v.win ?? 0, tie: v.tie ?? 0, loss: v.loss ?? 0, agentFailed: (v as Record<string, number>)['agent-failed'] ?? 0 })),
-    scatter: r.threeWay.filter(t => t.humanImprovement !== null && t.agentImprovement !== null).map(t => ({ commit: t.commit, agent: t.agent, human: t.humanImprovement!, agent_: t.agentImprovement! })),
+    view: 'dashboard', folder: r.folder, includeIncomparable: r.includeIncomparable,
+    projects: r.projects.map(p => {
+      const byFix = new Map<string, number>();
+      for (const s of p.summary) if (s.fixability) byFix.set(s.fixability, (byFix.get(s.fixability) ?? 0) + s.count);
+      return {
+        project: p.project, totals: p.totals,
+        byCategory: p.summary.map(s => ({ outcome: s.outcome, title: s.title, count: s.count, fixability: s.fixability })),
+        byFixability: [...byFix].map(([fixability, count]) => ({ fixability, count })),
+        agents: Object.entries(p.agents).map(([a, v]) => row(a, a, v)),
+        metrics: Object.entries(p.metrics).map(([k, v]) => row(k, `${metricDef(k)?.label ?? k} (${metricDef(k)?.unit ?? '?'})`, v)),
+        leftOut: p.leftOut,
+        incomparable: p.incomparable.map(i => ({ commit: i.commit, agent: i.agent, reasons: i.reasons })),
+        scatter: p.threeWay.filter(t => t.humanImprovement !== null && t.agentImprovement !== null)
+          .map(t => ({ commit: t.commit, agent: t.agent, human: t.humanImprovement!, agent_: t.agentImprovement!, comparable: t.comparable })),
+      };
+    }),
   };
 }

@@ -1,23 +1,50 @@
 /** What the Comparison and Dashboard webviews display (pure data, built in core/report/viewModels). */
-export interface MetricRow { key: string; label: string; unit: string; direction: 'lower' | 'higher' | 'none'; baseline: number | null; human: number | null; agent: number | null; humanDelta: number | null; agentDelta: number | null }
-export interface RoleFailure { role: string; status: string; title: string; cause: string | null; description: string; fixability: string | null; evidence: { file: string; field: string | null; line: number; text: string } | null }
-export interface Attempt { role: string; status: string; value: number | null; timestamp: string | null; source: string }
+export type Evidence = { file: string; field: string | null; line: number; text: string };
+export interface MetricRow {
+  key: string; label: string; unit: string; direction: 'lower' | 'higher' | 'none';
+  baseline: number | null; human: number | null; agent: number | null; humanDelta: number | null; agentDelta: number | null;
+  /** Agent vs human in % (positive = better), its interval and p-value where repeats or samples allow. */
+  agentVsHuman: number | null; ci: [number, number] | null; p: number | null; basis: string | null; verdict: string | null;
+  n: { baseline: number; human: number; agent: number } | null;
+  headline: boolean; primary: boolean;
+  /** Where the unit came from (printed output, counts, field name) per role. */
+  unitEvidence: string;
+}
+export interface FindingView { category: string; title: string; cause: string | null; description: string; strength: string; evidence: Evidence | null }
+export interface RoleFailure { role: string; status: string; title: string; cause: string | null; description: string; fixability: string | null; evidence: Evidence | null; findings: FindingView[] }
+export interface Attempt { role: string; status: string; value: number | null; timestamp: string | null; source: string; counted: boolean }
 export interface ComparisonData {
   view: 'comparison';
-  commit: string; subject: string | null; model: string | null; agent: string | null; outcome: string; verdict: string;
+  commit: string; subject: string | null; model: string | null; agent: string | null; project: string; outcome: string;
+  /** The entry's verdict (n/a when not comparable) and the headline comparison behind it. */
+  verdict: string;
+  headline: { key: string; label: string; unit: string; verdict: string; basis: string; agentVsHuman: number; ci: [number, number] | null; p: number | null; mixed: boolean; note: string | null } | null;
   comparability: { ok: boolean; reasons: string[] };
-  primary: { key: string; label: string; unit: string } | null;
+  tieBand: number;
   metrics: MetricRow[];
   failures: RoleFailure[];
+  /** Every attempt of every role on the headline metric (a point each in the chart). */
   attempts: Attempt[];
-  spread: Array<{ role: string; n: number; min: number; max: number; mean: number }>;
+  /** Suggested number of further attempts per role when the verdict is unknown, else null. */
+  runMore: number | null;
+  conflicts: string[];
+  dataProblems: Array<{ role: string; file: string; field: string; message: string }>;
+}
+export interface VerdictRow { key: string; label: string; win: number; tie: number; loss: number; unknown: number; agentFailed: number; mixed: number }
+export interface DashboardProject {
+  project: string;
+  totals: { entries: number; commits: number; complete: number; incomparable: number; partial: number; failed: number };
+  byCategory: Array<{ outcome: string; title: string; count: number; fixability: string | null }>;
+  byFixability: Array<{ fixability: string; count: number }>;
+  agents: VerdictRow[];
+  metrics: VerdictRow[];
+  leftOut: number;
+  incomparable: Array<{ commit: string; agent: string | null; reasons: string[] }>;
+  scatter: Array<{ commit: string; agent: string | null; human: number; agent_: number; comparable: boolean }>;
 }
 export interface DashboardData {
   view: 'dashboard';
   folder: string;
-  totals: { entries: number; commits: number; complete: number; incomparable: number; partial: number; failed: number };
-  byCategory: Array<{ outcome: string; title: string; count: number; fixability: string | null }>;
-  byFixability: Array<{ fixability: string; count: number }>;
-  agents: Array<{ agent: string; win: number; tie: number; loss: number; agentFailed: number }>;
-  scatter: Array<{ commit: string; agent: string | null; human: number; agent_: number }>;
+  includeIncomparable: boolean;
+  projects: DashboardProject[];
 }

@@ -134,13 +134,65 @@ def vllm_root():
     return os.path.dirname(list(spec.submodule_search_locations)[0])
 
 
+# Paths of a vLLM source tree that an installed package does not have, and why they matter.
+NOT_IN_PACKAGE = (
+    ("csrc/", "compiled kernels: the change needs a rebuild of vLLM's extensions"),
+    ("cmake/", "build configuration: the change needs a rebuild"),
+    ("CMakeLists.txt", "build configuration: the change needs a rebuild"),
+    ("setup.py", "build configuration: the change needs a rebuild"),
+    ("pyproject.toml", "packaging: the change needs a reinstall"),
+    ("requirements", "dependencies: the change needs a reinstall"),
+    ("benchmarks/", "the benchmark scripts: applying it elsewhere would change the measurement"),
+)
+# Changes a source tree only runs after rebuilding vLLM's compiled extensions.
+NEEDS_REBUILD = ("csrc/", "cmake/", "CMakeLists.txt", "setup.py")
+# Files that never run: leaving them out does not change what is measured.
+NEVER_RUN = ("tests/", "docs/", "examples/", ".github/", ".buildkite/")
+
+
+def patch_files(patch):
+    """Paths a unified diff touches (b/ side, or a/ for deletions), in order, without duplicates."""
+    out = []
+    with open(patch, "rb") as f:
+        for raw in f:
+            line = raw.decode("utf-8", "replace").rstrip("\r\n")
+            path = None
+            if line.startswith("diff --git "):
+                parts = line.split(" b/", 1)
+                path = parts[1] if len(parts) == 2 else None
+            elif line.startswith("+++ ") or line.startswith("--- "):
+                p = line[4:].split("\t", 1)[0]
+                if p != "/dev/null":
+                    path = p[2:] if p[:2] in ("a/", "b/") else p
+            if path and path not in out:
+                out.append(path)
+    return out
+
+
 def cmd_apply_patch(args):
+    """Applies the whole agent patch, or refuses naming the file that cannot be applied."""
     patch = args[0]
     root = vllm_root()
     source_tree = any(os.path.exists(os.path.join(root, f)) for f in ("setup.py", "pyproject.toml", ".git"))
-    # An installed package only has vllm/: hunks for tests/, benchmarks/ … cannot apply there.
-    scope = [] if source_tree else ["--include=vllm/*"]
-    print(f"Applying agent patch in {root} ({'source tree' if source_tree else 'installed package: only vllm/ files'})", flush=True)
+    files = patch_files(patch)
+    where = "source tree" if source_tree else "installed package: the files live under vllm/"
+    print(f"Applying agent patch in {root} ({where}); {len(files)} file(s): {', '.join(files)}", flush=True)
+    excludes = []
+    for f in files:
+        if f.startswith("vllm/"):
+            continue
+        if source_tree and not f.startswith(NEEDS_REBUILD):
+            continue
+        if not source_tree and (f.startswith(NEVER_RUN) or f.endswith((".md", ".rst"))):
+            excludes.append(f)
+            print(f"not part of the installed package, never run, left out: {f}", flush=True)
+            continue
+        why = next((w for prefix, w in NOT_IN_PACKAGE if f.startswith(prefix)), "not part of the installed vllm package")
+        target = "this image's vLLM source tree without a rebuild" if source_tree else "an installed vLLM"
+        print(f"AGENT_PATCH_FAILED: {f} cannot be applied to {target} ({why}); the run is not measured "
+              "because only part of the agent's change would run", file=sys.stderr, flush=True)
+        return 1
+    scope = [f"--exclude={f}" for f in excludes]
     check = subprocess.run(["git", "apply", "--check", "--verbose", *scope, patch], cwd=root)
     if check.returncode != 0:
         print("AGENT_PATCH_FAILED: git apply --check rejected the patch (hunks above)", file=sys.stderr, flush=True)

@@ -45,6 +45,7 @@ def args_parser():
     p.add_argument("--disable-tqdm", action="store_true")
     p.add_argument("--profile", action="store_true")
     p.add_argument("--save-result", action="store_true")
+    p.add_argument("--save-detailed", action="store_true")
     p.add_argument("--metadata", nargs="*", default=None)
     p.add_argument("--result-dir", default=None)
     p.add_argument("--result-filename", default=None)
@@ -146,6 +147,9 @@ def main():
         result = {"date": now, "backend": args.backend, "model_id": args.model, "tokenizer_id": args.tokenizer or args.model,
                   "best_of": args.best_of, "use_beam_search": args.use_beam_search, "num_prompts": args.num_prompts,
                   "request_rate": args.request_rate if args.request_rate != float("inf") else "inf", "duration": duration, **m}
+        if args.save_detailed:
+            result.update({"input_lens": [in_len] * completed, "output_lens": [r[3] for r in results], "ttfts": ttfts,
+                           "itls": [r[1] for r in results], "errors": [""] * completed})
         name = args.result_filename or f"{args.backend}-{result['request_rate']}qps-{args.model.split('/')[-1]}-{now}.json"
         path = os.path.join(args.result_dir, name) if args.result_dir else name
         with open(path, "w") as f:

@@ -2,11 +2,11 @@ import { z } from 'zod';
 import type { BenchmarkMode, EmbeddedLog, Role, Run, RunStatus, SchemaId } from '../../model';
 import { ROLES } from '../../model';
 import { detectTruncation } from '../../logs/truncation';
-import { addMetrics, emptyMetrics, type AliasHint, type NormalisedMetrics } from '../metrics';
+import { addMetrics, emptyMetrics, type AliasHint, type MetricField, type NormalisedMetrics } from '../../metrics';
 import { normaliseHash } from '../commits';
 
-/** A run before its commit id is resolved against the whole scan. */
-export type RunDraft = Omit<Run, 'id'> & { id?: string };
+/** A run before its commit id is resolved against the whole scan (and its units checked against evidence). */
+export type RunDraft = Omit<Run, 'id'> & { id?: string; metricFields?: MetricField[]; untrustedFields?: string[] };
 
 /** Facts a detector may use besides the parsed value. */
 export interface DetectContext {
@@ -100,10 +100,16 @@ export function fixesOf(v: unknown): string[] {
   return [];
 }
 
-export function normalisedMetrics(containers: unknown[], hint: AliasHint = {}): NormalisedMetrics {
+/** Metrics of the given containers; `prefixes[i]` is the dotted path of container i (for field names). */
+export function normalisedMetrics(containers: unknown[], hint: AliasHint = {}, prefixes: string[] = []): NormalisedMetrics {
   const m = emptyMetrics();
-  for (const c of containers) addMetrics(m, c, hint);
+  containers.forEach((c, i) => addMetrics(m, c, hint, undefined, prefixes[i] ?? ''));
   return m;
+}
+
+/** The draft fields a detector's metrics fill (unit evidence is checked later, in the scan). */
+export function measured(m: NormalisedMetrics): Pick<RunDraft, 'metrics' | 'counts' | 'metricFields' | 'problems'> {
+  return { metrics: m.metrics, counts: m.counts, metricFields: m.fields, problems: m.problems };
 }
 
 export function hashOf(...candidates: unknown[]): string | null {
@@ -129,11 +135,13 @@ export function draft(init: DraftInit, rest: Partial<RunDraft> = {}): RunDraft {
     role: init.role,
     source: init.source,
     agent: init.role === 'agent' ? init.ctx.folderAgent : null,
+    project: null,
     status: init.status ?? 'not_run',
     originalStatus: original,
     error: null,
     errorField: null,
     metrics: {},
+    metricSources: {},
     counts: {},
     logs: [],
     logFiles: [],
@@ -147,6 +155,7 @@ export function draft(init: DraftInit, rest: Partial<RunDraft> = {}): RunDraft {
     parent: null,
     timestamp: null,
     durationS: null,
+    problems: [],
     provenance: { file: init.ctx.path, schema: init.schema, pointer: init.pointer },
     ...rest,
   };

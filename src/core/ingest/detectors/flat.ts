@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { mapStatus } from '../status';
 import {
-  compactLogs, draft, embeddedLog, fixesOf, hashOf, isObj, modeFromCommand, modeFromType, normalisedMetrics, num,
+  compactLogs, draft, embeddedLog, measured, fixesOf, hashOf, isObj, modeFromCommand, modeFromType, normalisedMetrics, num,
   statusFromMetrics, str, zMetrics, zNum, zStr, type DetectContext, type Detector, type Obj, type RunDraft,
 } from './common';
 
@@ -11,7 +11,7 @@ function flatRun(v: Obj, ctx: DetectContext, o: {
   rawField?: string; rawSide?: 'head' | 'tail' | 'none'; pointer?: string;
 }): RunDraft[] {
   const type = modeFromType(v.benchmark_type);
-  const m = normalisedMetrics(o.metricsFrom, { servingThroughputIsOutput: type === 'serving' });
+  const m = normalisedMetrics(o.metricsFrom, { servingThroughputIsOutput: type === 'serving' }, o.metricsFrom.map(c => (c === v ? '' : `${o.pointer}.`)));
   const original = mapStatus(v.status);
   const { status, note } = statusFromMetrics(original, m);
   const command = str(v.perf_command) ?? str(v.benchmark_command) ?? str(v.original_command) ?? str(v.test_command);
@@ -20,8 +20,7 @@ function flatRun(v: Obj, ctx: DetectContext, o: {
   return [draft({ commit: o.commit, role: o.role, source: o.source, schema: o.schema, pointer: o.pointer ?? '', ctx, originalStatus: v.status, status }, {
     error: status === 'success' ? null : error,
     errorField: status === 'success' ? null : errorField,
-    metrics: m.metrics,
-    counts: m.counts,
+    ...measured(m),
     logs: compactLogs(o.rawField ? embeddedLog(o.rawField, v[o.rawField], o.rawSide ?? 'tail') : null),
     model: str(v.model),
     command,
@@ -46,7 +45,13 @@ export const S2: Detector = {
   normalise: (v, ctx) => {
     const commit = hashOf(v.human_commit_full, v.human_commit);
     const source = /\/separate_(agent|baseline)\//.test(ctx.path) ? 'separate' : 'docker';
-    return commit ? flatRun(v, ctx, { schema: 'S2', source, role: ctx.fileRole!, commit, metricsFrom: [v.metrics], rawField: 'raw_output', pointer: 'metrics' }) : [];
+    if (!commit) return [];
+    const runs = flatRun(v, ctx, { schema: 'S2', source, role: ctx.fileRole!, commit, metricsFrom: [v.metrics], rawField: 'raw_output', pointer: 'metrics' });
+    // The baseline's inline parser stored the first "throughput" it found as output tokens/s
+    // (research §4.6 E): its signature is exactly these four keys.
+    const keys = isObj(v.metrics) ? Object.keys(v.metrics).sort().join(',') : '';
+    if (ctx.fileRole === 'baseline' && keys === 'itl_mean_ms,output_token_throughput_tok_s,tpot_mean_ms,ttft_mean_ms') runs[0].untrustedFields = ['metrics.output_token_throughput_tok_s'];
+    return runs;
   },
 };
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { mapStatus } from '../status';
 import {
-  ROLES, compactLogs, draft, embeddedLog, hashOf, isObj, modeFromCommand, modeFromType, normalisedMetrics, num,
+  ROLES, compactLogs, draft, embeddedLog, measured, hashOf, isObj, modeFromCommand, modeFromType, normalisedMetrics, num,
   statusFromMetrics, str, zMetrics, zNum, zStr, type Detector, type RunDraft,
 } from './common';
 
@@ -23,12 +23,12 @@ export const S5: Detector = {
     for (const role of ROLES) {
       const b = v.results[role];
       if (!isObj(b)) continue;
-      const m = normalisedMetrics([b.metrics]);
+      const m = normalisedMetrics([b.metrics], {}, [`results.${role}.metrics.`]);
       const { status, note } = statusFromMetrics(mapStatus(b.status), m);
       out.push(draft({ commit, role, source: 'rerun', schema: 'S5', pointer: `results.${role}`, ctx, originalStatus: b.status, status }, {
         error: status === 'success' ? null : (str(b.error) ?? note),
         errorField: status !== 'success' && str(b.error) ? `results.${role}.error` : null,
-        metrics: m.metrics, counts: m.counts,
+        ...measured(m),
         logs: compactLogs(embeddedLog(`results.${role}.raw_output`, b.raw_output, 'tail')),
         model: str(b.model), benchmarkMode: modeFromType(b.benchmark_type), timestamp: str(v.timestamp), durationS: num(b.duration_s),
       }));
@@ -54,13 +54,13 @@ export const S7: Detector = {
     for (const role of ROLES) {
       const b = v[role];
       if (!isObj(b)) continue;
-      const m = normalisedMetrics([b.metrics]);
+      const m = normalisedMetrics([b.metrics], {}, [`${role}.metrics.`]);
       const { status, note } = statusFromMetrics(mapStatus(b.status), m);
       const command = role === 'baseline' ? str(v.baseline_command) : str(v.test_command) ?? str(v.baseline_command);
       out.push(draft({ commit, role, source: 'rerun', schema: 'S7', pointer: role, ctx, originalStatus: b.status, status }, {
         error: status === 'success' ? null : (str(b.error) ?? note),
         errorField: status !== 'success' && str(b.error) ? `${role}.error` : null,
-        metrics: m.metrics, counts: m.counts,
+        ...measured(m),
         logs: compactLogs(embeddedLog(`${role}.raw_output`, b.raw_output, 'tail')),
         model: str(v.model), command, benchmarkMode: modeFromType(v.benchmark_type) ?? modeFromCommand(command),
         parent: hashOf(v.parent_hash), timestamp: str(v.timestamp), durationS: num(b.duration_s),

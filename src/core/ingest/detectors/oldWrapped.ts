@@ -2,10 +2,10 @@ import { z } from 'zod';
 import type { Role, RunStatus } from '../../model';
 import { mapStatus } from '../status';
 import {
-  compactLogs, draft, embeddedLog, hashOf, isObj, modeFromCommand, modeFromType, normalisedMetrics, num, roleNamedIn, str,
+  compactLogs, draft, embeddedLog, measured, hashOf, isObj, modeFromCommand, modeFromType, normalisedMetrics, num, roleNamedIn, str,
   zNum, zStr, type DetectContext, type Detector, type Obj, type RunDraft,
 } from './common';
-import { addMetrics, emptyMetrics } from '../metrics';
+import { addMetrics, emptyMetrics } from '../../metrics';
 
 /** Agent named inside a historic patch path (`…/state/runs/vllm/<agent>/<model>/…`). */
 function agentFromPatchPath(p: unknown): string | null {
@@ -58,8 +58,8 @@ export const S9: Detector = {
     const side = (key: 'baseline' | 'patched') => {
       const m = emptyMetrics();
       const o = r[`${key}_output`];
-      addMetrics(m, o);
-      if (!('test_avg_ms' in m.metrics) && num(r[`${key}_ms`]) !== null) m.metrics.test_avg_ms = r[`${key}_ms`] as number;
+      addMetrics(m, o, {}, undefined, `result.${key}_output.`);
+      if (!('test_avg_ms' in m.metrics) && num(r[`${key}_ms`]) !== null) addMetrics(m, { [`${key}_ms`]: r[`${key}_ms`] }, {}, undefined, 'result.');
       const outErr = isObj(o) ? str(o.error) : null;
       return { m, outErr };
     };
@@ -71,14 +71,14 @@ export const S9: Detector = {
     // With no patch nothing was run, so the baseline has nothing to report either.
     if (bHas || status !== 'no_patch') {
       out.push(draft({ commit, role: 'baseline', source: 'omniperf', schema: 'S9', pointer: 'result.baseline_output', ctx, originalStatus: status, status: bHas ? 'success' : 'failed' }, {
-        ...common, metrics: b.m.metrics, counts: b.m.counts, ...errorOf(bHas, b.outErr, 'result.baseline_output.error', err, 'Baseline produced no metrics'),
+        ...common, ...measured(b.m), ...errorOf(bHas, b.outErr, 'result.baseline_output.error', err, 'Baseline produced no metrics'),
       }));
     }
     // The patched side only ran once the baseline produced numbers (or was skipped for want of a patch).
     if (aHas || bHas || status === 'no_patch') {
       const aStatus = aHas ? 'success' : status === 'no_patch' ? 'skipped' : 'failed';
       out.push(draft({ commit, role: 'agent', source: 'omniperf', schema: 'S9', pointer: 'result.patched_output', ctx, originalStatus: status, status: aStatus }, {
-        ...common, agent, metrics: a.m.metrics, counts: a.m.counts, ...errorOf(aHas, a.outErr, 'result.patched_output.error', err, 'Patched run produced no metrics'),
+        ...common, agent, ...measured(a.m), ...errorOf(aHas, a.outErr, 'result.patched_output.error', err, 'Patched run produced no metrics'),
       }));
     }
     return out;
@@ -112,7 +112,7 @@ export const S10: Detector = {
     const out: RunDraft[] = [];
     for (const [role, key] of [['baseline', 'baseline_metrics'], ['human', 'patched_metrics']] as const) {
       const container = r[key];
-      const m = normalisedMetrics([container]);
+      const m = normalisedMetrics([container], {}, [`result.${key}.`]);
       const hasMetrics = Object.keys(m.metrics).length > 0;
       let st: RunStatus;
       if (hasMetrics) st = 'success';
@@ -120,7 +120,7 @@ export const S10: Detector = {
       else if (status === 'success') st = 'failed';
       else continue; // the other side never ran
       out.push(draft({ commit, role, source: 'native', schema: 'S10', pointer: `result.${key}`, ctx, originalStatus: status, status: st }, {
-        metrics: m.metrics, counts: m.counts, error: hasMetrics ? null : (err ?? `${role} produced no metrics`), errorField: !hasMetrics && err ? 'result.error_message' : null,
+        ...measured(m), error: hasMetrics ? null : (err ?? `${role} produced no metrics`), errorField: !hasMetrics && err ? 'result.error_message' : null,
         logs: compactLogs(embeddedLog(`result.${key}.raw_output`, isObj(container) ? container.raw_output : null, 'none')),
         logFiles: siblingLogs(ctx),
         command, benchmarkMode: modeFromType(r.benchmark_type) ?? modeFromCommand(command), durationS: num(r.duration_s),

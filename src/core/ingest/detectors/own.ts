@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { mapStatus } from '../status';
-import { ROLES, draft, hashOf, isObj, normalisedMetrics, str, zNum, zStr, type Detector } from './common';
+import { ROLES, draft, hashOf, isObj, measured, normalisedMetrics, str, zNum, zStr, type Detector } from './common';
 
 /**
  * BT1 — the extension's own `result.json` (`schema: "bench-triage.run/v1"`), written by the runner
@@ -22,7 +22,17 @@ const BT1Schema = z.looseObject({
   startedAt: zStr,
   durationS: zNum,
   logs: z.array(z.string()).nullish(),
+  project: zStr,
+  samples: z.unknown().optional(),
 });
+
+/** Per-request samples as written by the runner: finite, non-negative, bounded in count. */
+function samplesOf(v: unknown): Record<string, number[]> | undefined {
+  if (!isObj(v)) return undefined;
+  const out: Record<string, number[]> = {};
+  for (const [k, xs] of Object.entries(v)) if (Array.isArray(xs) && xs.length <= 200_000) out[k] = xs.filter((x): x is number => typeof x === 'number' && Number.isFinite(x) && x >= 0);
+  return Object.keys(out).length ? out : undefined;
+}
 
 export const BT1: Detector = {
   id: 'BT1',
@@ -31,12 +41,13 @@ export const BT1: Detector = {
   normalise(v, ctx) {
     const commit = hashOf(v.commit);
     if (!commit) return [];
-    const m = normalisedMetrics([v.metrics]);
+    const m = normalisedMetrics([v.metrics], {}, ['metrics.']);
     const dir = ctx.path.slice(0, ctx.path.lastIndexOf('/') + 1);
     return [draft({ commit, role: v.role, source: 'bench-triage', schema: 'BT1', pointer: 'metrics', ctx, originalStatus: v.status, status: mapStatus(v.status) }, {
       agent: v.role === 'agent' ? str(v.agent) : null,
-      error: str(v.error), errorField: str(v.error) ? 'error' : null, metrics: m.metrics, counts: m.counts, model: str(v.model), command: str(v.command), image: str(v.image),
+      error: str(v.error), errorField: str(v.error) ? 'error' : null, ...measured(m), model: str(v.model), command: str(v.command), image: str(v.image),
       fixes: Array.isArray(v.fixes) ? v.fixes : [], timestamp: str(v.startedAt), durationS: typeof v.durationS === 'number' ? v.durationS : null,
+      project: str(v.project), samples: samplesOf(v.samples),
       logFiles: Array.isArray(v.logs) ? v.logs.filter((l: unknown): l is string => typeof l === 'string').map((l: string) => dir + l) : [],
     })].filter(() => isObj(v.metrics));
   },

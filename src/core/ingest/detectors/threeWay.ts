@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { Role, SchemaId } from '../../model';
 import { mapStatus } from '../status';
 import {
-  ROLES, cleanVersion, compactLogs, draft, embeddedLog, errorLog, hashOf, isObj, modeFromCommand, normalisedMetrics,
+  ROLES, cleanVersion, compactLogs, draft, measured, embeddedLog, errorLog, hashOf, isObj, modeFromCommand, normalisedMetrics,
   num, roleNamedIn, splitCombinedError, str, zMetrics, zNum, zStr, type DetectContext, type Detector, type Obj, type RunDraft,
 } from './common';
 
@@ -65,7 +65,7 @@ function normaliseThreeWay(result: Obj, instance: Obj, schema: SchemaId, base: s
   let blamed = named.size > 0;
 
   for (const role of ROLES) {
-    const m = normalisedMetrics([result[`${role}_metrics`]]);
+    const m = normalisedMetrics([result[`${role}_metrics`]], {}, [`${base}${role}_metrics.`]);
     const hasMetrics = Object.keys(m.metrics).length > 0;
     let runStatus: RunDraft['status'];
     let runError: string | null = null;
@@ -87,8 +87,7 @@ function normaliseThreeWay(result: Obj, instance: Obj, schema: SchemaId, base: s
       agent: role === 'agent' ? agent : null,
       error: runError,
       errorField,
-      metrics: m.metrics,
-      counts: m.counts,
+      ...measured(m),
       logs: compactLogs(
         embeddedLog(`${base}${role}_raw`, raw, schema === 'S1' ? 'head' : 'none'),
         embeddedLog(`${base}${role}_server_logs`, result[`${role}_server_logs`], 'tail'),

@@ -1,6 +1,8 @@
 /**
- * The metric alias table: every metric spelling in the ISO-Bench corpus (research §1.12) mapped
- * to one canonical key with a unit and a direction. Values are converted to the canonical unit.
+ * The one metric catalogue: every metric spelling in the ISO-Bench corpus (research §1.12) and in
+ * vLLM's result JSON, mapped to one canonical key with a unit and a direction. Values are
+ * converted to the canonical unit. Headline rules (`headline.ts`), the printed-block parser
+ * (`printed.ts`) and unit evidence (`evidence.ts`) all use these keys.
  */
 export type Direction = 'lower' | 'higher' | 'none';
 export type MetricKind = 'metric' | 'count' | 'param';
@@ -13,10 +15,13 @@ export interface MetricDef {
   kind: MetricKind;
 }
 
-interface Alias { canonical: string; scale?: number }
+export interface Alias { canonical: string; scale?: number }
 
 const M = (key: string, label: string, unit: string, direction: Direction, kind: MetricKind = 'metric'): MetricDef =>
   ({ key, label, unit, direction, kind });
+
+/** Unit label of a value whose unit could not be established. */
+export const UNKNOWN_UNIT = 'unit unknown';
 
 /** Canonical metrics. Latencies in ms; throughputs per second. */
 export const METRICS: readonly MetricDef[] = [
@@ -32,9 +37,10 @@ export const METRICS: readonly MetricDef[] = [
   M('output_throughput_tok_s', 'Output token throughput', 'tok/s', 'higher'),
   M('total_throughput_tok_s', 'Total token throughput', 'tok/s', 'higher'),
   M('input_throughput_tok_s', 'Input token throughput', 'tok/s', 'higher'),
-  M('throughput_tok_s', 'Token throughput (offline)', 'tok/s', 'higher'),
-  // S1 `throughput` comes from a catch-all regex: its unit is not known (research §7.5).
-  M('throughput_unspecified', 'Throughput (unit unknown)', '?', 'higher'),
+  // The field name says tokens/s but not which tokens (output in some pipelines, total in others).
+  M('throughput_tok_s', 'Token throughput (which tokens not stated)', 'tok/s', 'higher'),
+  // A catch-all `throughput` (S1) or a field whose evidence contradicts its name (research §7.5).
+  M('throughput_unspecified', 'Throughput', UNKNOWN_UNIT, 'higher'),
   M('elapsed_time_s', 'Elapsed time', 's', 'lower'),
   M('warmup_time_s', 'Warm-up time', 's', 'lower'),
   M('generate_time_s', 'Generate time', 's', 'lower'),
@@ -57,6 +63,14 @@ export const METRICS: readonly MetricDef[] = [
 
 const BY_KEY = new Map(METRICS.map(m => [m.key, m]));
 export function metricDef(key: string): MetricDef | undefined { return BY_KEY.get(key); }
+
+/** Unit families: only metrics of one family measure the same kind of quantity. */
+export function unitFamily(key: string): 'ms' | 's' | 'req/s' | 'tok/s' | 'x' | 'unknown' | 'count' {
+  const d = BY_KEY.get(key);
+  if (!d || d.unit === UNKNOWN_UNIT) return 'unknown';
+  if (d.kind !== 'metric') return 'count';
+  return d.unit as 'ms' | 's' | 'req/s' | 'tok/s' | 'x';
+}
 
 const ALIASES = new Map<string, Alias>();
 function alias(canonical: string, spellings: string[], scale?: number): void {
@@ -96,7 +110,7 @@ alias('test_avg_ms', ['avg_ms', 'baseline_ms', 'patched_ms']);
 alias('test_p50_ms', ['p50_ms']);
 alias('test_p95_ms', ['p95_ms']);
 alias('speedup', ['speedup']);
-alias('successful_requests', ['successful_requests', 'completed_requests']);
+alias('successful_requests', ['successful_requests', 'completed_requests', 'completed']);
 alias('total_input_tokens', ['total_input_tokens']);
 alias('total_output_tokens', ['total_output_tokens', 'total_generated_tokens']);
 alias('total_tokens', ['total_tokens']);
@@ -111,8 +125,11 @@ alias('seq_len', ['seq_len']);
 const IGNORED = new Set(['raw_output', 'error', 'error_code', 'impl_tag', 'commit_hash', 'device', 'dtype', 'eq_level',
   'opt_path_hit', 'target_resolved', 'attempted_module', 'attempted_symbol', 'data_size_mb', 'num_transfers',
   'transfer_count', 'batch_transfer_count', 'total_bytes', 'hw_info', 'strategy', 'notes',
-  // bookkeeping numbers at the top level of flat result files
-  'duration_s', 'timestamp', 'v1_engine']);
+  // bookkeeping numbers at the top level of flat result files and in vLLM's result JSON
+  'duration_s', 'timestamp', 'v1_engine', 'request_rate', 'burstiness', 'max_concurrency', 'best_of', 'date',
+  'request_goodput', 'request_goodput:', 'input_lens', 'output_lens', 'ttfts', 'itls', 'generated_texts', 'errors',
+  // vLLM's result JSON reports standard deviations: spread, not a comparable metric
+  'std_ttft_ms', 'std_tpot_ms', 'std_itl_ms', 'std_e2el_ms']);
 
 export interface AliasHint {
   /** `throughput_tok_s` in S3/S4 serving runs is the output token throughput (research §1.12). */
@@ -126,28 +143,51 @@ export function lookupAlias(key: string, hint: AliasHint = {}): Alias | undefine
 
 export function isKnownMetricKey(key: string): boolean { return ALIASES.has(key) || IGNORED.has(key); }
 
+/** One numeric field as read, before unit evidence may re-label it. */
+export interface MetricField { field: string; value: number; canonical: string }
+
 export interface NormalisedMetrics {
   metrics: Record<string, number>;
   counts: Record<string, number>;
+  /** Where each canonical metric came from (field spelling), for unit evidence and hovers. */
+  fields: MetricField[];
   /** Numeric keys the table does not know; kept so nothing is silently dropped. */
   unknown: string[];
+  /** Values that could not be used as they are, each naming its field. */
+  problems: Array<{ field: string; message: string }>;
 }
 
-export function emptyMetrics(): NormalisedMetrics { return { metrics: {}, counts: {}, unknown: [] }; }
+export function emptyMetrics(): NormalisedMetrics { return { metrics: {}, counts: {}, fields: [], unknown: [], problems: [] }; }
 
-/** Adds the numeric entries of `container` (only the keys listed in `only`, when given) into `into`. */
-export function addMetrics(into: NormalisedMetrics, container: unknown, hint: AliasHint = {}, only?: ReadonlySet<string>): NormalisedMetrics {
+const NUMERIC_STRING = /^\s*[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?\s*$/;
+
+/**
+ * Adds the numeric entries of `container` (only the keys listed in `only`, when given) into `into`.
+ * A number written as a string is read, and said so; a negative latency or throughput is refused
+ * with a problem naming the field (it would otherwise score as a huge win).
+ */
+export function addMetrics(into: NormalisedMetrics, container: unknown, hint: AliasHint = {}, only?: ReadonlySet<string>, prefix = ''): NormalisedMetrics {
   if (!container || typeof container !== 'object' || Array.isArray(container)) return into;
-  for (const [key, value] of Object.entries(container as Record<string, unknown>)) {
+  for (const [key, raw] of Object.entries(container as Record<string, unknown>)) {
     if (only && !only.has(key)) continue;
-    if (typeof value !== 'number' || !Number.isFinite(value)) continue;
+    let value: number;
+    if (typeof raw === 'number') value = raw;
+    else if (typeof raw === 'string' && NUMERIC_STRING.test(raw) && lookupAlias(key, hint)) {
+      value = Number(raw);
+      into.problems.push({ field: prefix + key, message: `number written as a string ("${raw.trim().slice(0, 40)}"); read as ${value}` });
+    } else continue;
+    if (!Number.isFinite(value)) continue;
     const a = lookupAlias(key, hint);
     if (!a) { if (!IGNORED.has(key)) into.unknown.push(key); continue; }
     const def = BY_KEY.get(a.canonical)!;
     if (def.kind === 'param') continue;
+    if (value < 0) { into.problems.push({ field: prefix + key, message: `negative value ${value} for ${def.label} is impossible; left out` }); continue; }
     const v = a.scale ? value * a.scale : value;
     const bucket = def.kind === 'count' ? into.counts : into.metrics;
-    if (!(a.canonical in bucket)) bucket[a.canonical] = v;
+    if (!(a.canonical in bucket)) {
+      bucket[a.canonical] = v;
+      if (def.kind === 'metric') into.fields.push({ field: prefix + key, value: v, canonical: a.canonical });
+    }
   }
   return into;
 }
@@ -155,18 +195,10 @@ export function addMetrics(into: NormalisedMetrics, container: unknown, hint: Al
 /** Every spelling the table knows, for tests and for the language server's hovers. */
 export function knownSpellings(): string[] { return [...ALIASES.keys()]; }
 
-/** The metric a one-line summary shows, by preference. */
-const PRIMARY_ORDER = ['output_throughput_tok_s', 'request_throughput_req_s', 'ttft_mean_ms', 'tpot_mean_ms', 'latency_avg_ms',
-  'throughput_tok_s', 'total_throughput_tok_s', 'input_throughput_tok_s', 'itl_mean_ms', 'e2el_mean_ms', 'test_avg_ms', 'elapsed_time_s',
-  'generate_time_s', 'throughput_unspecified'];
-
-export function primaryMetric(metrics: Record<string, number>): { def: MetricDef; value: number } | null {
-  for (const k of PRIMARY_ORDER) if (k in metrics) return { def: BY_KEY.get(k)!, value: metrics[k] };
-  const k = Object.keys(metrics)[0];
-  return k && BY_KEY.has(k) ? { def: BY_KEY.get(k)!, value: metrics[k] } : null;
+export function formatValue(value: number): string {
+  return Math.abs(value) >= 100 ? value.toFixed(1) : Math.abs(value) >= 1 ? value.toFixed(2) : value.toPrecision(3);
 }
 
 export function formatMetric(def: MetricDef, value: number): string {
-  const v = Math.abs(value) >= 100 ? value.toFixed(1) : Math.abs(value) >= 1 ? value.toFixed(2) : value.toPrecision(3);
-  return `${def.label} ${v}${def.unit && def.unit !== '?' ? ' ' + def.unit : ''}`;
+  return `${def.label} ${formatValue(value)}${def.unit && def.unit !== UNKNOWN_UNIT ? ' ' + def.unit : def.unit === UNKNOWN_UNIT ? ` (${UNKNOWN_UNIT})` : ''}`;
 }

@@ -1,10 +1,12 @@
-import { addMetrics, emptyMetrics, type NormalisedMetrics } from '../ingest/metrics';
+import { addMetrics, emptyMetrics, type NormalisedMetrics } from './catalogue';
 
 /**
  * Metrics from the blocks vLLM's benchmark scripts print (research §4.6): the serving result
  * block, `Throughput: … requests/s, … tokens/s` (old and new forms), `Avg latency: … seconds` and
  * the percentile lines, prefix-caching speed lines. The *last* occurrence wins, so a rerun inside
  * the same log reports its final numbers; engine log lines (`Avg prompt throughput`) are ignored.
+ * `est. speed` progress lines are read only for prefix-caching runs: every offline benchmark
+ * prints them while it generates, and they are not its result.
  */
 const SERVING: Array<[RegExp, string]> = [
   [/^Successful requests:\s+([\d.]+)/, 'successful_requests'],
@@ -19,15 +21,19 @@ const SERVING: Array<[RegExp, string]> = [
 /** Literals every printed-metric line contains (for literal scanners; case-insensitive). */
 export const METRIC_LINE_LITERALS = ['Successful requests', 'Benchmark duration', 'Total input tokens', 'Total generated tokens', 'Token throughput',
   'Request throughput', 'Input token throughput', 'TTFT (ms)', 'TPOT (ms)', 'ITL (ms)', 'E2EL (ms)', 'E2E Latency (ms)', 'requests/s,', 'Avg latency:',
-  '% percentile latency', 'cost time', 'est. speed input'];
-const CANDIDATE = /^\s*(?:Successful requests|Benchmark duration|Total (?:input|generated|[Tt]oken)|Request throughput|Output token|Input token|Mean |Median |P\d+ |Throughput:|Avg latency|\d+% percentile|cost time)|est\. speed input/gm;
+  '% percentile latency', 'cost time', 'est. speed input', '------warm up------', '------start generating------'];
+const CANDIDATE = /^\s*(?:Successful requests|Benchmark duration|Total (?:input|generated|[Tt]oken)|Request throughput|Output token|Input token|Mean |Median |P\d+ |Throughput:|Avg latency|\d+% percentile|cost time|------(?:warm up|start generating)------)|est\. speed input/gm;
 const STAT = /^(Mean|Median|P(\d+)) (TTFT|TPOT|ITL|E2EL|E2E Latency) \(ms\):\s+([\d.]+)/;
 
 export class PrintedMetricsParser {
   private readonly values = new Map<string, number>();
 
+  constructor(private mode: string | null = null) {}
+
   line(raw: string): void {
     const l = raw.trim();
+    // benchmark_prefix_caching.py announces its phases; its speed lines are then its result.
+    if (/^------(?:warm up|start generating)------$/.test(l)) { this.mode = 'prefix_caching'; return; }
     if (l.length > 300 || l.length < 8) return;
     for (const [re, key] of SERVING) { const m = re.exec(l); if (m) { this.values.set(key, Number(m[1])); return; } }
     const s = STAT.exec(l);
@@ -45,7 +51,7 @@ export class PrintedMetricsParser {
     if (m) { this.values.set('latency_avg_ms', Number(m[1]) * (m[2] === 'seconds' ? 1000 : 1)); return; }
     m = /^(\d+)% percentile latency:\s*([\d.]+)\s*(seconds|ms)/.exec(l);
     if (m) { const key = `latency_p${m[1]}_ms`; if (['50', '90', '99'].includes(m[1])) this.values.set(key, Number(m[2]) * (m[3] === 'seconds' ? 1000 : 1)); return; }
-    m = /est\. speed input:\s*([\d.]+)\s*toks\/s,\s*output:\s*([\d.]+)\s*toks\/s/.exec(l);
+    m = this.mode !== 'prefix_caching' ? null : /est\. speed input:\s*([\d.]+)\s*toks\/s,\s*output:\s*([\d.]+)\s*toks\/s/.exec(l);
     if (m) { this.values.set('input_throughput_tok_s', Number(m[1])); this.values.set('output_token_throughput_tok_s', Number(m[2])); return; }
     m = /^cost time\s+([\d.]+)/.exec(l);
     if (m) this.values.set('elapsed_time_s', Number(m[1]));
@@ -71,8 +77,8 @@ export class PrintedMetricsParser {
   }
 }
 
-export function parsePrintedMetrics(text: string): NormalisedMetrics {
-  const p = new PrintedMetricsParser();
+export function parsePrintedMetrics(text: string, mode: string | null = null): NormalisedMetrics {
+  const p = new PrintedMetricsParser(mode);
   p.chunk(text);
   return p.result();
 }

@@ -1,0 +1,5 @@
+export * from './catalogue';
+export * from './printed';
+export * from './evidence';
+export * from './headline';
+export * from './samples';
