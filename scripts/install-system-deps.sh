@@ -3,7 +3,7 @@
 # the Docker engine, sshd, openssl and busybox for the runner suite (its own dockerd, TLS and SSH hosts),
 # ripgrep for VS Code's search and the benchmarks, and what code-server's native modules build with.
 set -euo pipefail
-PKGS="chromium ripgrep build-essential python3 pkg-config libkrb5-dev git unzip docker.io openssh-server openssh-client openssl busybox-static"
+PKGS="chromium ripgrep build-essential python3 pkg-config libkrb5-dev git unzip docker.io openssh-server openssh-client openssl busybox-static iproute2 util-linux"
 missing=""
 for p in $PKGS; do dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"; done
 [ -z "$missing" ] && exit 0

@@ -19,6 +19,8 @@ node esbuild.mjs --tests
 npx tsc -p . --noEmit
 
 passed=0; failed=0; status=0
+log "the machine's own Docker engine, before"
+bash scripts/host-check.sh before
 count() { # file -> adds "N passing" / "N failing" of a mocha spec run
   local p f
   p=$(grep -Eo '^ *[0-9]+ passing' "$1" | grep -Eo '[0-9]+' | tail -1 || true)
@@ -60,6 +62,9 @@ node scripts/vscode/demo-check.mjs 2>&1 | tee test-results/demo.txt || status=1
 d=$(grep -E '^demo: [0-9]+ passed, [0-9]+ failed$' test-results/demo.txt | tail -1 | sed 's/^demo: //' || true)
 if [ -n "$d" ]; then passed=$((passed + $(echo "$d" | cut -d' ' -f1))); failed=$((failed + $(echo "$d" | cut -d' ' -f3)));
 else echo "demo check did not report results" >&2; failed=$((failed + 1)); status=1; fi
+
+log "the machine's own Docker engine, after (docker0 and containers unchanged)"
+if bash scripts/host-check.sh after; then passed=$((passed + 1)); else failed=$((failed + 1)); status=1; fi
 
 echo
 echo "$passed passed, $failed failed"

@@ -14,8 +14,14 @@ export function prepareRunsWorkspace() {
   return { ...JSON.parse(raw), raw };
 }
 
+/** Stops the engine and its sshd, waits for dockerd to exit, then removes its network namespace. */
 export function stopTestEngine() {
+  let dockerd = 0;
   for (const pid of ['docker.pid', 'sshd.pid']) {
-    try { process.kill(Number(readFileSync(path.join(ENGINE_DIR, pid), 'utf8')), 'SIGTERM'); } catch { /* not running */ }
+    try { const n = Number(readFileSync(path.join(ENGINE_DIR, pid), 'utf8')); if (pid === 'docker.pid') dockerd = n; process.kill(n, 'SIGTERM'); } catch { /* not running */ }
   }
+  for (let i = 0; i < 300 && dockerd && alive(dockerd); i++) execFileSync('sleep', ['0.1']);
+  try { execFileSync('ip', ['netns', 'del', 'bt-test-engine'], { stdio: 'ignore' }); } catch { /* already gone */ }
 }
+
+const alive = pid => { try { process.kill(pid, 0); return true; } catch { return false; } };

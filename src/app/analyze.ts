@@ -22,7 +22,7 @@ export async function analyze(source: FileSource, opts: AnalyzeOptions = {}): Pr
   const result = await scan(source, { signal: opts.signal, onProgress: opts.onScanProgress });
   opts.onClassify?.(result.runs.filter(r => r.status !== 'success').length);
   const classifier = new Classifier({ userRules: opts.rules });
-  const classifications = await classifyRuns(result, p => source.readText(p), classifier, opts.signal);
+  const classifications = await classifyRuns(result, (p, o) => source.readText(p, o), classifier, opts.signal);
   const runs = applyPatchTruth(result.runs, classifications);
   const measured: ScanResult = { ...result, runs };
   const entries = triage(runs, classifications, {

@@ -31,7 +31,7 @@ export function entryJson(e: CommitTriage) {
       evidence: c?.evidence ?? null, rule: c?.rule ?? null, description: c?.description ?? null, strength: c?.strength ?? null,
       findings: (c?.findings ?? []).map(f => ({ category: f.category, cause: f.cause, evidence: f.evidence, rule: f.rule, strength: f.strength, description: f.description })),
       metrics: v.run.metrics, units: Object.fromEntries(Object.entries(v.run.metricSources).map(([k, s]) => [k, s.evidence])),
-      attempts: v.history.length + 1, comparableAttempts: v.attempts.length, problems: v.run.problems,
+      attempts: v.history.length + 1, comparableAttempts: v.attempts.length, problems: v.run.problems, notes: c?.notes ?? [],
     };
   }
   const c = e.comparison;

@@ -3,11 +3,8 @@ import { Classifier, LogClassifier, type Rule } from '../core/classify';
 import { buildReport, renderMarkdown } from '../core/report';
 import { lineChunks } from '../platform/lineChunks';
 import type { PrimaryOverride } from '../core/metrics';
-import { stripAnsi } from '../core/logs';
 import { analyzeFolder, entryJson, loadUserRules } from './analyzeFolder';
-
-/** Text from data printed to a terminal: no escape sequences, no control characters. */
-const clean = (s: string) => stripAnsi(s).replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, '');
+import { clean } from './terminal';
 
 type Out = (s: string) => void;
 
@@ -23,7 +20,7 @@ export async function classifyCommand(a: AnalysisArgs & { json: boolean }, out: 
   requireFolder(a.folder, 'classify');
   const rules = loadUserRules(a.folder, a.rules, err);
   const an = await analyzeFolder(a.folder, { tieBand: a.tieBand, rules, primaryMetric: a.primaryMetric });
-  for (const b of an.classifier.budgetReports) err(`rule ${b.rule} exceeded its time budget on ${b.file} (${b.elapsedMs} ms); user rules were stopped for that file\n`);
+  for (const b of an.classifier.budgetReports) err(`rule ${b.rule} exceeded its time budget on ${clean(b.file)} (${b.elapsedMs} ms); user rules were stopped for that file\n`);
   if (a.json) { out(JSON.stringify(an.entries.map(entryJson), null, 2)); return 0; }
   for (const e of an.entries) {
     const role = e.blockingRole ? e.roles[e.blockingRole] : null;
@@ -67,8 +64,8 @@ export async function classifyLogCommand(a: { files: string[]; json: boolean; ru
   for (const b of classifier.budgetReports) err(`rule ${b.rule} exceeded its time budget on ${b.file} (${b.elapsedMs} ms); user rules were stopped for that file\n`);
   if (a.json) { out(JSON.stringify(results, null, 2)); return 0; }
   for (const r of results) {
-    if (!r.category) out(`${r.file}: success — ${Object.entries(r.metrics).map(([k, v]) => `${k}=${v}`).join(', ')}`);
-    else out(`${r.file}: ${r.category}${r.cause ? `/${r.cause}` : ''}${r.evidence ? ` at line ${r.evidence.line}: ${r.evidence.text.slice(0, 160)}` : ''}`);
+    if (!r.category) out(`${clean(r.file)}: success — ${Object.entries(r.metrics).map(([k, v]) => `${k}=${v}`).join(', ')}`);
+    else out(`${clean(r.file)}: ${clean(r.category)}${r.cause ? `/${clean(r.cause)}` : ''}${r.evidence ? ` at line ${r.evidence.line}: ${clean(r.evidence.text.slice(0, 160))}` : ''}`);
   }
   return 0;
 }

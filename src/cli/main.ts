@@ -19,9 +19,10 @@ commands:
                                               what a run would do, checked, without running it
   run --folder F --commit C --role baseline|human|agent|all [--host URL] [--recipe ID]... [--dry-run]
       [--gpus N] [--max-parallel N] [--tls-ca F --tls-cert F --tls-key F] [--ssh-key F] [--known-hosts F]
-      [--checkout DIR] [--image-human T] [--image-baseline T] [--env K=V]... [--server-timeout S] [--benchmark-timeout S]
+      [--checkout DIR] [--image-human T] [--image-baseline T] [--env K=V]... [--secret-env NAME]... [--server-timeout S] [--benchmark-timeout S]
                                               run on a Docker host; result paths on stdout, progress on stderr
-  resume --folder F [--host URL] [host options]
+                                              (--secret-env: the value of $NAME goes to the run masked and out of docker inspect)
+  resume --folder F [--host URL] [host options] [--secret-env NAME]...
                                               re-attach to unfinished runs of F on the host and complete them
 `;
 
@@ -134,7 +135,7 @@ export async function main(argv: string[]): Promise<number> {
           gpus, recipes: a.lists.get('recipe') ?? [], agentPatch: a.values.get('agent-patch'), json: a.flags.has('json') }, out, err);
       }
       case 'run': {
-        const a = parseArgs(rest, ['dry-run'], ['folder', 'commit', 'role', 'recipe', 'agent-patch', 'checkout', 'image-human', 'image-baseline', 'env', 'server-timeout', 'benchmark-timeout', ...HOST_OPTIONS]);
+        const a = parseArgs(rest, ['dry-run'], ['folder', 'commit', 'role', 'recipe', 'agent-patch', 'checkout', 'image-human', 'image-baseline', 'env', 'secret-env', 'server-timeout', 'benchmark-timeout', ...HOST_OPTIONS]);
         for (const k of ['folder', 'commit', 'role']) if (!a.values.has(k)) throw new UsageError(`run needs --${k}`);
         const env: Record<string, string> = {};
         for (const kv of a.lists.get('env') ?? []) {
@@ -145,13 +146,14 @@ export async function main(argv: string[]): Promise<number> {
         const seconds = (k: string) => { const n = a.values.has(k) ? Number(a.values.get(k)) : undefined; if (n !== undefined && !(n > 0)) throw new UsageError(`--${k} must be seconds > 0`); return n; };
         return await runCommand({ folder: a.values.get('folder')!, commit: a.values.get('commit')!, role: a.values.get('role')!, host: hostOf(a), recipes: a.lists.get('recipe') ?? [],
           dryRun: a.flags.has('dry-run'), agentPatch: a.values.get('agent-patch'), checkout: a.values.get('checkout'), env,
-          templates: { human: a.values.get('image-human'), baseline: a.values.get('image-baseline') }, serverTimeoutS: seconds('server-timeout'), benchmarkTimeoutS: seconds('benchmark-timeout') },
+          templates: { human: a.values.get('image-human'), baseline: a.values.get('image-baseline') }, serverTimeoutS: seconds('server-timeout'), benchmarkTimeoutS: seconds('benchmark-timeout'),
+          secretEnv: a.lists.get('secret-env') ?? [] },
         out, err, interruptSignal());
       }
       case 'resume': {
-        const a = parseArgs(rest, [], ['folder', ...HOST_OPTIONS]);
+        const a = parseArgs(rest, [], ['folder', 'secret-env', ...HOST_OPTIONS]);
         if (!a.values.has('folder')) throw new UsageError('resume needs --folder');
-        return await resumeCommand(a.values.get('folder')!, hostOf(a), out, err, interruptSignal());
+        return await resumeCommand(a.values.get('folder')!, hostOf(a), out, err, interruptSignal(), a.lists.get('secret-env') ?? []);
       }
       case undefined: case '-h': case '--help': case 'help':
         out(USAGE); return cmd ? 0 : 2;

@@ -13,6 +13,20 @@ export interface RunArgs {
   folder: string; commit: string; role: string; host: HostConfig; recipes: string[]; dryRun: boolean;
   agentPatch?: string; checkout?: string; templates?: { human?: string; baseline?: string };
   env: Record<string, string>; serverTimeoutS?: number; benchmarkTimeoutS?: number;
+  /** Names of environment variables of this process whose values go to the run as secrets. */
+  secretEnv?: string[];
+}
+
+/** Values of `--secret-env NAME…` from this process's environment; a name that is not set is an error naming it. */
+export function secretEnvOf(names: readonly string[], env = process.env): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const n of names) {
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(n)) throw new Error(`--secret-env ${n}: not an environment variable name`);
+    const v = env[n];
+    if (!v) throw new Error(`--secret-env ${n}: the variable is not set in this environment (export it first; its value is never written anywhere but the container)`);
+    out[n] = v;
+  }
+  return out;
 }
 
 const events = (err: (s: string) => void): RunEvents => ({
@@ -48,11 +62,18 @@ export async function runCommand(a: RunArgs, out: (s: string) => void, err: (s: 
   if (plans.some(p => p.role === 'agent')) {
     try { patchText = readFileSync(patchPath!, 'utf8'); } catch (e) { err(`agent: cannot read the patch ${patchPath}: ${(e as Error).message}\n`); return 1; }
   }
+  let secretEnv: Record<string, string>;
+  try { secretEnv = secretEnvOf(a.secretEnv ?? []); } catch (e) { err(`${(e as Error).message}\n`); return 2; }
+  // An --env whose name says it is secret is treated as one (with a hint): better masked than leaked.
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(a.env)) {
+    if (/TOKEN|SECRET|KEY|PASSWORD|CREDENTIAL/i.test(k)) { secretEnv[k] = v; err(`--env ${k}: treated as a secret (masked, kept out of docker inspect); prefer --secret-env ${k}\n`); }
+    else env[k] = v;
+  }
   const runtime = new DockerRuntime(a.host);
   const runner = new Runner(runtime, new HostQueue(a.host.gpus, a.host.maxParallel), events(err));
-  const secrets = Object.entries(a.env).filter(([k]) => /TOKEN|SECRET|KEY|PASSWORD/i.test(k)).map(([, v]) => v);
   const records: RunRecord[] = await Promise.all(plans.map(plan => runner.run({
-    plan, folder: a.folder, agentPatch: plan.role === 'agent' ? patchText : null, checkout: a.checkout ?? null, env: a.env, secrets,
+    plan, folder: a.folder, agentPatch: plan.role === 'agent' ? patchText : null, checkout: a.checkout ?? null, env, secretEnv,
     model: t.commit.models[0] ?? null, agent: plan.role === 'agent' ? t.agentRun?.agent ?? null : null, benchmarkTimeoutS: a.benchmarkTimeoutS, signal,
   })));
   for (const r of records) out(path.join(a.folder, r.plan.resultDir, 'result.json'));
@@ -60,9 +81,12 @@ export async function runCommand(a: RunArgs, out: (s: string) => void, err: (s: 
 }
 
 /** `bench-triage resume`: re-attach to this folder's unfinished runs on the host and complete them. */
-export async function resumeCommand(folder: string, host: HostConfig, out: (s: string) => void, err: (s: string) => void, signal?: AbortSignal): Promise<number> {
+export async function resumeCommand(folder: string, host: HostConfig, out: (s: string) => void, err: (s: string) => void, signal?: AbortSignal, secretNames: string[] = []): Promise<number> {
   const runner = new Runner(new DockerRuntime(host), new HostQueue(host.gpus, host.maxParallel), events(err));
-  const records = await runner.resume(folder, signal);
+  let given: Record<string, string>;
+  try { given = secretEnvOf(secretNames); } catch (e) { err(`${(e as Error).message}\n`); return 2; }
+  // Secrets not given again are read back from the run's container (they were written there).
+  const records = await runner.resume(folder, signal, names => Object.fromEntries(names.filter(n => n in given).map(n => [n, given[n]])));
   if (!records.length) err(`no unfinished runs of ${folder} on ${host.label}\n`);
   for (const r of records) out(path.join(folder, r.plan.resultDir, 'result.json'));
   return records.every(r => r.status === 'succeeded') ? 0 : 1;

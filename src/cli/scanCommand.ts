@@ -1,6 +1,7 @@
 import { statSync } from 'node:fs';
 import { scan, summarize, type ScanSummary } from '../core/ingest';
 import { nodeFileSource } from '../platform/nodeFileSource';
+import { clean } from './terminal';
 
 export interface ScanArgs { folder: string; json: boolean; runs: boolean }
 
@@ -27,11 +28,12 @@ function readable(s: ScanSummary, folder: string, ms: number): string {
   lines.push(`  ${s.commits} commits with runs, ${s.runs} runs (baseline ${s.runsByRole.baseline}, human ${s.runsByRole.human}, agent ${s.runsByRole.agent})`);
   lines.push(`  by status: ${Object.entries(s.runsByStatus).map(([k, v]) => `${k} ${v}`).join(', ')}`);
   lines.push(`  by schema: ${Object.entries(s.runsBySchema).sort().map(([k, v]) => `${k} ${v}`).join(', ')}`);
-  lines.push(`  files: ${s.files.parsed} with runs, ${s.files.nonRun} other known files (${Object.entries(s.files.nonRunByKind).map(([k, v]) => `${k} ${v}`).join(', ')}), ${s.files.corrupt.length} corrupt, ${s.files.unknown.length} unknown`);
+  lines.push(`  files: ${s.files.parsed} with runs, ${s.files.nonRun} other known files (${Object.entries(s.files.nonRunByKind).map(([k, v]) => `${k} ${v}`).join(', ')}), ${s.files.corrupt.length} corrupt, ${s.files.unknown.length} unknown, ${s.files.skipped.length} not read (links, special files)`);
   lines.push(`  commit ids resolved to 40 hex: ${s.commitIds.full}/${s.runs} runs`);
   lines.push(`  agent runs: ${s.agentRuns.linked} linked, ${s.agentRuns.unlinked.length} unlinked`);
   for (const c of s.files.corrupt) lines.push(`  corrupt  ${c.path}: ${c.error}`);
   for (const u of s.files.unknown) lines.push(`  unknown  ${u.path}: ${u.reason}`);
+  for (const u of s.files.skipped) lines.push(`  skipped  ${u.path}: ${u.reason}`);
   for (const u of s.agentRuns.unlinked) lines.push(`  unlinked ${u.path}: ${u.reason}`);
   for (const c of s.conflicts) lines.push(`  conflict ${c.message}`);
   for (const p of s.dataProblems) lines.push(`  caution  ${p.file} (${p.field}): ${p.message}`);
@@ -40,5 +42,5 @@ function readable(s: ScanSummary, folder: string, ms: number): string {
     const extra = [r.image && `image ${r.image}`, r.fixes?.length ? `fixes ${r.fixes.join(',')}` : '', r.timestamp && `at ${r.timestamp}`].filter(Boolean).join('; ');
     lines.push(`  run      ${r.commit.slice(0, 12)} ${r.role.padEnd(8)} ${r.status.padEnd(8)} ${r.schema}/${r.source} ${r.file}${extra ? ` (${extra})` : ''}`);
   }
-  return lines.join('\n');
+  return lines.map(clean).join('\n');
 }

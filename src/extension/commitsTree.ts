@@ -169,7 +169,7 @@ export class CommitsTree implements vscode.TreeDataProvider<Node>, vscode.Dispos
         const f = node.file;
         const name = f.path.slice(f.path.lastIndexOf('/') + 1);
         const t = new vscode.TreeItem(name, vscode.TreeItemCollapsibleState.None);
-        const why = f.kind === 'corrupt' ? `corrupt: ${f.error}` : f.kind === 'unknown' ? `unknown: ${f.reason}` : '';
+        const why = f.kind === 'corrupt' ? `corrupt: ${f.error}` : f.kind === 'unknown' ? `unknown: ${f.reason}` : f.kind === 'skipped' ? `not read: ${f.reason}` : '';
         t.description = why;
         t.tooltip = new vscode.MarkdownString().appendText(`${f.path}\n\n${why}`);
         t.iconPath = new vscode.ThemeIcon('warning', new vscode.ThemeColor('problemsWarningIcon.foreground'));
@@ -233,6 +233,8 @@ export class CommitsTree implements vscode.TreeDataProvider<Node>, vscode.Dispos
         md.appendText(`${node.role} · ${r.status} (original status "${r.originalStatus}") · ${r.provenance.file} (${r.provenance.schema})\n\n`);
         if (c) md.appendText(`${category(c.category).title}: ${c.description}\nFixability: ${c.fixability} · rule ${c.rule ?? '—'} · ${c.strength}\n\n`);
         if (c && c.findings.length > 1) md.appendText(`Also found: ${c.findings.slice(1).map(f => `${category(f.category).title}${f.cause ? ` (${f.cause})` : ''}`).join('; ')}\n\n`);
+        for (const n of c?.notes ?? []) md.appendText(`Note: ${n}\n\n`);
+        for (const p of r.problems.slice(0, 5)) md.appendText(`Data: ${p.field}: ${p.message}\n\n`);
         if (r.error) md.appendCodeblock(r.error.slice(0, 1500), 'text');
         t.tooltip = md;
         t.accessibilityInformation = { label: `${node.role}, ${r.status}, ${what}` };

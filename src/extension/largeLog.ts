@@ -11,17 +11,22 @@ export async function firstErrorLine(file: string, token?: vscode.CancellationTo
   const ix = new LogIndexer();
   const ctl = new AbortController();
   token?.onCancellationRequested(() => ctl.abort());
+  // A line is judged on its first 64 KB; longer lines arrive in pieces and are not kept whole.
+  const decoder = new TextDecoder('utf-8');
+  let partial = '';
   for await (const chunk of lineChunks(file, 4 * 1024 * 1024, ctl.signal)) {
-    const text = chunk.toString('utf8');
+    const text = decoder.decode(chunk, { stream: true });
     let s = 0;
     for (;;) {
       const e = text.indexOf('\n', s);
-      if (e === -1) { if (s < text.length) ix.line(text.slice(s)); break; }
-      ix.line(text.slice(s, e));
+      if (e === -1) { if (partial.length < 65536) partial += text.slice(s, s + 65536 - partial.length); break; }
+      ix.line(partial + text.slice(s, Math.min(e, s + 65536)));
+      partial = '';
       s = e + 1;
     }
     if (ix.firstErrorSoFar) return ix.firstErrorSoFar;
   }
+  if (partial) ix.line(partial);
   return ix.firstErrorSoFar;
 }
 

@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import { execa } from 'execa';
-import { applyFilePatch, splitPatch } from '../core/patch';
+import { applyFilePatch, MAX_PATCH_BYTES, splitPatch, type FilePatch } from '../core/patch';
 import { parseJson } from '../core/ingest';
 import type { Commit } from '../core/model';
 import type { FolderScan, Store } from './store';
@@ -39,6 +39,7 @@ export async function diffAgentVsHuman(store: Store, docs: DiffDocuments, commit
   const runs = folder.result.agentRuns.filter(r => r.commit === commit.hash && r.patch && !r.patch.empty);
   const run = runs.find(r => r.agent === agent) ?? runs[0];
   if (!run?.patch) { void vscode.window.showErrorMessage(`Bench Triage: no agent patch (model_patch.diff) for ${commit.hash.slice(0, 12)}.`); return; }
+  if (run.patch.bytes > MAX_PATCH_BYTES) { void vscode.window.showErrorMessage(`Bench Triage: the agent patch ${run.patch.path} is ${(run.patch.bytes / 1048576).toFixed(0)} MB: too large to diff.`); return; }
   const agentPatch = new TextDecoder().decode(await vscode.workspace.fs.readFile(vscode.Uri.joinPath(folder.root, run.patch.path)));
   let humanPatch: string | null;
   try { humanPatch = await humanPatchOf(folder, commit, checkout); }
@@ -53,14 +54,17 @@ export async function diffAgentVsHuman(store: Store, docs: DiffDocuments, commit
     await vscode.commands.executeCommand('vscode.diff', left, right, `${short}: human patch ↔ agent patch (${run.agent ?? 'agent'})`);
     return { mode: 'patches', files: ['human.patch', `${run.agent ?? 'agent'}.patch`] };
   }
-  const human = new Map(splitPatch(humanPatch).map(f => [f.path, f]));
-  const agentFiles = new Map(splitPatch(agentPatch).map(f => [f.path, f]));
+  let human: Map<string, FilePatch>, agentFiles: Map<string, FilePatch>;
+  try { human = new Map(splitPatch(humanPatch).map(f => [f.path, f])); }
+  catch (e) { void vscode.window.showErrorMessage(`Bench Triage: the human patch of ${short} cannot be read: ${(e as Error).message}`); return; }
+  try { agentFiles = new Map(splitPatch(agentPatch).map(f => [f.path, f])); }
+  catch (e) { void vscode.window.showErrorMessage(`Bench Triage: the agent patch ${run.patch.path} cannot be read: ${(e as Error).message}`); return; }
   const paths = [...new Set([...human.keys(), ...agentFiles.keys()])].sort();
   const resources: Array<[vscode.Uri, vscode.Uri, vscode.Uri]> = [];
   for (const p of paths) {
     let base = '';
     try { base = (await execa('git', ['-C', checkout, 'show', `${commit.parent}:${p}`], { timeout: 30000, stripFinalNewline: false })).stdout; } catch { /* new file */ }
-    const side = (fp: ReturnType<typeof human.get>) => {
+    const side = (fp: FilePatch | undefined) => {
       if (!fp) return base;
       const r = applyFilePatch(base, fp);
       return r.ok ? r.text : `⚠ ${r.error}\n`;

@@ -3,6 +3,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { ROLES, type Role } from '../core/model';
 import { planRepeats } from '../core/compare/repeats';
+import { parseJson } from '../core/ingest/json';
 import { planRun, PlanError } from '../runner/plan';
 import { proposeRecipes, RECIPES } from '../runner/recipes';
 import type { Node } from './commitsTree';
@@ -10,7 +11,7 @@ import { configuredHosts, imageTemplates } from './hostsConfig';
 import { embeddedLogUri } from './logFs';
 import { liveLogUri } from './liveLogFs';
 import { goToFirstErrorInFile, openLarge } from './largeLog';
-import { HF_TOKEN_KEY, TrustError, type RunService } from './runService';
+import { HF_TOKEN_KEY, secretKey, TrustError, type RunService } from './runService';
 import type { RunNode } from './runsTree';
 import type { FolderScan, Store } from './store';
 
@@ -55,6 +56,22 @@ export async function openLogFile(uri: vscode.Uri): Promise<vscode.TextEditor | 
   const doc = await vscode.workspace.openTextDocument(live ? liveLogUri(uri) : uri);
   if (doc.languageId !== 'vllm-log' && size <= LARGE_LOG_BYTES) await vscode.languages.setTextDocumentLanguage(doc, 'vllm-log');
   return vscode.window.showTextDocument(doc, { preview: false });
+}
+
+type Notes = Record<string, { note: string; updatedAt: string }>;
+
+/** `.bench-triage/notes.json`: its notes, or why it cannot be used (naming the file and the place). */
+export async function readNotes(file: vscode.Uri): Promise<{ notes: Notes } | { error: string }> {
+  let bytes: Uint8Array;
+  try { bytes = await vscode.workspace.fs.readFile(file); }
+  catch (e) {
+    if (e instanceof vscode.FileSystemError && e.code === 'FileNotFound') return { notes: {} };
+    return { error: `cannot read ${vscode.workspace.asRelativePath(file)} (${e instanceof Error ? e.message : String(e)})` };
+  }
+  const p = parseJson(new TextDecoder().decode(bytes));
+  if (!p.ok) return { error: `${vscode.workspace.asRelativePath(file)} is not valid JSON (${p.message}): fix or move it first` };
+  if (!p.value || typeof p.value !== 'object' || Array.isArray(p.value)) return { error: `${vscode.workspace.asRelativePath(file)} is not an object of notes by commit` };
+  return { notes: p.value as Notes };
 }
 
 export function registerRunCommands(context: vscode.ExtensionContext, store: Store, runs: RunService, focusRuns: () => void): void {
@@ -179,12 +196,18 @@ export function registerRunCommands(context: vscode.ExtensionContext, store: Sto
       const t = targetOf(store, node);
       if (!t) return;
       const file = vscode.Uri.joinPath(t.scan.root, '.bench-triage', 'notes.json');
-      const notes: Record<string, { note: string; updatedAt: string }> = await vscode.workspace.fs.readFile(file).then(b => JSON.parse(new TextDecoder().decode(b)), () => ({}));
+      // The user's notes are never overwritten by a read that failed: only a missing file starts empty.
+      const loaded = await readNotes(file);
+      if ('error' in loaded) { void vscode.window.showErrorMessage(`Bench Triage: ${loaded.error}; nothing was written, your notes are as they were.`); return; }
+      const notes = loaded.notes;
       const note = text ?? await vscode.window.showInputBox({ title: `Note for ${t.commit.slice(0, 8)}`, value: notes[t.commit]?.note ?? '', prompt: 'Kept in .bench-triage/notes.json (empty removes it)' });
       if (note === undefined) return;
       if (note) notes[t.commit] = { note, updatedAt: new Date().toISOString() }; else delete notes[t.commit];
       await vscode.workspace.fs.createDirectory(vscode.Uri.joinPath(t.scan.root, '.bench-triage'));
-      await vscode.workspace.fs.writeFile(file, new TextEncoder().encode(JSON.stringify(notes, null, 2) + '\n'));
+      // Atomic: a crash mid-write leaves the previous file, never half of one.
+      const tmp = vscode.Uri.joinPath(t.scan.root, '.bench-triage', `notes.json.${process.pid}.tmp`);
+      await vscode.workspace.fs.writeFile(tmp, new TextEncoder().encode(JSON.stringify(notes, null, 2) + '\n'));
+      await vscode.workspace.fs.rename(tmp, file, { overwrite: true });
       return notes[t.commit];
     }),
     vscode.commands.registerCommand('benchTriage.setHuggingFaceToken', async (value?: string) => {
@@ -194,5 +217,14 @@ export function registerRunCommands(context: vscode.ExtensionContext, store: Sto
       void vscode.window.showInformationMessage('Bench Triage: Hugging Face token saved in SecretStorage.');
     }),
     vscode.commands.registerCommand('benchTriage.clearHuggingFaceToken', async () => { await context.secrets.delete(HF_TOKEN_KEY); }),
+    vscode.commands.registerCommand('benchTriage.setRunSecret', async (nameArg?: string, valueArg?: string) => {
+      const name = typeof nameArg === 'string' ? nameArg : await vscode.window.showInputBox({ title: 'Run secret: name', prompt: 'The environment variable runs get (declare it in benchTriage.runEnv as { "name": …, "secret": true })',
+        validateInput: v => (/^[A-Za-z_][A-Za-z0-9_]*$/.test(v) ? null : 'letters, digits and _ (not starting with a digit)') });
+      if (!name || !/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) return;
+      const value = typeof valueArg === 'string' ? valueArg : await vscode.window.showInputBox({ title: `Run secret: value of ${name}`, prompt: 'Stored in VS Code SecretStorage; masked in every stored log; never in docker inspect', password: true, ignoreFocusOut: true });
+      if (!value) return;
+      await context.secrets.store(secretKey(name), value);
+      void vscode.window.showInformationMessage(`Bench Triage: secret ${name} saved in SecretStorage.`);
+    }),
   );
 }

@@ -126,7 +126,7 @@ export class Store implements vscode.Disposable {
 
   /** Files that could not be used (corrupt or unknown), each tagged with its folder. */
   problems(): Array<{ folder: FolderScan; file: FileRecord }> {
-    return this.folders.flatMap(folder => folder.result.files.filter(f => f.kind === 'corrupt' || f.kind === 'unknown').map(file => ({ folder, file })));
+    return this.folders.flatMap(folder => folder.result.files.filter(f => f.kind === 'corrupt' || f.kind === 'unknown' || f.kind === 'skipped').map(file => ({ folder, file })));
   }
 
   dispose(): void { this.running?.controller.abort(); this.changed.dispose(); }

@@ -13,6 +13,7 @@ export async function tarOf(files: Array<{ name: string; body: string | Buffer; 
   const done = new Promise<void>((resolve, reject) => { p.on('end', resolve); p.on('error', reject); });
   for (const f of files) p.entry({ name: f.name.replace(/^\//, ''), mode: f.mode ?? 0o644 }, f.body);
   for (const d of ['bench-triage/logs', 'bench-triage/src', 'bench-triage/files', 'results']) p.entry({ name: d, type: 'directory', mode: 0o777 });
+  p.entry({ name: 'bench-triage/secrets', type: 'directory', mode: 0o700 });
   p.finalize();
   await done;
   return Buffer.concat(chunks);

@@ -2,6 +2,8 @@
 export const C = {
   helper: '/bench-triage/bt_helper.py',
   patch: '/bench-triage/agent.patch',
+  /** One file per secret (mode 0400): the helper puts them in each phase's environment. */
+  secrets: '/bench-triage/secrets',
   files: '/bench-triage/files',
   src: '/bench-triage/src',
   benchmarks: '/bench-triage/src/benchmarks',

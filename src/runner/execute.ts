@@ -27,8 +27,15 @@ export interface RunRequest {
   agentPatch?: string | null;
   /** Local vLLM checkout for benchmark scripts (and recipe files) from the commit under test. */
   checkout?: string | null;
-  /** Extra environment: secrets are redacted from every stored log. */
+  /** Extra environment (not secret: it shows in `docker inspect`). */
   env?: Record<string, string>;
+  /**
+   * Secret environment, by name: never in the container's configuration (so never in `docker
+   * inspect`), but in files only root can read, which the helper hands to each phase's
+   * environment. Their names go in run.json; their values are masked in every stored byte.
+   */
+  secretEnv?: Record<string, string>;
+  /** Further values to mask (e.g. a token that also reaches the run another way). */
   secrets?: string[];
   model?: string | null;
   agent?: string | null;
@@ -66,6 +73,16 @@ async function patchRefusal(file: string): Promise<string | null> {
   } catch { return null; }
 }
 
+/** Every value a run must never store. */
+const secretValues = (req: Pick<RunRequest, 'secretEnv' | 'secrets'>) => [...Object.values(req.secretEnv ?? {}), ...(req.secrets ?? [])].filter(s => s.length >= 4);
+
+/** Masks secret values in text the runner stores itself (notes, errors, run.json, result.json). */
+export function maskText(text: string, secrets: readonly string[]): string {
+  let out = text;
+  for (const s of secrets) if (s.length >= 4 && out.includes(s)) out = out.split(s).join('*'.repeat(s.length));
+  return out;
+}
+
 /** Thrown inside a run to end it with a state (not a crash of the runner). */
 class RunEnd extends Error { constructor(readonly state: RunState, message: string, readonly exitCode: number | null = null) { super(message); } }
 
@@ -78,9 +95,13 @@ class RunEnd extends Error { constructor(readonly state: RunState, message: stri
 export class Runner {
   constructor(readonly runtime: ContainerRuntime, readonly queue: HostQueue, private readonly events: RunEvents = {}) {}
 
+  /** The secret values of each run this runner drives: masked in everything it stores. */
+  private readonly masks = new WeakMap<RunRecord, string[]>();
+
   async run(req: RunRequest): Promise<RunRecord> {
     const dir = runDir(req.folder, req.plan);
     const r = this.newRecord(req);
+    this.masks.set(r, secretValues(req));
     mkdirSync(path.join(dir, 'logs'), { recursive: true });
     await this.save(dir, r);
     let gpuIds: string[] | null = null;
@@ -104,8 +125,12 @@ export class Runner {
     }
   }
 
-  /** Re-attaches to the unfinished runs of `folder` whose containers are on this host. */
-  async resume(folder: string, signal?: AbortSignal): Promise<RunRecord[]> {
+  /**
+   * Re-attaches to the unfinished runs of `folder` whose containers are on this host. Secret
+   * values come from `secretValues` (SecretStorage, the environment) or, failing that, from the
+   * container's own secret files: masking never depends on the path a run took.
+   */
+  async resume(folder: string, signal?: AbortSignal, secretValues: (names: string[]) => Record<string, string> | Promise<Record<string, string>> = () => ({})): Promise<RunRecord[]> {
     const root = path.resolve(folder);
     const out: RunRecord[] = [];
     for (const c of await this.runtime.list(LABEL.runId)) {
@@ -114,13 +139,21 @@ export class Runner {
       let r: RunRecord;
       try { r = JSON.parse(await fs.readFile(path.join(dir, 'run.json'), 'utf8')) as RunRecord; }
       catch { await this.runtime.remove(c.id); continue; }
-      const req: RunRequest = { plan: r.plan, folder, signal, model: null, agent: null };
       if (FINAL_STATES.includes(r.status)) { await this.runtime.remove(c.id); continue; }
       if (ownerAlive(r.owner)) continue; // its runner is alive (this window or another process)
+      const names = r.secretNames ?? [];
+      const given = names.length ? await secretValues(names) : {};
+      const secretEnv: Record<string, string> = {};
+      for (const n of names) secretEnv[n] = given[n] ?? (c.state === 'running' ? await this.secretFromContainer(c.id, n) : null) ?? '';
+      const req: RunRequest = { plan: r.plan, folder, signal, model: null, agent: null, secretEnv };
+      this.masks.set(r, Object.values(secretEnv).filter(v => v.length >= 4));
       r.owner = OWNER;
+      const missing = names.filter(n => !secretEnv[n]);
       this.note(dir, r, `re-attached by a new runner (container ${c.id.slice(0, 12)}, ${c.state})`);
       try {
         if (c.state !== 'running') throw new RunEnd('interrupted', `the container stopped while no runner was attached (state ${c.state}); partial logs kept`);
+        // Without a secret's value its mask is unknown: stop rather than store it in clear.
+        if (missing.length) throw new RunEnd('interrupted', `the value of secret ${missing.join(', ')} is not known to this runner and not in the container, so the rest of the log could not be masked; the run was stopped (logs so far kept)`);
         await this.phases(dir, r, req);
       } catch (e) {
         await this.ended(dir, r, e, req);
@@ -130,13 +163,21 @@ export class Runner {
     return out;
   }
 
+  /** A secret the run's container holds (written there at creation), for masking after a re-attach. */
+  private async secretFromContainer(id: string, name: string): Promise<string | null> {
+    try {
+      const res = await this.runtime.exec(id, ['python3', C.helper, 'secret', name], { timeoutMs: 15_000 });
+      return res.exitCode === 0 ? res.stdout.toString('utf8') : null;
+    } catch { return null; }
+  }
+
   private newRecord(req: RunRequest): RunRecord {
     const p = req.plan;
     return {
       schema: RECORD_SCHEMA, runId: path.basename(p.resultDir) || newRunId(), commit: p.commit, role: p.role,
       host: { label: p.host.label, docker: p.host.docker, gpus: p.host.gpus }, image: p.image, plan: p, recipes: p.recipes.map(x => x.id),
       status: 'queued', error: null, exitCode: null, containerId: null, gpuIds: [], createdAt: now(), startedAt: null, endedAt: null, durationS: null,
-      phases: [], readinessS: null, benchmarkScripts: null, metrics: {}, metricsSource: null, envNames: Object.keys(req.env ?? {}), runnerLog: 'logs/runner.log', owner: OWNER,
+      phases: [], readinessS: null, benchmarkScripts: null, metrics: {}, metricsSource: null, envNames: Object.keys(req.env ?? {}), secretNames: Object.keys(req.secretEnv ?? {}).sort(), runnerLog: 'logs/runner.log', owner: OWNER,
     };
   }
 
@@ -161,6 +202,7 @@ export class Runner {
   private async createContainer(dir: string, r: RunRecord, req: RunRequest): Promise<void> {
     const p = req.plan;
     const files: Array<{ name: string; body: string | Buffer; mode?: number }> = [helperFile()];
+    for (const [name, value] of Object.entries(req.secretEnv ?? {})) files.push({ name: `${C.secrets}/${name}`, body: value, mode: 0o400 });
     if (p.role === 'agent') {
       if (!req.agentPatch) throw new RunEnd('refused', `no agent patch text for ${p.commit.slice(0, 12)}`);
       files.push({ name: C.patch, body: req.agentPatch, mode: 0o644 });
@@ -182,7 +224,13 @@ export class Runner {
     await this.save(dir, r);
     await this.runtime.putArchive(id, '/', await tarOf(files));
     if (scripts) await this.runtime.putArchive(id, C.src, scripts);
-    await this.runtime.start(id);
+    // The engine's own reason (no bridge, no GPU, a bad mount …) is what the user needs to read.
+    try { await this.runtime.start(id); }
+    catch (e) {
+      if (req.signal?.aborted) throw e;
+      const why = (e as Error).message.replace(/^.*?\): /, '');
+      throw new RunEnd('failed', `${this.runtime.where} could not start the container: ${why}`);
+    }
     r.startedAt = now();
     this.note(dir, r, `container ${id.slice(0, 12)} started from ${r.image}${r.gpuIds.length ? ` on GPUs ${r.gpuIds.join(',')}` : ''}`);
   }
@@ -256,8 +304,8 @@ export class Runner {
     const [o, e] = [await size(ph.stdout), await size(ph.stderr)];
     // A log that cannot be written (disk full) stops the stream at once rather than dropping output.
     const stop = new AbortController();
-    const out = new LogSink(path.join(dir, ph.stdout), req.secrets ?? [], true, () => stop.abort());
-    const err = new LogSink(path.join(dir, ph.stderr), req.secrets ?? [], true, () => stop.abort());
+    const out = new LogSink(path.join(dir, ph.stdout), secretValues(req), true, () => stop.abort());
+    const err = new LogSink(path.join(dir, ph.stderr), secretValues(req), true, () => stop.abort());
     const signal = req.signal ? AbortSignal.any([req.signal, stop.signal]) : stop.signal;
     try {
       await this.runtime.exec(r.containerId!, ['python3', C.helper, 'follow', ph.name, String(o), String(e)], { stdout: out, stderr: err, signal, timeoutMs });
@@ -363,7 +411,7 @@ export class Runner {
     if (e instanceof RunnerError && ['unreachable', 'timeout', 'docker'].includes(e.kind) && r.containerId) {
       const alive = await this.runtime.ping().then(() => true, () => false);
       const state = alive && r.containerId ? await this.runtime.inspect(r.containerId).catch(() => null) : null;
-      if (alive && state && !state.running) { r.status = 'failed'; r.exitCode = state.exitCode; r.error = `the container stopped (exit code ${state.exitCode}); partial logs kept`; return; }
+      if (alive && state && !state.running) { r.status = 'failed'; r.exitCode = state.exitCode; r.error = `the container stopped (exit code ${state.exitCode})${state.error ? `: ${state.error}` : ''}; partial logs kept`; return; }
       r.status = 'interrupted';
       r.error = `lost the Docker daemon during the run: ${e.message}; partial logs kept`;
       return;
@@ -379,7 +427,7 @@ export class Runner {
     this.note(dir, r, `${r.status}${r.error ? `: ${r.error}` : ''}`);
     if (r.containerId) await this.removeContainer(dir, r);
     try {
-      await saveResult(dir, r, req.model ?? null, req.agent ?? null);
+      await saveResult(dir, r, req.model ?? null, req.agent ?? null, this.mask(r));
       await this.save(dir, r);
     } catch (e) {
       r.error = `${r.error ? `${r.error}; ` : ''}could not record the result: ${(e as Error).message}`;
@@ -404,16 +452,21 @@ export class Runner {
   }
 
   private async save(dir: string, r: RunRecord): Promise<void> {
-    try { await saveRecord(dir, r); }
+    try { await saveRecord(dir, r, this.mask(r)); }
     catch (e) {
       if (/ENOSPC/.test((e as Error).message)) throw new RunEnd('failed', `cannot write run.json — the log directory ${dir} is full (ENOSPC); the previous run.json is intact`);
       throw e;
     }
   }
 
+  private mask(r: RunRecord): (t: string) => string {
+    const secrets = this.masks.get(r) ?? [];
+    return t => maskText(t, secrets);
+  }
+
   private note(dir: string, r: RunRecord, line: string): void {
-    const text = `${now()} ${line}\n`;
-    try { appendFileSync(path.join(dir, r.runnerLog), text); } catch { /* a full disk is reported by the phase that hits it */ }
-    this.events.note?.(r, line);
+    const masked = this.mask(r)(line);
+    try { appendFileSync(path.join(dir, r.runnerLog), `${now()} ${masked}\n`); } catch { /* a full disk is reported by the phase that hits it */ }
+    this.events.note?.(r, masked);
   }
 }

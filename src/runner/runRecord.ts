@@ -49,6 +49,8 @@ export interface RunRecord {
   samples?: Record<string, number[]>;
   /** Names of the extra environment variables (values are never stored). */
   envNames: string[];
+  /** Names of the secret environment variables: a re-attaching runner masks their values too (from its caller, or from the container). */
+  secretNames: string[];
   runnerLog: string;
   /** `<hostname>:<pid>` of the runner driving the run; another runner re-attaches only when that process is gone. */
   owner: string;
@@ -60,7 +62,7 @@ export function newRunId(now = new Date()): string {
 
 export const runDir = (folder: string, plan: Pick<RunPlan, 'resultDir'>) => path.join(folder, plan.resultDir);
 
-export const saveRecord = (dir: string, r: RunRecord) => writeJsonAtomic(path.join(dir, 'run.json'), r);
+export const saveRecord = (dir: string, r: RunRecord, mask?: (t: string) => string) => writeJsonAtomic(path.join(dir, 'run.json'), r, undefined, mask);
 
 /** result.json in the `bench-triage.run/v1` schema that `scan` reads (detector BT1). */
 export function resultOf(r: RunRecord, model: string | null, agent: string | null): Record<string, unknown> {
@@ -73,4 +75,4 @@ export function resultOf(r: RunRecord, model: string | null, agent: string | nul
   };
 }
 
-export const saveResult = (dir: string, r: RunRecord, model: string | null, agent: string | null) => writeJsonAtomic(path.join(dir, 'result.json'), resultOf(r, model, agent));
+export const saveResult = (dir: string, r: RunRecord, model: string | null, agent: string | null, mask?: (t: string) => string) => writeJsonAtomic(path.join(dir, 'result.json'), resultOf(r, model, agent), undefined, mask);

@@ -61,8 +61,24 @@ function problemToFinding(p: PerfProblem, tok: StringToken): Finding {
   return { start: tok.at(p.start), end: tok.at(Math.max(p.start, p.end)), severity: p.severity, code: p.code, message: p.message, data: p.data };
 }
 
+/**
+ * Parsed commands by text and options: a document is analysed again on every edit, and most of
+ * its commands did not change (notes repeat the same command many times).
+ */
+const parseCache = new Map<string, ParsedPerfCommand>();
+function parseCached(cmd: string, opts: CheckOptions): ParsedPerfCommand {
+  if (cmd.length > 4096) return parsePerfCommand(cmd, opts);
+  const key = `${opts.hostGpus ?? ''}|${(opts.blockedModels ?? []).join(',')}|${opts.vllmVersion ?? ''}|${cmd}`;
+  let p = parseCache.get(key);
+  if (!p) {
+    if (parseCache.size >= 20_000) parseCache.clear();
+    parseCache.set(key, (p = parsePerfCommand(cmd, opts)));
+  }
+  return p;
+}
+
 function checkCommand(tok: StringToken, models: string[], json: boolean, opts: AnalyzeOptions, out: Analysis, extra: CheckOptions = {}): void {
-  const parsed = parsePerfCommand(tok.value, { ...opts, ...extra });
+  const parsed = parseCached(tok.value, { ...opts, ...extra });
   out.sites.push({ token: tok, parsed, models, json });
   for (const p of parsed.problems) {
     if (p.code === 'unknown-script' && !/\bbench(mark)?/.test(tok.value)) continue; // not a benchmark at all
@@ -194,8 +210,10 @@ function analyzeMarkdown(text: string, opts: AnalyzeOptions, out: Analysis): voi
   const seen = new Set<number>();
   for (const needle of ['benchmark_', 'vllm bench ']) {
     for (let i = text.indexOf(needle); i !== -1; i = text.indexOf(needle, i + needle.length)) {
-      const lineStart = text.lastIndexOf('\n', i - 1) + 1;
-      let start = Math.max(lineStart, i - 300, text.lastIndexOf('`', i - 1) + 1, text.lastIndexOf('|', i - 1) + 1);
+      // Look back at most 300 characters for the start (line, code span, table cell): every
+      // backward search is bounded, so a long line with many commands stays linear.
+      let start = i;
+      while (start > 0 && i - start < 300 && !'\n`|'.includes(text[start - 1])) start--;
       while (start < i && /[\s$>]/.test(text[start])) start++;
       let end = i;
       while (end < text.length && end - i < 2000 && !'`|\n'.includes(text[end])) end++;

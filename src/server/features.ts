@@ -4,6 +4,10 @@ import { lookupAlias, metricDef } from '../core/metrics';
 import { CATEGORIES, category, CAUSES } from '../core/classify/taxonomy';
 import type { Analysis, Finding, PerfCommandSite } from './analyze';
 import { jsonEscape } from './jsonString';
+import { mdText } from '../core/report/markdown';
+
+/** Data in a hover is escaped for Markdown: a model name or a key cannot inject links, HTML or code. */
+const md = (s: string) => mdText(s, 200);
 
 export interface Edit { start: number; end: number; newText: string }
 export interface Fix { title: string; edit: Edit; preferred?: boolean }
@@ -28,18 +32,18 @@ export function hover(a: Analysis, text: string, offset: number): string | null 
     for (const f of p.flags) {
       if (k >= f.nameTok.start && k <= f.nameTok.end) {
         const doc = p.kind ? SCRIPT_FLAGS[p.kind][f.name] : undefined;
-        if (!doc) return `**${f.name}** — not a flag of \`${p.script}\``;
+        if (!doc) return `**${md(f.name)}** — not a flag of ${md(p.script ?? '')}`;
         const versions = VERSIONED_FLAGS.filter(v => v.flag === f.name).map(v => `\n\nvLLM ≥ ${v.since}: ${f.name} ${v.note}`).join('');
-        return `**${f.name}**${doc.takesValue ? ' `<value>`' : ''} — ${doc.meaning}${doc.default ? `\n\nDefault: \`${doc.default}\`` : ''}${versions}\n\n(${p.script})`;
+        return `**${md(f.name)}**${doc.takesValue ? ' `<value>`' : ''} — ${doc.meaning}${doc.default ? `\n\nDefault: \`${doc.default}\`` : ''}${versions}\n\n(${md(p.script ?? '')})`;
       }
       if (f.value && k >= f.value.start && k <= f.value.end && f.name === '--model') {
         const size = modelSize(f.value.text);
         return size
-          ? `**${f.value.text}**\n\n~${size.params} B parameters · ~${Math.round(size.gpuMemGB)} GB GPU memory in bf16 · needs about **${size.h100s} H100${size.h100s > 1 ? 's' : ''}**`
-          : `**${f.value.text}** — size unknown (no parameter count in the name)`;
+          ? `**${md(f.value.text)}**\n\n~${size.params} B parameters · ~${Math.round(size.gpuMemGB)} GB GPU memory in bf16 · needs about **${size.h100s} H100${size.h100s > 1 ? 's' : ''}**`
+          : `**${md(f.value.text)}** — size unknown (no parameter count in the name)`;
       }
     }
-    return p.script ? `\`${p.script}\` · ${p.kind ?? 'unknown kind'} benchmark · run as argv, never through a shell` : null;
+    return p.script ? `${md(p.script)} · ${p.kind ?? 'unknown kind'} benchmark · run as argv, never through a shell` : null;
   }
   if (a.kind === 'json' || a.kind === 'rules' || a.kind === 'jsonl') {
     const lineStart = a.kind === 'jsonl' ? text.lastIndexOf('\n', offset - 1) + 1 : 0;
@@ -49,7 +53,7 @@ export function hover(a: Analysis, text: string, offset: number): string | null 
     if (typeof key === 'string' && loc.isAtPropertyKey) {
       const al = lookupAlias(key);
       const def = al && metricDef(al.canonical);
-      if (def) return `**${key}** → \`${def.key}\` — ${def.label}${def.unit ? ` (${def.unit})` : ''}${al!.scale ? `, ×${al!.scale} to convert` : ''}\n\n${def.direction === 'lower' ? 'Lower is better.' : def.direction === 'higher' ? 'Higher is better.' : 'A count, not a performance metric.'}`;
+      if (def) return `**${md(key)}** → \`${def.key}\` — ${def.label}${def.unit ? ` (${def.unit})` : ''}${al!.scale ? `, ×${al!.scale} to convert` : ''}\n\n${def.direction === 'lower' ? 'Lower is better.' : def.direction === 'higher' ? 'Higher is better.' : 'A count, not a performance metric.'}`;
     }
     const v = loc.previousNode?.type === 'string' ? String(loc.previousNode.value) : null;
     if (v && CATEGORIES.some(c => c.id === v)) {

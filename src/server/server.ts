@@ -24,6 +24,30 @@ const SEVERITY: Record<Finding['severity'], DiagnosticSeverity> = {
   error: DiagnosticSeverity.Error, warning: DiagnosticSeverity.Warning, information: DiagnosticSeverity.Information, hint: DiagnosticSeverity.Hint,
 };
 
+/** Diagnostics a document gets at most; the rest are summed up in one more. */
+export const MAX_DIAGNOSTICS = 300;
+const MAX_MESSAGE = 500;
+
+/** Findings as LSP diagnostics, capped in number and message length (a 5 MB line must not become 189 MB of diagnostics). */
+export function toDiagnostics(doc: TextDocument, findings: readonly Finding[]): Diagnostic[] {
+  const cut = (s: string) => (s.length > MAX_MESSAGE ? `${s.slice(0, MAX_MESSAGE - 1)}…` : s);
+  const shown = findings.slice(0, MAX_DIAGNOSTICS);
+  const out: Diagnostic[] = shown.map(f => ({
+    range: { start: doc.positionAt(f.start), end: doc.positionAt(Math.min(f.end, f.start + 100_000)) },
+    severity: SEVERITY[f.severity], code: f.code, source: 'bench-triage', message: cut(f.message),
+    // Quick-fix data travels with the diagnostic; a huge value (a 5 MB "placeholder") does not.
+    data: f.data && JSON.stringify(f.data).length <= 2000 ? f.data : undefined,
+  }));
+  if (findings.length > shown.length) {
+    const counts = new Map<string, number>();
+    for (const f of findings.slice(shown.length)) counts.set(f.code, (counts.get(f.code) ?? 0) + 1);
+    const first = findings[shown.length];
+    out.push({ range: { start: doc.positionAt(first.start), end: doc.positionAt(first.start) }, severity: DiagnosticSeverity.Information, code: 'more-findings', source: 'bench-triage',
+      message: `${findings.length - shown.length} more findings in this document are not shown (${[...counts].map(([c, n]) => `${c} ×${n}`).join(', ')}); the first ${MAX_DIAGNOSTICS} are` });
+  }
+  return out;
+}
+
 export function startServer(connection: Connection): void {
   const documents = new TextDocuments(TextDocument);
   const analyses = new Map<string, { version: number; a: Analysis }>();
@@ -54,13 +78,13 @@ export function startServer(connection: Connection): void {
     return a;
   };
 
-  const publish = (doc: TextDocument) => {
+  const published = new Map<string, number>();
+  const publish = (doc: TextDocument, force = false) => {
+    // didOpen and the first didChangeContent carry the same version: send once.
+    if (!force && published.get(doc.uri) === doc.version) return;
+    published.set(doc.uri, doc.version);
     const a = analysisOf(doc);
-    const diagnostics: Diagnostic[] = a.findings.map(f => ({
-      range: { start: doc.positionAt(f.start), end: doc.positionAt(f.end) },
-      severity: SEVERITY[f.severity], code: f.code, source: 'bench-triage', message: f.message, data: f.data,
-    }));
-    void connection.sendDiagnostics({ uri: doc.uri, version: doc.version, diagnostics });
+    void connection.sendDiagnostics({ uri: doc.uri, version: doc.version, diagnostics: toDiagnostics(doc, a.findings) });
   };
 
   connection.onInitialize(params => {
@@ -82,7 +106,7 @@ export function startServer(connection: Connection): void {
     const s = (change.settings?.benchTriage ?? {}) as Partial<ServerSettings>;
     settings = { ...DEFAULTS, ...s };
     analyses.clear();
-    for (const d of documents.all()) publish(d);
+    for (const d of documents.all()) publish(d, true);
   });
 
   documents.onDidOpen(e => publish(e.document));
@@ -94,6 +118,7 @@ export function startServer(connection: Connection): void {
   documents.onDidClose(e => {
     clearTimeout(timers.get(e.document.uri));
     analyses.delete(e.document.uri);
+    published.delete(e.document.uri);
     void connection.sendDiagnostics({ uri: e.document.uri, diagnostics: [] });
   });
 

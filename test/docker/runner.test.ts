@@ -12,7 +12,7 @@ import { planRun } from '../../src/runner/plan';
 import { newRunId, type RunRecord } from '../../src/runner/runRecord';
 import { scan } from '../../src/core/ingest';
 import { nodeFileSource } from '../../src/platform/nodeFileSource';
-import { missingPrerequisites, startEngine, type Engine } from '../support/dockerEngine';
+import { missingPrerequisites, NETNS, startEngine, type Engine } from '../support/dockerEngine';
 import { FAKE_VLLM, makeRunFixture, type RunFixture } from '../support/runFixture';
 
 const REPO = path.resolve(__dirname, '../..');
@@ -29,7 +29,7 @@ const sha = (buf: Buffer) => createHash('sha256').update(buf).digest('hex');
 const readJson = (f: string) => JSON.parse(readFileSync(f, 'utf8'));
 
 /** Runs one role in-process with the fault(s) asked for; `during` is called when the benchmark phase starts. */
-async function runInProcess(opts: { role?: 'baseline' | 'human' | 'agent'; env?: Record<string, string>; serverTimeoutS?: number; folder?: string; recipes?: string[]; signal?: AbortSignal; secrets?: string[]; hostCfg?: HostConfig;
+async function runInProcess(opts: { role?: 'baseline' | 'human' | 'agent'; env?: Record<string, string>; serverTimeoutS?: number; folder?: string; recipes?: string[]; signal?: AbortSignal; secrets?: string[]; secretEnv?: Record<string, string>; hostCfg?: HostConfig;
   during?: (r: RunRecord) => void; minFreeBytes?: number; events?: RunEvents; queue?: HostQueue }): Promise<RunRecord> {
   const commit = (await scan(nodeFileSource(fx.folder))).commits.find(c => c.hash === fx.human)!;
   const h = opts.hostCfg ?? host();
@@ -37,9 +37,11 @@ async function runInProcess(opts: { role?: 'baseline' | 'human' | 'agent'; env?:
   let fired = false;
   const events: RunEvents = { ...opts.events, phase: (r, p) => { opts.events?.phase?.(r, p); if (p.name === 'benchmark' && p.exitCode == null && !fired) { fired = true; opts.during?.(r); } } };
   const runner = new Runner(new DockerRuntime(h), opts.queue ?? new HostQueue(0), events);
-  return runner.run({ plan, folder: opts.folder ?? fx.folder, checkout: fx.checkout, env: opts.env, secrets: opts.secrets, signal: opts.signal, agentPatch: readFileSync(path.join(fx.folder, 'state/runs/vllm/claude_code/default/2026-11-22_10-00-00/vllm_core-0000/model_patch.diff'), 'utf8'), minFreeBytes: opts.minFreeBytes });
+  return runner.run({ plan, folder: opts.folder ?? fx.folder, checkout: fx.checkout, env: opts.env, secrets: opts.secrets, secretEnv: opts.secretEnv, signal: opts.signal, agentPatch: readFileSync(path.join(fx.folder, 'state/runs/vllm/claude_code/default/2026-11-22_10-00-00/vllm_core-0000/model_patch.diff'), 'utf8'), minFreeBytes: opts.minFreeBytes });
 }
 
+/** Every file a run stores: its logs, run.json and result.json. */
+const storedFiles = (dir: string) => [...readdirSync(path.join(dir, 'logs')).map(f => path.join(dir, 'logs', f)), path.join(dir, 'run.json'), path.join(dir, 'result.json')];
 const logOf = (r: RunRecord, folder: string, phase: string, stream: 'stdout' | 'stderr') => readFileSync(path.join(folder, r.plan.resultDir, 'logs', `${phase}.${stream}.log`));
 const labelled = async () => (await new Docker({ socketPath: engine.unix.slice(7) }).listContainers({ all: true, filters: JSON.stringify({ label: [LABEL.runId] }) }));
 
@@ -279,17 +281,52 @@ describe('runner on a real Docker engine with the fake vLLM image', function () 
     assert.ok(starts[b.runId] >= ends[a.runId] - 50 || starts[a.runId] >= ends[b.runId] - 50, 'the two runs overlapped');
   });
 
-  it('a secret passed to the run is in the container environment and masked in every stored log', async function () {
+  it('a secret reaches the run\'s processes but not docker inspect, its name is in run.json, its value masked in every stored byte', async function () {
     const token = 'hf_TestTokenThatMustNotLeak123';
-    let seen: string[] = [];
+    let inspected = '';
     const docker = new Docker({ socketPath: engine.unix.slice(7) });
-    const r = await runInProcess({ env: { HF_TOKEN: token, FAKE_VLLM_FAULT: 'leak-token' }, secrets: [token], during: rec => { void docker.getContainer(rec.containerId!).inspect().then(i => { seen = i.Config.Env; }); } });
+    const r = await runInProcess({ env: { FAKE_VLLM_FAULT: 'leak-token' }, secretEnv: { HF_TOKEN: token }, during: rec => { void docker.getContainer(rec.containerId!).inspect().then(i => { inspected = JSON.stringify(i); }); } });
     assert.equal(r.status, 'succeeded', r.error ?? '');
-    assert.ok(seen.includes(`HF_TOKEN=${token}`));
+    assert.ok(inspected.length > 100, 'the container was inspected');
+    assert.ok(!inspected.includes(token), 'docker inspect shows the token');
+    assert.deepEqual(r.secretNames, ['HF_TOKEN']);
     const dir = path.join(fx.folder, r.plan.resultDir);
-    const all = [...readdirSync(path.join(dir, 'logs')).map(f => path.join(dir, 'logs', f)), path.join(dir, 'run.json'), path.join(dir, 'result.json')];
-    for (const f of all) assert.ok(!readFileSync(f, 'utf8').includes(token), `${f} contains the token`);
-    assert.match(logOf(r, fx.folder, 'server', 'stdout').toString(), /token \*{30}/);
+    for (const f of storedFiles(dir)) assert.ok(!readFileSync(f, 'utf8').includes(token), `${f} contains the token`);
+    // The processes did get it: what they printed is there, masked at the token's length.
+    assert.match(logOf(r, fx.folder, 'server', 'stdout').toString(), /with token \*{30}/);
+  });
+
+  it('after a crash, resume masks the secret too (values from the container when not given again)', async function () {
+    const token = 'hf_ResumeTokenMustNotLeak4567';
+    const child = spawn(process.execPath, [CLI, ...runArgs(fx.folder, 'human', '--host', engine.unix, '--env', 'FAKE_VLLM_BENCH_SECONDS=8', '--env', 'FAKE_VLLM_FAULT=leak-token', '--secret-env', 'HF_TOKEN')],
+      { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, DOCKER_HOST: '', HF_TOKEN: token } });
+    let err = '';
+    child.stderr.on('data', d => { err += d; });
+    await waitUntil(() => /phase benchmark:/.test(err), 60_000);
+    await new Promise(res => setTimeout(res, 2000));
+    child.kill('SIGKILL');
+    await new Promise(res => child.once('exit', res));
+    const r = cli('resume', '--folder', fx.folder, '--host', engine.unix, '--gpus', '0');
+    assert.equal(r.status, 0, r.stderr);
+    const dir = path.dirname(r.stdout.trim());
+    const bench = readFileSync(path.join(dir, 'logs/benchmark.stdout.log'), 'utf8');
+    assert.match(bench, /uploading results with token \*{29}/, 'the line printed after the re-attach is there, masked');
+    for (const f of storedFiles(dir)) assert.ok(!readFileSync(f, 'utf8').includes(token), `${f} contains the token`);
+    assert.deepEqual(readJson(path.join(dir, 'run.json')).secretNames, ['HF_TOKEN']);
+  });
+
+  it('when the engine refuses to start the container, its own reason ends the run (not "exit code 128")', async function () {
+    // The test engine's own bridge, in its own namespace, goes away: the engine can no longer attach containers.
+    spawnSync('ip', ['netns', 'exec', NETNS, 'ip', 'link', 'del', 'docker0']);
+    try {
+      const r = await runInProcess({});
+      assert.equal(r.status, 'failed');
+      assert.match(r.error!, /could not start the container: .*(bridge|endpoint|docker0)/i);
+      assert.doesNotMatch(r.error!, /exit code 128/);
+    } finally {
+      await engine.restart(); // recreates its bridge
+    }
+    assert.equal((await runInProcess({})).status, 'succeeded');
   });
 
   it('log directory full → clear error, earlier results untouched', async function () {

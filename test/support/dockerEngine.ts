@@ -5,14 +5,23 @@ import * as path from 'node:path';
 
 /**
  * A real Docker engine for the runner tests, started by the suite: dockerd on a unix socket and on
- * tcp://127.0.0.1 with TLS client certificates generated here with openssl, and an sshd on
- * loopback whose sessions reach the same engine (for ssh:// hosts). Root and Debian's docker.io,
- * openssh-server and openssl are needed; `requireEngine` says what is missing.
+ * TCP with TLS client certificates generated here with openssl, and an sshd on loopback whose
+ * sessions reach the same engine (for ssh:// hosts). Root and Debian's docker.io, openssh-server,
+ * openssl and iproute2 are needed; `missingPrerequisites` says what is missing.
+ *
+ * The engine lives in its own network namespace, reached over a veth pair: its bridge, its
+ * iptables rules and a swarm's networks are its own, and the machine's engine (its `docker0`,
+ * its containers) is never touched. An engine started on the host's network with `--bridge none`
+ * used to delete the host's `docker0`.
  */
 export const ROOT = '/tmp/bench-triage-test-engine';
+export const NETNS = 'bt-test-engine';
+const HOST_ADDR = '10.251.77.1', ENGINE_ADDR = '10.251.77.2';
 export interface Engine {
   unix: string;
   tcp: string;
+  /** The engine's address in its namespace (for `docker swarm init --advertise-addr`). */
+  address: string;
   certs: { ca: string; cert: string; key: string; wrongCa: string };
   ssh: { url: string; key: string; wrongKey: string; knownHosts: string };
   restart(): Promise<void>;
@@ -24,8 +33,9 @@ const run = (cmd: string, args: string[], cwd?: string) => execFileSync(cmd, arg
 export function missingPrerequisites(): string[] {
   const miss: string[] = [];
   if (process.getuid?.() !== 0) miss.push('root (dockerd and sshd are started by the suite)');
-  for (const [bin, pkg] of [['/usr/sbin/dockerd', 'docker.io'], ['/usr/sbin/sshd', 'openssh-server'], ['/usr/bin/openssl', 'openssl'], ['/usr/bin/busybox', 'busybox-static'], ['/usr/bin/ssh-keygen', 'openssh-client']] as const)
+  for (const [bin, pkg] of [['/usr/sbin/dockerd', 'docker.io'], ['/usr/sbin/sshd', 'openssh-server'], ['/usr/bin/openssl', 'openssl'], ['/usr/bin/busybox', 'busybox-static'], ['/usr/bin/ssh-keygen', 'openssh-client'], ['/usr/bin/nsenter', 'util-linux']] as const)
     if (!existsSync(bin)) miss.push(`${bin} (Debian package ${pkg})`);
+  if (!['/usr/sbin/ip', '/usr/bin/ip', '/sbin/ip', '/bin/ip'].some(existsSync)) miss.push('ip (Debian package iproute2)');
   const hasDockerCli = ['/usr/bin/docker', '/usr/local/bin/docker'].some(existsSync);
   if (!hasDockerCli) miss.push('the docker CLI (Debian package docker.io; ssh:// hosts run `docker system dial-stdio`)');
   return miss;
@@ -53,8 +63,8 @@ function makeCerts(dir: string): Engine['certs'] {
   const ca = (name: string) => run('openssl', ['req', '-x509', ...ec, '-keyout', `${name}-key.pem`, '-out', `${name}.pem`, '-days', '2', '-subj', `/CN=${name}`], dir);
   ca('ca'); ca('wrong-ca');
   for (const [name, usage] of [['server', 'serverAuth'], ['client', 'clientAuth']]) {
-    writeFileSync(path.join(dir, `${name}.ext`), `subjectAltName=IP:127.0.0.1\nextendedKeyUsage=${usage}\n`);
-    run('openssl', ['req', ...ec, '-keyout', `${name}-key.pem`, '-out', `${name}.csr`, '-subj', `/CN=${name === 'server' ? '127.0.0.1' : 'bench-triage-test'}`], dir);
+    writeFileSync(path.join(dir, `${name}.ext`), `subjectAltName=IP:${ENGINE_ADDR},IP:127.0.0.1\nextendedKeyUsage=${usage}\n`);
+    run('openssl', ['req', ...ec, '-keyout', `${name}-key.pem`, '-out', `${name}.csr`, '-subj', `/CN=${name === 'server' ? ENGINE_ADDR : 'bench-triage-test'}`], dir);
     run('openssl', ['x509', '-req', '-in', `${name}.csr`, '-CA', 'ca.pem', '-CAkey', 'ca-key.pem', '-CAcreateserial', '-out', `${name}-cert.pem`, '-days', '2', '-extfile', `${name}.ext`], dir);
   }
   return { ca: path.join(dir, 'ca.pem'), cert: path.join(dir, 'client-cert.pem'), key: path.join(dir, 'client-key.pem'), wrongCa: path.join(dir, 'wrong-ca.pem') };
@@ -73,30 +83,52 @@ async function killPidFile(file: string): Promise<void> {
   rmSync(file, { force: true });
 }
 
+const ip = (...args: string[]) => execFileSync('ip', args, { stdio: ['ignore', 'pipe', 'pipe'] }).toString();
+
+/** The engine's network namespace and the veth pair to it (recreated from scratch). */
+function makeNetns(): void {
+  removeNetns();
+  ip('netns', 'add', NETNS);
+  ip('link', 'add', 'bt-test-h0', 'type', 'veth', 'peer', 'name', 'bt-test-n0');
+  ip('link', 'set', 'bt-test-n0', 'netns', NETNS);
+  ip('addr', 'add', `${HOST_ADDR}/30`, 'dev', 'bt-test-h0');
+  ip('link', 'set', 'bt-test-h0', 'up');
+  ip('netns', 'exec', NETNS, 'ip', 'addr', 'add', `${ENGINE_ADDR}/30`, 'dev', 'bt-test-n0');
+  ip('netns', 'exec', NETNS, 'ip', 'link', 'set', 'bt-test-n0', 'up');
+  ip('netns', 'exec', NETNS, 'ip', 'link', 'set', 'lo', 'up');
+}
+
+/** Deletes the namespace (its interfaces, the veth pair and the engine's own bridges go with it). */
+export function removeNetns(): void {
+  try { ip('netns', 'del', NETNS); } catch { /* not there */ }
+  try { ip('link', 'del', 'bt-test-h0'); } catch { /* gone with the namespace */ }
+}
+
 export async function startEngine(): Promise<Engine> {
   const pidFile = path.join(ROOT, 'docker.pid');
   await killPidFile(pidFile); await killPidFile(path.join(ROOT, 'sshd.pid'));
   rmSync(path.join(ROOT, 'exec'), { recursive: true, force: true });
   mkdirSync(ROOT, { recursive: true });
+  makeNetns();
   const sock = path.join(ROOT, 'docker.sock');
   const certs = makeCerts(path.join(ROOT, 'certs'));
-  const port = await freePort();
-  const args = ['--host', `unix://${sock}`, '--host', `tcp://127.0.0.1:${port}`, '--tlsverify', '--tlscacert', certs.ca,
+  const port = 23760; // inside the namespace nothing else listens
+  const args = ['--net=/run/netns/' + NETNS, '/usr/sbin/dockerd', '--host', `unix://${sock}`, '--host', `tcp://${ENGINE_ADDR}:${port}`, '--tlsverify', '--tlscacert', certs.ca,
     '--tlscert', path.join(ROOT, 'certs/server-cert.pem'), '--tlskey', path.join(ROOT, 'certs/server-key.pem'),
     '--data-root', path.join(ROOT, 'data'), '--exec-root', path.join(ROOT, 'exec'), '--pidfile', pidFile,
-    // Its own engine beside any other on the machine: no bridge, no iptables (runs talk over loopback inside the container).
-    '--bridge', 'none', '--iptables=false', '--ip-masq=false'];
+    // Its own daemon config (generic resources for swarm tests); never the machine's /etc/docker/daemon.json.
+    '--config-file', writeDaemonConfig()];
   const log = path.join(ROOT, 'dockerd.log');
   let proc: ChildProcess;
   const start = async () => {
     const fd = openSync(log, 'a');
-    proc = spawn('/usr/sbin/dockerd', args, { stdio: ['ignore', fd, fd] });
+    proc = spawn('/usr/bin/nsenter', args, { stdio: ['ignore', fd, fd] });
     await waitFor('dockerd', () => canConnect({ path: sock }), 60_000, log);
   };
   await start();
   const ssh = await startSshd(sock);
   return {
-    unix: `unix://${sock}`, tcp: `tcp://127.0.0.1:${port}`, certs, ssh: ssh.info,
+    unix: `unix://${sock}`, tcp: `tcp://${ENGINE_ADDR}:${port}`, address: ENGINE_ADDR, certs, ssh: ssh.info,
     async restart() {
       proc.kill('SIGTERM');
       await new Promise(r => proc.once('exit', r));
@@ -106,8 +138,16 @@ export async function startEngine(): Promise<Engine> {
       ssh.proc.kill('SIGTERM');
       proc.kill('SIGTERM');
       await new Promise(r => proc.once('exit', r));
+      removeNetns();
     },
   };
+}
+
+/** The test engine's daemon.json: two fake GPUs as generic resources (swarm schedules on them). */
+function writeDaemonConfig(): string {
+  const file = path.join(ROOT, 'daemon.json');
+  writeFileSync(file, JSON.stringify({ 'node-generic-resources': ['NVIDIA-GPU=GPU-0', 'NVIDIA-GPU=GPU-1'] }, null, 2));
+  return file;
 }
 
 async function startSshd(sock: string): Promise<{ proc: ChildProcess; info: Engine['ssh'] }> {

@@ -1,12 +1,15 @@
 import type { Commit, Run } from '../model';
-import type { ScanResult } from '../ingest/scan';
+import type { ReadOptions, ScanResult } from '../ingest/scan';
 import { parseJson } from '../ingest/json';
 import { Classifier, type Classification } from './engine';
 import { classifyInput } from './run';
 import { category } from './taxonomy';
 
 /** Reads files relative to the scanned folder (the caller decides how: fs, vscode.workspace.fs …). */
-export type ReadText = (path: string) => Promise<string>;
+export type ReadText = (path: string, opts?: ReadOptions) => Promise<string>;
+
+/** A log named by a result is read up to this much (its head and tail beyond it). */
+export const LOG_READ_CAP = 64 * 1024 * 1024;
 
 /**
  * Classifies every run that did not succeed, and every agent run that did (an agent run is
@@ -23,9 +26,20 @@ export async function classifyRuns(scan: Pick<ScanResult, 'runs' | 'commits'>, r
     let doc: unknown = null;
     try { const p = parseJson(await read(file)); doc = p.ok ? p.value : null; } catch { doc = null; }
     const logs = new Map<string, string>();
-    for (const r of runs) for (const f of r.logFiles) if (!logs.has(f)) { try { logs.set(f, await read(f)); } catch { /* missing log: classify without it */ } }
+    const notes = new Map<string, string>();
+    for (const r of runs) for (const f of r.logFiles) {
+      if (logs.has(f) || notes.has(f)) continue;
+      try {
+        logs.set(f, await read(f, { maxBytes: LOG_READ_CAP, onCapped: (size, kept) => notes.set(f, `${f} is ${(size / 1048576).toFixed(0)} MiB: only its first and last ${(kept / 2 / 1048576).toFixed(0)} MiB were classified`) }));
+      } catch (e) {
+        // A missing or refused log: classify without it, and say so.
+        notes.set(f, `${f} was not read: ${e instanceof Error ? e.message.replace(/^ENOENT: no such file or directory.*/, 'it does not exist') : String(e)}`);
+      }
+    }
     for (const r of runs) {
-      const c = classifier.classify(classifyInput(r, doc, logs, commits.get(r.commit)));
+      const found = classifier.classify(classifyInput(r, doc, logs, commits.get(r.commit)));
+      const mine = r.logFiles.map(f => notes.get(f)).filter((n): n is string => !!n);
+      const c = mine.length ? { ...found, notes: mine } : found;
       if (r.status !== 'success') out.set(r.id, c);
       else {
         // A measured agent run only needs a classification when its patch did not wholly apply.

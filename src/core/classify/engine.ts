@@ -36,6 +36,8 @@ export interface Classification extends Finding {
   group: Group;
   fixability: Fixability;
   findings: Finding[];
+  /** What limited the look at the run's texts (a log read in part, a log not read), each naming the file. */
+  notes?: string[];
 }
 
 /**
@@ -63,6 +65,19 @@ const MAX_EVIDENCE = 400;
 /** Lines longer than this are matched in windows of WINDOW characters around their literals. */
 const LONG_LINE = 16384;
 const WINDOW = 4096;
+/** User rules on long lines: windows of this size, overlapping so a match up to USER_OVERLAP long is never cut. */
+const USER_WINDOW = 65536;
+const USER_OVERLAP = 4096;
+/** Multi-line patterns on large texts: blocks of this size. */
+const MULTI_WINDOW = 1 << 20;
+const MULTI_OVERLAP = 65536;
+
+/** Window starts covering [0, length) with the given size and overlap. */
+function slide(length: number, size: number, overlap: number): number[] {
+  const out: number[] = [];
+  for (let s = 0; ; s += size - overlap) { out.push(s); if (s + size >= length) break; }
+  return out;
+}
 
 function evidenceText(line: string, at: number, len: number): string {
   const l = line.endsWith('\r') ? line.slice(0, -1) : line;
@@ -174,9 +189,13 @@ export class Classifier {
     if (!user) state.seen();
     if (isNoise(lineText)) return;
     const errorForm = isErrorForm(lineText.length > LONG_LINE ? lineText.slice(0, LONG_LINE) : lineText);
-    const windows = !user && lineText.length > LONG_LINE ? this.windows(lineText) : [0];
+    const long = lineText.length > LONG_LINE;
+    // Built-ins look around their literals; user rules (any pattern) slide over the line in
+    // overlapping windows, so their time budget is checked between bounded matches.
+    const windows = long ? (user ? slide(lineText.length, USER_WINDOW, USER_OVERLAP) : this.windows(lineText)) : [0];
     for (const w of windows) {
-      const view = !user && lineText.length > LONG_LINE ? lineText.slice(w, w + WINDOW) : lineText;
+      if (user && state.userDisabled) return;
+      const view = long ? lineText.slice(w, w + (user ? USER_WINDOW : WINDOW)) : lineText;
       for (const r of this.rules) {
         if (r.user !== user || r.rule.strength === 'context' || !appliesToRole(r, role)) continue;
         if (r.user && state.userDisabled) return;
@@ -208,9 +227,15 @@ export class Classifier {
       if (!appliesToRole(r, role) || (r.user && state.userDisabled)) continue;
       for (const ind of r.inds) {
         if (!ind.multiline || (ind.scope !== 'any' && ind.scope !== scope)) continue;
-        const t0 = Date.now();
-        const m = ind.m.exec(text);
-        if (r.user) state.chargeUser(r, source.file, Date.now() - t0);
+        // Large texts in overlapping blocks, the budget checked between them.
+        let m: Match | null = null;
+        for (const w of text.length > MULTI_WINDOW ? slide(text.length, MULTI_WINDOW, MULTI_OVERLAP) : [0]) {
+          if (r.user && state.userDisabled) break;
+          const t0 = Date.now();
+          const hit = ind.m.exec(w || text.length > MULTI_WINDOW ? text.slice(w, w + MULTI_WINDOW) : text);
+          if (r.user) state.chargeUser(r, source.file, Date.now() - t0);
+          if (hit) { m = { ...hit, index: hit.index + w }; break; }
+        }
         if (!m) continue;
         const start = text.lastIndexOf('\n', m.index - 1) + 1;
         let line = firstLine;

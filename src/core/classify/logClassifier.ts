@@ -9,6 +9,9 @@ export interface LogVerdict {
   lines: number;
 }
 
+/** Bytes of a cut piece scanned again with the next one (longer than any literal). */
+const OVERLAP = 256;
+
 /**
  * Classifies one plain log fed as byte chunks that end on line boundaries. One literal scan finds
  * both rule candidates and metric lines; only those lines are decoded. Memory stays bounded by
@@ -27,15 +30,24 @@ export class LogClassifier {
     this.scanner = classifier.hasUserRules ? null : new LiteralScanner([classifier.literals, METRIC_LINE_LITERALS]);
   }
 
-  pushBytes(buf: Uint8Array): void {
-    if (!this.scanner) { this.pushText(this.decoder.decode(buf)); return; }
+  /**
+   * Bytes of the log. A chunk that does not end with a newline continues in the next one (a very
+   * long line comes in pieces): its last bytes are scanned again with the next piece so that a
+   * literal across the cut is still found.
+   */
+  pushBytes(input: Uint8Array): void {
+    if (!this.scanner) { this.pushText(this.decoder.decode(input, { stream: true })); return; }
+    let buf = input;
+    if (this.overlap.length) { const joined = new Uint8Array(this.overlap.length + input.length); joined.set(this.overlap); joined.set(input, this.overlap.length); buf = joined; }
     const n = this.scanner.scanBytes(buf, 0, buf.length, this.line, (start, end, line, mask) => {
       const text = this.decoder.decode(buf.subarray(start, end));
       if (mask & 1 && !this.stream.settled) this.stream.line(text, line);
       if (mask & 2) this.metrics.line(text);
     });
     this.line += n;
+    this.overlap = buf.length && buf[buf.length - 1] !== 10 ? buf.slice(Math.max(buf.lastIndexOf(10) + 1, buf.length - OVERLAP)) : new Uint8Array(0);
   }
+  private overlap = new Uint8Array(0);
 
   pushText(text: string): void {
     this.stream.text(text);

@@ -3,18 +3,47 @@
  * a position, so on failure a small validator walks the text and finds the first offending offset.
  */
 export type JsonParse =
-  | { ok: true; value: unknown }
+  | { ok: true; value: unknown; notes?: string[] }
   | { ok: false; message: string; offset: number; line: number; column: number };
 
-// Python's json module writes NaN / Infinity, which JSON forbids; read them as null.
-const PY_NON_FINITE = /([:\[,]\s*)(?:NaN|-?Infinity)(?=\s*[,\]}])/g;
+/**
+ * Python's json module writes bare NaN / Infinity / -Infinity, which JSON forbids: they are read as
+ * null, each said in a note. Only tokens outside strings are touched ("error: NaN loss" stays as it is).
+ */
+function nonFiniteAsNull(text: string): { text: string; notes: string[] } | null {
+  const parts: string[] = [];
+  const notes: string[] = [];
+  let last = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22) { // skip a string, escapes included
+      for (i++; i < text.length && text.charCodeAt(i) !== 0x22; i++) if (text.charCodeAt(i) === 0x5c) i++;
+      continue;
+    }
+    if (c !== 0x4e && c !== 0x49 && c !== 0x2d) continue; // N, I, -
+    const m = /^(?:NaN|-?Infinity)(?![\w.])/.exec(text.slice(i, i + 10));
+    if (!m) continue;
+    const before = text.slice(Math.max(0, i - 40), i).replace(/\s+$/, '');
+    if (!/[:[,]$/.test(before)) continue;
+    parts.push(text.slice(last, i), 'null');
+    if (notes.length < 20) { const { line, column } = lineColumn(text, i); notes.push(`${m[0]} at line ${line} column ${column} is not JSON; read as null`); }
+    last = i + m[0].length;
+    i = last - 1;
+  }
+  if (!parts.length) return null;
+  parts.push(text.slice(last));
+  return { text: parts.join(''), notes };
+}
 
-export function parseJson(text: string): JsonParse {
+export function parseJson(input: string): JsonParse {
+  // A UTF-8 byte-order mark is not part of the document.
+  const text = input.charCodeAt(0) === 0xfeff ? input.slice(1) : input;
   try {
     return { ok: true, value: JSON.parse(text) };
-  } catch (e) {
-    if (PY_NON_FINITE.test(text)) {
-      try { return { ok: true, value: JSON.parse(text.replace(PY_NON_FINITE, '$1null')) }; } catch { /* report the original error */ }
+  } catch {
+    const fixed = nonFiniteAsNull(text);
+    if (fixed) {
+      try { return { ok: true, value: JSON.parse(fixed.text), notes: fixed.notes }; } catch { /* report the original error */ }
     }
     const found = locateJsonError(text);
     const { line, column } = lineColumn(text, found.offset);

@@ -12,11 +12,44 @@ import { projectOfPlace, projectOfRow } from './project';
 import { PrintedMetricsParser, reconcileUnits } from '../metrics';
 
 /** The scan reads through this; the CLI and server pass Node's fs, the extension VS Code's. */
-export interface ListedFile { path: string; size: number }
+export interface ListedFile { path: string; size: number; kind?: 'symlink' | 'special' }
+export interface ReadOptions {
+  /** Bytes read at most (default 256 MiB). */
+  maxBytes?: number;
+  /** Refuse a larger file instead of reading its head and tail. */
+  whole?: boolean;
+  /** Called when only the head and tail of a larger file were read. */
+  onCapped?(size: number, kept: number): void;
+}
 export interface FileSource {
   /** Every file below the root, as posix paths relative to it. */
   list(signal?: AbortSignal): AsyncIterable<ListedFile>;
-  readText(path: string): Promise<string>;
+  /**
+   * Reads a file below the root. Throws FileRefused when it resolves outside the root (after
+   * following links) or is not a regular file; never blocks on a FIFO; reads at most the cap.
+   */
+  readText(path: string, opts?: ReadOptions): Promise<string>;
+  /** Where a listed symbolic link leads (for the scan's record of it). */
+  describe?(path: string): Promise<{ target: string | null; inside: boolean; regular: boolean; error?: string }>;
+}
+
+/** A file the scan or a data-named reference may not read, with the reason. */
+export class FileRefused extends Error {}
+
+export const DEFAULT_READ_CAP = 256 * 1024 * 1024;
+
+/**
+ * The shared tail of FileSource.readText: the whole file when it is within the cap, else (unless
+ * `whole`) its head and tail around a marker line saying how much was left out.
+ */
+export async function readCapped(rel: string, size: number, opts: ReadOptions, readAt: (pos: number, len: number) => Promise<Uint8Array>): Promise<string> {
+  const cap = opts.maxBytes ?? DEFAULT_READ_CAP;
+  const dec = (b: Uint8Array) => new TextDecoder('utf-8').decode(b);
+  if (size <= cap) return dec(await readAt(0, size));
+  if (opts.whole) throw new FileRefused(`${rel} is ${(size / 1048576).toFixed(1)} MiB, above the ${(cap / 1048576).toFixed(0)} MiB limit: not read`);
+  const half = Math.floor(cap / 2);
+  opts.onCapped?.(size, 2 * half);
+  return `${dec(await readAt(0, half))}\n[bench-triage: ${(size - 2 * half).toLocaleString('en')} bytes in the middle of ${rel} were not read; the first and last ${(half / 1048576).toFixed(0)} MiB were]\n${dec(await readAt(size - half, half))}`;
 }
 
 export interface ScanOptions {
@@ -92,7 +125,20 @@ async function pool<T>(items: T[], n: number, fn: (t: T) => Promise<void>, signa
 export async function scan(source: FileSource, opts: ScanOptions = {}): Promise<ScanResult> {
   const maxBytes = opts.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
   const listed: ListedFile[] = [];
-  for await (const f of source.list(opts.signal)) if (isRelevant(f.path)) listed.push(f);
+  const records = new Map<string, FileRecord>();
+  for await (const f of source.list(opts.signal)) {
+    if (!isRelevant(f.path)) continue;
+    // Links and special files are recorded, never read as they are (a FIFO would hang the scan,
+    // a link could lead outside the folder or make a file count twice).
+    if (f.kind === 'special') { records.set(f.path, { kind: 'skipped', path: f.path, reason: 'not a regular file (FIFO, socket or device): not read' }); continue; }
+    if (f.kind === 'symlink') {
+      const d = await source.describe?.(f.path);
+      records.set(f.path, { kind: 'skipped', path: f.path, reason: !d || d.error ? `symbolic link that cannot be resolved${d?.error ? ` (${d.error})` : ''}: not read`
+        : d.inside ? `symbolic link to ${d.target}, inside the folder: read there, not twice` : `symbolic link to ${d.target}, outside the folder: not read` });
+      continue;
+    }
+    listed.push(f);
+  }
   listed.sort((a, b) => (a.path < b.path ? -1 : 1));
 
   const siblingsByDir = new Map<string, Map<string, string>>();
@@ -105,7 +151,6 @@ export async function scan(source: FileSource, opts: ScanOptions = {}): Promise<
 
   const index = new CommitIndex();
   const facts = new CommitFacts(index);
-  const records = new Map<string, FileRecord>();
   const drafts: RunDraft[] = [];
   const commitField = new Map<RunDraft, string>();
   const agentItems = new Map<string, AgentItemFiles>();
@@ -130,12 +175,13 @@ export async function scan(source: FileSource, opts: ScanOptions = {}): Promise<
         records.set(f.path, { kind: 'unknown', path: f.path, reason: `file is ${(f.size / 1048576).toFixed(1)} MiB, above the ${(maxBytes / 1048576).toFixed(0)} MiB limit for result files; open it directly` });
         return;
       }
-      const text = await source.readText(f.path);
+      const text = await source.readText(f.path, { maxBytes: maxBytes, whole: true });
       if (f.path.endsWith('.jsonl')) handleJsonl(f.path, text);
       else handleJson(f.path, text);
     } catch (e) {
       // Nothing a file contains may stop the scan: anything unexpected becomes a visible record.
-      records.set(f.path, { kind: 'unknown', path: f.path, reason: `could not be read: ${e instanceof Error ? e.message : String(e)}` });
+      if (e instanceof FileRefused) records.set(f.path, { kind: 'skipped', path: f.path, reason: e.message });
+      else records.set(f.path, { kind: 'unknown', path: f.path, reason: `could not be read: ${e instanceof Error ? e.message : String(e)}` });
     } finally {
       opts.onProgress?.({ done: ++done, total: toRead.length, path: f.path });
     }
@@ -195,6 +241,7 @@ export async function scan(source: FileSource, opts: ScanOptions = {}): Promise<
     records.set(path, { kind: 'run', path, schema: d.schema, runs: d.drafts.length });
     const rowProject = isObj(v) ? (isObj(v.instance) ? projectOfRow(v.instance as Obj) : null) ?? projectOfRow(v as Obj) : null;
     for (const r of d.drafts) {
+      if (parsed.notes) r.problems.push(...parsed.notes.map(message => ({ field: '(document)', message })));
       settleUnits(r, v);
       r.project ??= rowProject ?? projectOfPlace(path, r.command, r.source);
       commitField.set(r, fieldHolding(v, r.commit) ?? 'commit');
@@ -232,7 +279,7 @@ export async function scan(source: FileSource, opts: ScanOptions = {}): Promise<
   const { linked, unlinked } = linkAgentRuns(agentItems.values(), index);
   for (const a of linked) if (a.commit && !commits.has(a.commit) && isFullHash(a.commit)) commits.set(a.commit, emptyCommit(a.commit));
 
-  const files = listed.filter(f => records.has(f.path)).map(f => records.get(f.path)!);
+  const files = [...records.values()].sort((a, b) => (a.path < b.path ? -1 : 1));
   return { commits: [...commits.values()], runs, files, agentRuns: linked, unlinkedAgentRuns: unlinked, conflicts };
 }
 

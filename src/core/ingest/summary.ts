@@ -15,6 +15,8 @@ export interface ScanSummary {
     nonRunByKind: Record<string, number>;
     corrupt: Array<{ path: string; error: string }>;
     unknown: Array<{ path: string; reason: string }>;
+    /** Listed but not read on purpose (links, FIFOs, files refused), with the reason. */
+    skipped: Array<{ path: string; reason: string }>;
   };
   agentRuns: { linked: number; unlinked: Array<{ path: string; reason: string }> };
   commitIds: { full: number; prefixOnly: number };
@@ -42,10 +44,12 @@ export function summarize(r: ScanResult, withRuns = false): ScanSummary {
   let parsed = 0, nonRun = 0;
   const corrupt: ScanSummary['files']['corrupt'] = [];
   const unknown: ScanSummary['files']['unknown'] = [];
+  const skipped: ScanSummary['files']['skipped'] = [];
   for (const f of r.files) {
     if (f.kind === 'run') parsed++;
     else if (f.kind === 'nonRun') { nonRun++; inc(nonRunByKind, f.what); }
     else if (f.kind === 'corrupt') corrupt.push({ path: f.path, error: f.error });
+    else if (f.kind === 'skipped') skipped.push({ path: f.path, reason: f.reason });
     else unknown.push({ path: f.path, reason: f.reason });
   }
   const out: ScanSummary = {
@@ -54,7 +58,7 @@ export function summarize(r: ScanResult, withRuns = false): ScanSummary {
     runsByRole,
     runsBySchema,
     runsByStatus,
-    files: { parsed, nonRun, nonRunByKind, corrupt, unknown },
+    files: { parsed, nonRun, nonRunByKind, corrupt, unknown, skipped },
     agentRuns: { linked: r.agentRuns.length, unlinked: r.unlinkedAgentRuns },
     commitIds: { full, prefixOnly: r.runs.length - full },
     conflicts: r.conflicts,

@@ -16,5 +16,7 @@ export const FileRecordSchema = z.discriminatedUnion('kind', [
     offset: z.number().int().nullable(), line: z.number().int().nullable(), column: z.number().int().nullable(),
   }),
   z.object({ kind: z.literal('unknown'), path: z.string(), reason: z.string() }),
+  /** Listed, but not read on purpose (a link, a FIFO …): the reason says why. */
+  z.object({ kind: z.literal('skipped'), path: z.string(), reason: z.string() }),
 ]);
 export type FileRecord = z.infer<typeof FileRecordSchema>;

@@ -57,6 +57,11 @@ export function parsePerfCommand(cmd: string, opts: CheckOptions = {}): ParsedPe
   const t = tokenize(cmd);
   const problems: PerfProblem[] = [];
   if (t.error) problems.push({ code: 'syntax', severity: 'error', message: t.error, start: 0, end: cmd.length });
+  // A perf command is one line of printable text: a line break would split it (the words after it
+  // lost, or run as a second command by a shell), other control characters hide what runs.
+  const ctl = /[\r\n]|[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/.exec(cmd);
+  if (ctl) problems.push({ code: 'syntax', severity: 'error', start: ctl.index, end: ctl.index + 1,
+    message: `${ctl[0] === '\n' || ctl[0] === '\r' ? 'line break' : `control character U+${ctl[0].charCodeAt(0).toString(16).padStart(4, '0').toUpperCase()}`} at offset ${ctl.index}: a perf command is one line of plain text; refused rather than cut` });
   for (const op of t.operators) problems.push({ code: 'shell-operator', severity: 'error', message: `shell operator "${op.text}" is not allowed: perf commands are run as argv, never through a shell`, start: op.start, end: op.end });
   const s = scriptOf(t.tokens);
   const flags: Flag[] = [];

@@ -38,7 +38,12 @@ export function comparisonData(e: CommitTriage, tieBand: number): ComparisonData
       fixability: cl?.fixability ?? null, evidence: cl?.evidence ?? null,
       findings: (cl?.findings ?? []).map(f => ({ category: f.category, title: category(f.category).title, cause: f.cause, description: f.description, strength: f.strength, evidence: f.evidence })) }];
   });
-  const dataProblems = ROLES.flatMap(role => { const r = runs[role]; return r ? r.problems.map(p => ({ role, file: r.provenance.file, field: p.field, message: p.message })) : []; });
+  const dataProblems = ROLES.flatMap(role => {
+    const r = runs[role];
+    if (!r) return [];
+    return [...r.problems.map(p => ({ role, file: r.provenance.file, field: p.field, message: p.message })),
+      ...(e.roles[role].classification?.notes ?? []).map(n => ({ role, file: r.provenance.file, field: 'logs', message: n }))];
+  });
   return {
     view: 'comparison', commit: e.commit, subject: e.subject, model: e.model, agent: e.agent, project: e.project, outcome: e.outcome, verdict: e.verdict,
     headline: c ? { key: c.metric, label: c.label, unit: c.unit, verdict: c.verdict, basis: c.basis, agentVsHuman: c.agentVsHuman, ci: c.ci, p: c.p, mixed: c.mixed, note: c.note } : null,

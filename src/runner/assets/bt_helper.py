@@ -16,6 +16,18 @@ import time
 import urllib.request
 
 LOGS = "/bench-triage/logs"
+SECRETS = "/bench-triage/secrets"
+
+
+def phase_env():
+    """This process's environment plus the run's secrets (files only root can read; never in the
+    container's configuration, so `docker inspect` does not show them)."""
+    env = dict(os.environ)
+    if os.path.isdir(SECRETS):
+        for name in sorted(os.listdir(SECRETS)):
+            with open(os.path.join(SECRETS, name), "r", encoding="utf-8", errors="replace") as f:
+                env[name] = f.read()
+    return env
 
 
 def paths(phase):
@@ -41,7 +53,7 @@ def cmd_launch(args):
     os.makedirs(LOGS, exist_ok=True)
     with open(out, "wb") as o, open(err, "wb") as e, open(os.devnull, "rb") as i:
         try:
-            child = subprocess.Popen(argv, cwd=cwd, stdin=i, stdout=o, stderr=e, start_new_session=True)
+            child = subprocess.Popen(argv, cwd=cwd, stdin=i, stdout=o, stderr=e, start_new_session=True, env=phase_env())
         except OSError as exc:
             e.write(f"bench-triage: cannot start {argv[0]}: {exc}\n".encode())
             e.flush()
@@ -224,8 +236,18 @@ def cmd_provide_benchmarks(args):
     return 2
 
 
+def cmd_secret(args):
+    """Prints one secret's value, for a runner that re-attaches and must mask it."""
+    path = os.path.join(SECRETS, os.path.basename(args[0]))
+    if not os.path.isfile(path):
+        return 4
+    with open(path, "rb") as f:
+        sys.stdout.buffer.write(f.read())
+    return 0
+
+
 COMMANDS = {"idle": cmd_idle, "launch": cmd_launch, "follow": cmd_follow, "status": cmd_status, "stop": cmd_stop, "probe": cmd_probe,
-            "result": cmd_result, "apply-patch": cmd_apply_patch, "copy-into-vllm": cmd_copy_into_vllm, "provide-benchmarks": cmd_provide_benchmarks}
+            "result": cmd_result, "apply-patch": cmd_apply_patch, "copy-into-vllm": cmd_copy_into_vllm, "provide-benchmarks": cmd_provide_benchmarks, "secret": cmd_secret}
 
 if __name__ == "__main__":
     sys.exit(COMMANDS[sys.argv[1]](sys.argv[2:]))

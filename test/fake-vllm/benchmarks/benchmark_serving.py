@@ -114,6 +114,8 @@ def main():
         print(f"waiting for stragglers: {time.perf_counter() - t0:.0f}s", file=sys.stderr, flush=True)
         time.sleep(1)
     duration = time.perf_counter() - t0
+    if faults.on("leak-token"):  # a client that echoes its credentials: the runner must mask them, also after a re-attach
+        print(f"uploading results with token {os.environ.get('HF_TOKEN', '')}", flush=True)
     ttfts = [r[0] for r in results]
     itls = [x for r in results for x in r[1]]
     tpots = [(r[2] - r[0]) / (r[3] - 1) for r in results if r[3] > 1]

@@ -26,6 +26,22 @@ const BT1Schema = z.looseObject({
   samples: z.unknown().optional(),
 });
 
+/**
+ * Log files a result names: relative paths inside the run's folder only. Anything else (`..`,
+ * absolute paths, odd characters) is a problem naming the field, and is not read.
+ */
+function logsOf(v: unknown, dir: string, problems: Array<{ field: string; message: string }>): { logFiles: string[]; problems: Array<{ field: string; message: string }> } {
+  const logFiles: string[] = [];
+  if (Array.isArray(v)) v.forEach((l, i) => {
+    const bad = typeof l !== 'string' ? 'is not a path'
+      : !l || l.startsWith('/') || /^[A-Za-z]:/.test(l) || l.split(/[\\/]/).some(s => s === '..' || s === '.') ? `"${l.slice(0, 120)}" is not a path inside the run's folder`
+      : /[\u0000-\u001f]/.test(l) ? 'contains control characters' : null;
+    if (bad) problems.push({ field: `logs.${i}`, message: `${bad}: not read` });
+    else logFiles.push(dir + (l as string));
+  });
+  return { logFiles, problems };
+}
+
 /** Per-request samples as written by the runner: finite, non-negative, bounded in count. */
 function samplesOf(v: unknown): Record<string, number[]> | undefined {
   if (!isObj(v)) return undefined;
@@ -48,7 +64,7 @@ export const BT1: Detector = {
       error: str(v.error), errorField: str(v.error) ? 'error' : null, ...measured(m), model: str(v.model), command: str(v.command), image: str(v.image),
       fixes: Array.isArray(v.fixes) ? v.fixes : [], timestamp: str(v.startedAt), durationS: typeof v.durationS === 'number' ? v.durationS : null,
       project: str(v.project), samples: samplesOf(v.samples),
-      logFiles: Array.isArray(v.logs) ? v.logs.filter((l: unknown): l is string => typeof l === 'string').map((l: string) => dir + l) : [],
+      ...logsOf(v.logs, dir, m.problems),
     })].filter(() => isObj(v.metrics));
   },
 };

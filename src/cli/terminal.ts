@@ -1,0 +1,4 @@
+import { stripAnsi } from '../core/logs';
+
+/** Text from data printed to a terminal: no escape sequences, no control characters (they could rewrite the screen). */
+export const clean = (s: string): string => stripAnsi(s).replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, '');
