@@ -40,7 +40,7 @@ if (args.has('--tests')) {
 }
 
 if (args.has('--bench')) {
-  builds.push({ ...node, entryPoints: ['bench/scanWorker.ts', 'bench/classifyWorker.ts', 'bench/lspWorker.ts', 'bench/runnerWorker.ts'], outdir: 'dist-bench', outbase: 'bench' });
+  builds.push({ ...node, entryPoints: ['bench/scanWorker.ts', 'bench/classifyWorker.ts', 'bench/lspWorker.ts', 'bench/runnerWorker.ts', 'bench/badInputWorker.ts'], outdir: 'dist-bench', outbase: 'bench' });
 }
 
 if (args.has('--watch')) {

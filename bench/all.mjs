@@ -6,6 +6,7 @@ import { benchClassify } from './classify.mjs';
 import { benchLsp } from './lsp.mjs';
 import { benchRunner } from './runner.mjs';
 import { benchEditor } from './editor.mjs';
+import { benchBadInput } from './badInput.mjs';
 
 const t0 = Date.now();
 const ms = v => `${v.toFixed(0)} ms`;
@@ -22,6 +23,10 @@ const r = benchRunner();
 rows.push(['runner vs bare `docker run --rm`, same fake container, ~10 s benchmark (target ≤ 1.2×)', `${ms(r.runnerMs)} vs ${ms(r.bareMs)} (${r.ratio.toFixed(2)}×)`]);
 rows.push(['runner fixed cost (0.3 s benchmark)', `${ms(r.shortRunnerMs - r.shortBareMs)} (${ms(r.shortRunnerMs)} vs ${ms(r.shortBareMs)})`]);
 rows.push([`runner log capture, ${r.captureMB.toFixed(0)} MB stdout+stderr (target ≥ 50 MB/s)`, `${r.captureMBs.toFixed(0)} MB/s`]);
+const b = benchBadInput();
+for (const f of b.fuzz) rows.push([`bad input: ${f.entry}, ${f.n} fuzz inputs — worst time per input / peak RSS`, `${f.worstMs.toFixed(1)} ms / ${f.maxRssMB.toFixed(0)} MB`]);
+rows.push([`bad input: classify a ${b.mb} MB one-line log vs a ${b.mb} MB log of lines (target ≤ 1.5×)`, `${ms(b.logs.one.ms)} vs ${ms(b.logs.multi.ms)} (${b.ratio.toFixed(2)}×), peak RSS ${b.logs.one.maxRssMB.toFixed(0)} / ${b.logs.multi.maxRssMB.toFixed(0)} MB`]);
+rows.push([`bad input: language server on a ${(b.lsp.bytes / 1048576).toFixed(1)} MB Markdown note, one edit → diagnostics (target ≤ 200 ms)`, `${ms(b.lsp.medianMs)} (worst of 9: ${ms(b.lsp.worstMs)})`]);
 const e = await benchEditor();
 rows.push(['extension activation (real VS Code)', `${e.corpus.activationMs.toFixed(1)} ms`]);
 for (const [k, label] of [['corpus', 'ISO-Bench corpus'], ['1k', '1 000 synthetic commits (3 000 result files)'], ['10k', '10 000 synthetic commits (30 000 result files)']])

@@ -146,7 +146,9 @@ export class CommitsTree implements vscode.TreeDataProvider<Node>, vscode.Dispos
   roots(): Node[] {
     const entries = this.store.entries().filter(e => matchesFilter(e.entry, this.filter));
     const projects = [...new Set(entries.map(e => e.entry.project))].sort();
-    const top: Node[] = projects.length > 1
+    // Entries nothing names a project for stay with the others unless two real projects are there.
+    const known = projects.filter(p => p !== 'unknown');
+    const top: Node[] = known.length > 1
       ? projects.map(p => { const mine = entries.filter(e => e.entry.project === p); return { kind: 'project' as const, project: p, groups: this.groups(mine, p), entries: mine.length }; })
       : this.groups(entries, projects[0] ?? null);
     const problems = this.store.problems();
@@ -180,7 +182,7 @@ export class CommitsTree implements vscode.TreeDataProvider<Node>, vscode.Dispos
         return t;
       }
       case 'project': {
-        const t = new vscode.TreeItem(node.project, vscode.TreeItemCollapsibleState.Expanded);
+        const t = new vscode.TreeItem(node.project === 'unknown' ? '(project unknown)' : node.project, vscode.TreeItemCollapsibleState.Expanded);
         t.id = `project:${node.project}`;
         t.description = `${node.entries} entr${node.entries === 1 ? 'y' : 'ies'}`;
         t.iconPath = new vscode.ThemeIcon('repo');
