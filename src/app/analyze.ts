@@ -1,32 +1,27 @@
-import { scan, type FileSource, type ScanOptions, type ScanResult } from '../core/ingest';
-import { applyPatchTruth, Classifier, classifyRuns, type Classification, type Rule } from '../core/classify';
-import { triage, type CommitTriage } from '../core/compare';
+import type { FileSource, ScanResult } from '../core/ingest';
+import type { Classification, Rule } from '../core/classify';
+import type { CommitTriage } from '../core/compare';
 import type { PrimaryOverride } from '../core/metrics';
+import { Workspace, type LoadOptions } from './workspace';
+import type { IndexStore } from './indexStore';
 
-export interface AnalyzeOptions {
+export interface AnalyzeOptions extends LoadOptions {
   tieBand?: number;
   rules?: Rule[];
   primaryMetric?: PrimaryOverride;
-  signal?: AbortSignal;
-  onScanProgress?: ScanOptions['onProgress'];
-  onClassify?(failedRuns: number): void;
+  /** A persistent index (the CLI's `--cache DIR`): a second run reads only what changed. */
+  index?: IndexStore | null;
+  /** The folder's name in keys and messages (default: the source's root as given). */
+  folder?: string;
 }
 
-export interface Analysis { scan: ScanResult; classifications: Map<string, Classification>; entries: CommitTriage[]; classifier: Classifier }
+export interface Analysis { workspace: Workspace; scan: ScanResult; classifications: Map<string, Classification>; entries: CommitTriage[] }
 
-/**
- * scan → classify → patch truth → triage: the one pipeline both front ends run on a folder
- * (the CLI on Node's fs, the extension on its workspace folders).
- */
+/** One folder loaded once through the shared Workspace (the CLI's commands, tests). */
 export async function analyze(source: FileSource, opts: AnalyzeOptions = {}): Promise<Analysis> {
-  const result = await scan(source, { signal: opts.signal, onProgress: opts.onScanProgress });
-  opts.onClassify?.(result.runs.filter(r => r.status !== 'success').length);
-  const classifier = new Classifier({ userRules: opts.rules });
-  const classifications = await classifyRuns(result, (p, o) => source.readText(p, o), classifier, opts.signal);
-  const runs = applyPatchTruth(result.runs, classifications);
-  const measured: ScanResult = { ...result, runs };
-  const entries = triage(runs, classifications, {
-    tieBand: opts.tieBand, primaryMetric: opts.primaryMetric, conflicts: result.conflicts, commits: new Map(result.commits.map(c => [c.hash, c])),
-  });
-  return { scan: measured, classifications, entries, classifier };
+  const settings = { tieBand: opts.tieBand ?? 2, rules: opts.rules ?? [], primaryMetric: opts.primaryMetric ?? {} };
+  const workspace = new Workspace(opts.folder ?? '.', source, () => settings, opts.index ?? null);
+  await workspace.load(opts);
+  if (opts.index) await workspace.saveIndex();
+  return { workspace, scan: workspace.result, classifications: workspace.classifications, entries: workspace.entries };
 }

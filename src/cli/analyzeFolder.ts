@@ -5,6 +5,7 @@ import type { CommitTriage } from '../core/compare';
 import type { PrimaryOverride } from '../core/metrics';
 import { analyze, type Analysis } from '../app/analyze';
 import { nodeFileSource } from '../platform/nodeFileSource';
+import { fileIndexStore } from '../app/indexStore';
 
 /** User rules from `--rules` or `<folder>/.bench-triage/rules.json`; problems go to stderr, loading goes on. */
 export function loadUserRules(folder: string, explicit: string | undefined, err: (s: string) => void): Rule[] {
@@ -15,8 +16,10 @@ export function loadUserRules(folder: string, explicit: string | undefined, err:
   return rules;
 }
 
-export function analyzeFolder(folder: string, opts: { tieBand?: number; rules?: Rule[]; primaryMetric?: PrimaryOverride } = {}): Promise<Analysis> {
-  return analyze(nodeFileSource(folder), opts);
+/** A folder through the shared Workspace; with `cache`, its persistent index lives there (`--cache DIR`). */
+export function analyzeFolder(folder: string, opts: { tieBand?: number; rules?: Rule[]; primaryMetric?: PrimaryOverride; cache?: string } = {}): Promise<Analysis> {
+  const abs = path.resolve(folder);
+  return analyze(nodeFileSource(abs), { ...opts, folder: abs, index: opts.cache ? fileIndexStore(path.resolve(opts.cache), abs) : null });
 }
 
 /** The `classify --json` entry shape (issues 3 and 11). */

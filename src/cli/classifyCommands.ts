@@ -20,7 +20,7 @@ export async function classifyCommand(a: AnalysisArgs & { json: boolean }, out: 
   requireFolder(a.folder, 'classify');
   const rules = loadUserRules(a.folder, a.rules, err);
   const an = await analyzeFolder(a.folder, { tieBand: a.tieBand, rules, primaryMetric: a.primaryMetric });
-  for (const b of an.classifier.budgetReports) err(`rule ${b.rule} exceeded its time budget on ${clean(b.file)} (${b.elapsedMs} ms); user rules were stopped for that file\n`);
+  for (const b of an.workspace.budgetReports) err(`rule ${b.rule} exceeded its time budget on ${clean(b.file)} (${b.elapsedMs} ms); user rules were stopped for that file\n`);
   if (a.json) { out(JSON.stringify(an.entries.map(entryJson), null, 2)); return 0; }
   for (const e of an.entries) {
     const role = e.blockingRole ? e.roles[e.blockingRole] : null;

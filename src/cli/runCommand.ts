@@ -1,12 +1,6 @@
-import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import type { Role } from '../core/model';
-import { DockerRuntime } from '../runner/dockerRuntime';
-import { Runner, type RunEvents } from '../runner/execute';
-import { HostQueue } from '../runner/hostQueue';
 import type { HostConfig } from '../runner/hosts';
-import { DEFAULT_TEMPLATES, planRun, PlanError, type RunPlan } from '../runner/plan';
-import { newRunId, type RunRecord } from '../runner/runRecord';
+import { PlanRefused, Runs, type RunSettings, type RunTarget } from '../app/runs';
 import { resolveTarget } from './target';
 
 export interface RunArgs {
@@ -29,39 +23,31 @@ export function secretEnvOf(names: readonly string[], env = process.env): Record
   return out;
 }
 
-const events = (err: (s: string) => void): RunEvents => ({
-  state: r => err(`[${r.role}] ${r.status}${r.error ? `: ${r.error}` : ''}\n`),
-  phase: (r, p) => err(`[${r.role}] ${p.name}${p.exitCode == null ? ' …' : ` exited ${p.exitCode}`}\n`),
-  note: (r, line) => err(`[${r.role}] ${line}\n`),
-});
+/** Progress of the runs on stderr, one line per state change, phase and note. */
+function follow(runs: Runs, err: (s: string) => void): () => void {
+  return runs.onEvent(e => {
+    const r = e.run.record;
+    if (e.kind === 'state') err(`[${r.role}] ${r.status}${r.error ? `: ${r.error}` : ''}\n`);
+    else if (e.kind === 'phase' && e.phase) err(`[${r.role}] ${e.phase.name}${e.phase.exitCode == null ? ' …' : ` exited ${e.phase.exitCode}`}\n`);
+    else if (e.line) err(`[${r.role}] ${e.line}\n`);
+  });
+}
 
-/** Runs before anything touches Docker: every role planned, or the refusals listed. */
-function planAll(a: RunArgs, roles: Role[], commit: Parameters<typeof planRun>[0], patch: string | null, err: (s: string) => void): RunPlan[] | null {
-  const plans: RunPlan[] = [];
-  let refused = false;
-  for (const role of roles) {
-    try {
-      plans.push(planRun(commit, role, { host: a.host, recipes: a.recipes, agentPatch: patch, runId: newRunId(), serverTimeoutS: a.serverTimeoutS,
-        templates: { human: a.templates?.human ?? DEFAULT_TEMPLATES.human, baseline: a.templates?.baseline ?? DEFAULT_TEMPLATES.baseline } }));
-    } catch (e) { refused = true; err(`${role}: refused: ${e instanceof PlanError || e instanceof Error ? e.message : String(e)}\n`); }
-  }
-  return refused ? null : plans;
+/** The CLI's run settings, as the extension builds them from its settings: the same plan gives the same run.json. */
+export function cliRunSettings(a: RunArgs, secretEnv: Record<string, string>, env: Record<string, string>): RunSettings {
+  return { host: a.host, recipes: a.recipes, templates: { human: a.templates?.human, baseline: a.templates?.baseline }, serverTimeoutS: a.serverTimeoutS,
+    benchmarkTimeoutS: a.benchmarkTimeoutS, env, secretEnv, checkout: a.checkout ?? null };
 }
 
 /**
- * `bench-triage run`: plans each requested role, then runs them on the host (queued by its GPUs).
- * Exit 0 when every role produced metrics; the result.json paths go to stdout, progress to stderr.
+ * `bench-triage run`: plans each requested role, then runs them on the host (queued by its GPUs),
+ * through the same app-layer Runs as the extension's Rerun. Exit 0 when every role produced
+ * metrics; the result.json paths go to stdout, progress to stderr.
  */
-export async function runCommand(a: RunArgs, out: (s: string) => void, err: (s: string) => void, signal?: AbortSignal): Promise<number> {
-  const t = await resolveTarget(a.folder, a.commit, a.role, a.agentPatch);
-  const patchPath = t.patchPath ? path.resolve(a.folder, t.patchPath) : null;
-  const plans = planAll(a, t.roles, t.commit, patchPath, err);
-  if (!plans) return 1;
-  if (a.dryRun) { out(JSON.stringify(plans, null, 2)); return 0; }
-  let patchText: string | null = null;
-  if (plans.some(p => p.role === 'agent')) {
-    try { patchText = readFileSync(patchPath!, 'utf8'); } catch (e) { err(`agent: cannot read the patch ${patchPath}: ${(e as Error).message}\n`); return 1; }
-  }
+export async function runCommand(a: RunArgs, out: (s: string) => void, err: (s: string) => void, signal?: AbortSignal, runs = new Runs()): Promise<number> {
+  const folder = path.resolve(a.folder);
+  const t = await resolveTarget(folder, a.commit, a.role, a.agentPatch);
+  const target: RunTarget = { folder, commit: t.commit, roles: t.roles, agentRun: t.agentRun, agentPatch: t.patchPath ? path.resolve(folder, t.patchPath) : null };
   let secretEnv: Record<string, string>;
   try { secretEnv = secretEnvOf(a.secretEnv ?? []); } catch (e) { err(`${(e as Error).message}\n`); return 2; }
   // An --env whose name says it is secret is treated as one (with a hint): better masked than leaked.
@@ -70,23 +56,35 @@ export async function runCommand(a: RunArgs, out: (s: string) => void, err: (s: 
     if (/TOKEN|SECRET|KEY|PASSWORD|CREDENTIAL/i.test(k)) { secretEnv[k] = v; err(`--env ${k}: treated as a secret (masked, kept out of docker inspect); prefer --secret-env ${k}\n`); }
     else env[k] = v;
   }
-  const runtime = new DockerRuntime(a.host);
-  const runner = new Runner(runtime, new HostQueue(a.host.gpus, a.host.maxParallel), events(err));
-  const records: RunRecord[] = await Promise.all(plans.map(plan => runner.run({
-    plan, folder: a.folder, agentPatch: plan.role === 'agent' ? patchText : null, checkout: a.checkout ?? null, env, secretEnv,
-    model: t.commit.models[0] ?? null, agent: plan.role === 'agent' ? t.agentRun?.agent ?? null : null, benchmarkTimeoutS: a.benchmarkTimeoutS, signal,
-  })));
-  for (const r of records) out(path.join(a.folder, r.plan.resultDir, 'result.json'));
-  return records.every(r => r.status === 'succeeded') ? 0 : 1;
+  const settings = cliRunSettings(a, secretEnv, env);
+  if (a.dryRun) {
+    try { out(JSON.stringify(runs.plan(target, settings), null, 2)); return 0; }
+    catch (e) { refusals(e, err); return 1; }
+  }
+  const stop = follow(runs, err);
+  try {
+    const records = await runs.start(target, settings, signal);
+    for (const r of records) out(path.join(folder, r.plan.resultDir, 'result.json'));
+    return records.every(r => r.status === 'succeeded') ? 0 : 1;
+  } catch (e) {
+    if (e instanceof PlanRefused) { refusals(e, err); return 1; }
+    throw e;
+  } finally { stop(); }
+}
+
+function refusals(e: unknown, err: (s: string) => void): void {
+  if (e instanceof PlanRefused) for (const r of e.refusals) err(`${r.role}: ${r.role === 'agent' && r.message.startsWith('cannot read') ? '' : 'refused: '}${r.message}\n`);
+  else err(`${e instanceof Error ? e.message : String(e)}\n`);
 }
 
 /** `bench-triage resume`: re-attach to this folder's unfinished runs on the host and complete them. */
 export async function resumeCommand(folder: string, host: HostConfig, out: (s: string) => void, err: (s: string) => void, signal?: AbortSignal, secretNames: string[] = []): Promise<number> {
-  const runner = new Runner(new DockerRuntime(host), new HostQueue(host.gpus, host.maxParallel), events(err));
+  const runs = new Runs();
   let given: Record<string, string>;
   try { given = secretEnvOf(secretNames); } catch (e) { err(`${(e as Error).message}\n`); return 2; }
+  const stop = follow(runs, err);
   // Secrets not given again are read back from the run's container (they were written there).
-  const records = await runner.resume(folder, signal, names => Object.fromEntries(names.filter(n => n in given).map(n => [n, given[n]])));
+  const records = await runs.resume(folder, host, names => Object.fromEntries(names.filter(n => n in given).map(n => [n, given[n]])), signal).finally(stop);
   if (!records.length) err(`no unfinished runs of ${folder} on ${host.label}\n`);
   for (const r of records) out(path.join(folder, r.plan.resultDir, 'result.json'));
   return records.every(r => r.status === 'succeeded') ? 0 : 1;

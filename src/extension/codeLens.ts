@@ -1,5 +1,7 @@
 import * as vscode from 'vscode';
 import type { Store } from './store';
+import { COMMANDS } from './commands/ids';
+import { codeLensEnabled } from './settings';
 
 const COMMIT_KEY = /"(?:commit_hash|human_commit_full|human_commit|commit|full_commit)"\s*:\s*"([0-9a-f]{7,40})"/;
 const PERF_KEY = /"perf_command"\s*:\s*"(?!")/;
@@ -22,13 +24,15 @@ export class PerfCodeLens implements vscode.CodeLensProvider {
 
   constructor(private readonly store: Store) { store.onDidChange(() => this.changed.fire()); }
 
+  dispose(): void { this.changed.dispose(); }
+
   private resolve(prefix: string): string {
     const hits = new Set(this.store.scans.flatMap(s => s.result.commits.filter(c => c.hash.startsWith(prefix)).map(c => c.hash)));
     return hits.size === 1 ? [...hits][0] : prefix;
   }
 
   async provideCodeLenses(doc: vscode.TextDocument): Promise<vscode.CodeLens[]> {
-    if (!vscode.workspace.getConfiguration('benchTriage', doc.uri).get<boolean>('codeLens.enabled', true)) return [];
+    if (!codeLensEnabled(doc.uri)) return [];
     const name = doc.uri.path.slice(doc.uri.path.lastIndexOf('/') + 1);
     if (/\.(diff|patch)$/.test(name)) return this.patchLenses(doc);
     const md = doc.languageId === 'markdown';
@@ -46,9 +50,9 @@ export class PerfCodeLens implements vscode.CodeLensProvider {
       if (!commit) continue;
       if (this.store.scanned) commit = this.resolve(commit);
       const range = new vscode.Range(i, 0, i, 0);
-      const run = (title: string, roles: string[] | 'all') => new vscode.CodeLens(range, { title, command: 'benchTriage.runCommit', arguments: [commit, roles], tooltip: `Run on the configured Docker host (${commit!.slice(0, 12)})` });
+      const run = (title: string, roles: string[] | 'all') => new vscode.CodeLens(range, { title, command: COMMANDS.runCommit, arguments: [commit, roles], tooltip: `Run on the configured Docker host (${commit!.slice(0, 12)})` });
       lenses.push(run('Run baseline', ['baseline']), run('human', ['human']), run('agent', ['agent']), run('3-way on H100', 'all'),
-        new vscode.CodeLens(range, { title: 'Explain', command: 'benchTriage.explainPlan', arguments: [commit], tooltip: 'What the run will do: images, server, benchmark, metrics' }));
+        new vscode.CodeLens(range, { title: 'Explain', command: COMMANDS.explainPlan, arguments: [commit], tooltip: 'What the run will do: images, server, benchmark, metrics' }));
     }
     return lenses;
   }
@@ -62,9 +66,9 @@ export class PerfCodeLens implements vscode.CodeLensProvider {
       if (!ar?.commit) continue;
       const range = new vscode.Range(0, 0, 0, 0);
       return [
-        new vscode.CodeLens(range, { title: 'Compare with human patch', command: 'benchTriage.diffAgentVsHuman', arguments: [ar.commit] }),
-        new vscode.CodeLens(range, { title: 'Run agent', command: 'benchTriage.runCommit', arguments: [ar.commit, ['agent']] }),
-        new vscode.CodeLens(range, { title: `Open commit ${ar.commit.slice(0, 8)}`, command: 'benchTriage.filter', arguments: [ar.commit.slice(0, 8)] }),
+        new vscode.CodeLens(range, { title: 'Compare with human patch', command: COMMANDS.diffAgentVsHuman, arguments: [ar.commit] }),
+        new vscode.CodeLens(range, { title: 'Run agent', command: COMMANDS.runCommit, arguments: [ar.commit, ['agent']] }),
+        new vscode.CodeLens(range, { title: `Open commit ${ar.commit.slice(0, 8)}`, command: COMMANDS.filter, arguments: [ar.commit.slice(0, 8)] }),
       ];
     }
     return [];

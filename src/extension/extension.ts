@@ -1,42 +1,46 @@
 import * as vscode from 'vscode';
 import { Store } from './store';
-import { CommitsTree, GROUP_BY } from './commitsTree';
-import { EmbeddedLogFs, LOG_SCHEME } from './logFs';
-import { LiveLogFs, RUN_LOG_SCHEME } from './liveLogFs';
+import { CommitsTree } from './tree/commitsTree';
+import { RunsTree } from './tree/runsTree';
+import { EmbeddedLogFs } from './docs/embeddedLogFs';
+import { LiveLogFs } from './docs/liveLogFs';
+import { RunTranscriptFs } from './docs/runTranscriptFs';
+import { LogFolding, LogSymbols } from './docs/logLanguage';
 import { TriageLanguageClient } from './languageClient';
-import { LogFolding, LogSymbols, goToFirstError } from './logLanguage';
-import { DIFF_SCHEME, DiffDocuments, diffAgentVsHuman } from './patchDiff';
-import type { Node } from './commitsTree';
+import { DiffDocuments } from './patchDiff';
 import { RunService } from './runService';
-import { RunsTree } from './runsTree';
-import { registerRunCommands } from './runCommands';
 import { CODELENS_SELECTOR, PerfCodeLens } from './codeLens';
 import { Webviews } from './webviews';
+import { SCHEMES } from './uris';
+import { COMMANDS } from './commands/ids';
+import { registerViewCommands } from './commands/view';
+import { registerOpenCommands } from './commands/open';
+import { registerRunCommands } from './commands/run';
+import { registerCompareCommands } from './commands/compare';
+import { registerNoteCommands } from './commands/notes';
+import { registerSecretCommands } from './commands/secrets';
 
 export interface BenchTriageApi { activationMs: number; store: Store; commitsTree: CommitsTree; languageClient: TriageLanguageClient; runs: RunService; webviews: Webviews; runsTreeForTests: RunsTree }
 
 /** Registers everything synchronously; no file is read until the view or a command asks. */
 export function activate(context: vscode.ExtensionContext): BenchTriageApi {
   const t0 = performance.now();
-  const store = new Store();
+  // The persistent index lives in the extension's storage for this workspace.
+  const store = new Store(context.storageUri ?? context.globalStorageUri);
   const commitsTree = new CommitsTree(store);
   const view = vscode.window.createTreeView('benchTriage.commits', { treeDataProvider: commitsTree, showCollapseAll: true });
   context.subscriptions.push(store, commitsTree, view);
-  context.subscriptions.push(vscode.workspace.registerFileSystemProvider(LOG_SCHEME, new EmbeddedLogFs(), { isReadonly: true, isCaseSensitive: true }));
-  context.subscriptions.push(vscode.workspace.registerFileSystemProvider(RUN_LOG_SCHEME, new LiveLogFs(), { isReadonly: true, isCaseSensitive: true }));
-  const logSelector: vscode.DocumentSelector = { language: 'vllm-log' };
+
+  // Read-only documents: embedded logs, live run logs, run transcripts, diff sides.
+  const readonly = { isReadonly: true, isCaseSensitive: true };
   const diffDocs = new DiffDocuments();
   context.subscriptions.push(
-    vscode.languages.registerFoldingRangeProvider(logSelector, new LogFolding()),
-    vscode.languages.registerDocumentSymbolProvider(logSelector, new LogSymbols(), { label: 'Bench Triage log' }),
-    vscode.workspace.registerTextDocumentContentProvider(DIFF_SCHEME, diffDocs),
-    vscode.commands.registerCommand('benchTriage.diffAgentVsHuman', async (arg?: Node | string) => {
-      const target = typeof arg === 'string' ? { commit: arg, agent: null } : arg && 'entry' in arg ? { commit: arg.entry.commit, agent: arg.entry.agent } : null;
-      if (!target) { void vscode.window.showInformationMessage('Bench Triage: pick a commit in the Commits view.'); return; }
-      await store.ensureScanned();
-      return diffAgentVsHuman(store, diffDocs, target.commit, target.agent);
-    }),
-    vscode.commands.registerCommand('benchTriage.goToFirstError', (line?: number) => goToFirstError(typeof line === 'number' ? line : undefined)),
+    vscode.workspace.registerFileSystemProvider(SCHEMES.embeddedLog, new EmbeddedLogFs(), readonly),
+    vscode.workspace.registerFileSystemProvider(SCHEMES.liveLog, new LiveLogFs(), readonly),
+    vscode.workspace.registerFileSystemProvider(SCHEMES.runTranscript, new RunTranscriptFs(), readonly),
+    vscode.workspace.registerTextDocumentContentProvider(SCHEMES.diff, diffDocs),
+    vscode.languages.registerFoldingRangeProvider({ language: 'vllm-log' }, new LogFolding()),
+    vscode.languages.registerDocumentSymbolProvider({ language: 'vllm-log' }, new LogSymbols(), { label: 'Bench Triage log' }),
   );
 
   // Badge: failures waiting for triage; description: the active filter.
@@ -46,37 +50,8 @@ export function activate(context: vscode.ExtensionContext): BenchTriageApi {
     view.description = commitsTree.filter ? `filter: ${commitsTree.filter}` : undefined;
   };
   context.subscriptions.push(store.onDidChange(decorate));
-  commitsTree.filter = context.workspaceState.get<string>('benchTriage.filter', '');
-
-  context.subscriptions.push(
-    vscode.commands.registerCommand('benchTriage.refresh', () => store.rescan()),
-    vscode.commands.registerCommand('benchTriage.cancelScan', () => {
-      if (store.cancel()) void vscode.window.showInformationMessage('Bench Triage: scan cancelled; the view keeps the previous results.');
-    }),
-    vscode.commands.registerCommand('benchTriage.groupBy', async (choice?: string) => {
-      const pick = choice ?? (await vscode.window.showQuickPick([...GROUP_BY], { title: 'Group commits by', placeHolder: commitsTree.groupBy }));
-      if (pick) await vscode.workspace.getConfiguration('benchTriage').update('groupBy', pick, vscode.ConfigurationTarget.Workspace);
-    }),
-    vscode.commands.registerCommand('benchTriage.filter', async (value?: string) => {
-      const f = value ?? (await vscode.window.showInputBox({ title: 'Filter commits', prompt: 'Commit, subject, model, agent, category or cause', value: commitsTree.filter }));
-      if (f === undefined) return;
-      commitsTree.setFilter(f);
-      await context.workspaceState.update('benchTriage.filter', commitsTree.filter);
-      decorate();
-    }),
-    vscode.commands.registerCommand('benchTriage.clearFilter', async () => {
-      commitsTree.setFilter('');
-      await context.workspaceState.update('benchTriage.filter', '');
-      decorate();
-    }),
-    vscode.commands.registerCommand('benchTriage.openFile', async (uri: vscode.Uri, at?: { line: number; column: number }) => {
-      const doc = await vscode.workspace.openTextDocument(uri);
-      const pos = at ? new vscode.Position(Math.max(0, at.line - 1), Math.max(0, at.column - 1)) : undefined;
-      // An evidence line is selected whole; a parser position is a caret.
-      const range = pos && at!.column <= 1 && at!.line <= doc.lineCount ? doc.lineAt(pos.line).range : pos ? new vscode.Range(pos, pos) : undefined;
-      await vscode.window.showTextDocument(doc, { preview: true, selection: range });
-    }),
-  );
+  const savedFilter = context.workspaceState.get<unknown>('benchTriage.filter', '');
+  commitsTree.setFilter(typeof savedFilter === 'string' ? savedFilter : '');
 
   // The language server starts with the first document it can check, not at activation.
   const languageClient = new TriageLanguageClient(context);
@@ -86,22 +61,24 @@ export function activate(context: vscode.ExtensionContext): BenchTriageApi {
   context.subscriptions.push(vscode.workspace.onDidOpenTextDocument(maybeStart));
   for (const d of vscode.workspace.textDocuments) maybeStart(d);
 
-  // New or changed result files show up without a manual rescan.
-  const watcher = vscode.workspace.createFileSystemWatcher('**/*.{json,jsonl,diff}');
+  // New, changed and deleted result files update their own commits (no rescan); rules and settings re-triage.
+  const watcher = vscode.workspace.createFileSystemWatcher('**/*.{json,jsonl,diff,txt}');
+  const pending = new Map<string, vscode.Uri>();
   let timer: NodeJS.Timeout | undefined;
-  const later = (uri?: vscode.Uri) => {
+  const changed = (uri: vscode.Uri) => {
     // Settings and tool folders change for reasons of their own (a group-by writes settings.json).
-    if (!store.scanned || (uri && /\/(\.vscode|\.git|node_modules)\//.test(uri.path))) return;
+    if (!store.scanned || /\/(\.vscode|\.git|node_modules)\//.test(uri.path)) return;
+    if (/\/\.bench-triage\/rules\.json$/.test(uri.path)) { void store.resettle(); return; }
+    pending.set(uri.toString(), uri);
     clearTimeout(timer);
-    timer = setTimeout(() => void store.rescan(), 1000);
+    timer = setTimeout(() => { const uris = [...pending.values()]; pending.clear(); void store.update(uris); }, 300);
   };
-  context.subscriptions.push(watcher, watcher.onDidCreate(later), watcher.onDidChange(later), watcher.onDidDelete(later),
-    vscode.workspace.onDidChangeWorkspaceFolders(() => later()), { dispose: () => clearTimeout(timer) },
-    // Verdicts depend on the tie band and the headline metric chosen.
-    vscode.workspace.onDidChangeConfiguration(e => { if (store.scanned && (e.affectsConfiguration('benchTriage.tieBand') || e.affectsConfiguration('benchTriage.primaryMetric'))) void store.rescan(); }));
+  context.subscriptions.push(watcher, watcher.onDidCreate(changed), watcher.onDidChange(changed), watcher.onDidDelete(changed),
+    vscode.workspace.onDidChangeWorkspaceFolders(() => { if (store.scanned) void store.rescan(); }), { dispose: () => clearTimeout(timer) },
+    vscode.workspace.onDidChangeConfiguration(e => { if (store.scanned && (e.affectsConfiguration('benchTriage.tieBand') || e.affectsConfiguration('benchTriage.primaryMetric'))) void store.resettle(); }));
 
-  // Runs: the Runs view, a status-bar item while something runs, and re-attachment after a reload.
-  const runs = new RunService(context.secrets);
+  // Runs: the Runs view (history from disk), a status-bar item while something runs, re-attachment after a reload.
+  const runs = new RunService(context.secrets, store);
   const runsTree = new RunsTree(runs);
   const runsView = vscode.window.createTreeView('benchTriage.runs', { treeDataProvider: runsTree });
   const status = vscode.window.createStatusBarItem('benchTriage.runs', vscode.StatusBarAlignment.Left, 10);
@@ -116,22 +93,20 @@ export function activate(context: vscode.ExtensionContext): BenchTriageApi {
     status.show();
   };
   context.subscriptions.push(runs, runsTree, runsView, status, runs.onDidChange(updateStatus));
-  registerRunCommands(context, store, runs, () => void vscode.commands.executeCommand('benchTriage.runs.focus'));
   // Runs a previous window left on a host are picked up again (trusted workspaces only).
   const reattach = setTimeout(() => void runs.reattach((vscode.workspace.workspaceFolders ?? []).map(f => f.uri)), 1000);
   context.subscriptions.push({ dispose: () => clearTimeout(reattach) });
 
-  const webviews = new Webviews(context.extensionUri, store, (commit, agent, n) => vscode.commands.executeCommand('benchTriage.runMore', commit, agent, n));
-  context.subscriptions.push(webviews,
-    vscode.languages.registerCodeLensProvider(CODELENS_SELECTOR, new PerfCodeLens(store)),
-    vscode.commands.registerCommand('benchTriage.compare', async (arg?: Node | string) => {
-      const t = typeof arg === 'string' ? { commit: arg, agent: null } : arg && 'entry' in arg ? { commit: arg.entry.commit, agent: arg.entry.agent } : null;
-      if (!t) { void vscode.window.showInformationMessage('Bench Triage: pick a commit in the Commits view.'); return; }
-      return webviews.showComparison(t.commit, t.agent);
-    }),
-    vscode.commands.registerCommand('benchTriage.dashboard', () => webviews.showDashboard()),
-    vscode.commands.registerCommand('benchTriage.exportReport', () => webviews.exportReport()),
-  );
+  const webviews = new Webviews(context.extensionUri, store, (commit, agent, n) => vscode.commands.executeCommand(COMMANDS.runMore, commit, agent, n));
+  const lenses = new PerfCodeLens(store);
+  context.subscriptions.push(webviews, lenses, vscode.languages.registerCodeLensProvider(CODELENS_SELECTOR, lenses));
+
+  registerViewCommands(context, store, commitsTree, webviews, decorate);
+  registerOpenCommands(context);
+  registerRunCommands(context, store, runs, () => void vscode.commands.executeCommand('benchTriage.runs.focus'));
+  registerCompareCommands(context, store, webviews, diffDocs);
+  registerNoteCommands(context, store);
+  registerSecretCommands(context);
 
   return { activationMs: performance.now() - t0, store, commitsTree, languageClient, runs, webviews, runsTreeForTests: runsTree };
 }

@@ -4,8 +4,8 @@ import { applyFilePatch, MAX_PATCH_BYTES, splitPatch, type FilePatch } from '../
 import { parseJson } from '../core/ingest';
 import type { Commit } from '../core/model';
 import type { FolderScan, Store } from './store';
-
-export const DIFF_SCHEME = 'bench-triage-diff';
+import { diffUri } from './uris';
+import { vllmCheckoutSetting } from './settings';
 
 /** In-memory documents for the two sides of a diff (read-only). */
 export class DiffDocuments implements vscode.TextDocumentContentProvider {
@@ -35,7 +35,7 @@ export async function diffAgentVsHuman(store: Store, docs: DiffDocuments, commit
   const found = store.scans.map(folder => ({ folder, commit: folder.result.commits.find(c => c.hash === commitHash) })).find(x => x.commit);
   if (!found?.commit) { void vscode.window.showErrorMessage(`Bench Triage: commit ${commitHash.slice(0, 12)} is not in the workspace.`); return; }
   const { folder, commit } = found;
-  const checkout = vscode.workspace.getConfiguration('benchTriage').get<string>('vllmCheckout')?.trim() || null;
+  const checkout = vllmCheckoutSetting(found?.folder.root);
   const runs = folder.result.agentRuns.filter(r => r.commit === commit.hash && r.patch && !r.patch.empty);
   const run = runs.find(r => r.agent === agent) ?? runs[0];
   if (!run?.patch) { void vscode.window.showErrorMessage(`Bench Triage: no agent patch (model_patch.diff) for ${commit.hash.slice(0, 12)}.`); return; }
@@ -46,7 +46,7 @@ export async function diffAgentVsHuman(store: Store, docs: DiffDocuments, commit
   catch (e) { void vscode.window.showErrorMessage(`Bench Triage: could not read the human patch from ${checkout}: ${e instanceof Error ? e.message : e}`); return; }
   if (humanPatch === null) { void vscode.window.showErrorMessage(`Bench Triage: no human patch for ${commit.hash.slice(0, 12)}: the dataset has no diff_text and no vLLM checkout is configured (benchTriage.vllmCheckout).`); return; }
   const short = commit.hash.slice(0, 8);
-  const uri = (side: string, p: string) => vscode.Uri.from({ scheme: DIFF_SCHEME, path: `/${short}/${side}/${p}` });
+  const uri = (side: 'human' | 'agent', p: string) => diffUri(short, side, p);
 
   if (!checkout || !commit.parent) {
     const left = docs.put(uri('human', 'human.patch'), humanPatch);

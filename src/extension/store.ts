@@ -1,52 +1,55 @@
+import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { ScanResult } from '../core/ingest';
-import { parseRulesFile, type Classification } from '../core/classify';
+import type { FileSource, ScanResult } from '../core/ingest';
+import type { Classification } from '../core/classify';
 import type { CommitTriage } from '../core/compare';
-import { metricDef, OVERRIDE_KEYS, type PrimaryOverride } from '../core/metrics';
-import { analyze } from '../app/analyze';
 import type { FileRecord } from '../core/model';
-import { vscodeFileSource } from './vscodeFileSource';
+import { Workspace, type WorkspaceChange, type WorkspaceSettings } from '../app/workspace';
+import { fileIndexStore, type IndexStore } from '../app/indexStore';
+import { EntryKeys, type EntryKey } from '../app/identity';
 import { nodeFileSource } from '../platform/nodeFileSource';
+import { vscodeFileSource } from './vscodeFileSource';
+import { workspaceSettings } from './settings';
 
-/** `benchTriage.primaryMetric`: a headline metric per benchmark mode (invalid entries are ignored). */
-export function primaryMetricSetting(scope?: vscode.Uri): PrimaryOverride {
-  const raw = vscode.workspace.getConfiguration('benchTriage', scope).get<unknown>('primaryMetric');
-  const out: PrimaryOverride = {};
-  if (!raw || typeof raw !== 'object') return out;
-  for (const [k, v] of Object.entries(raw)) {
-    const bad = !(OVERRIDE_KEYS as readonly string[]).includes(k) ? `"${k}" is not a benchmark mode (use ${OVERRIDE_KEYS.join(', ')})`
-      : typeof v !== 'string' || metricDef(v)?.kind !== 'metric' ? `${JSON.stringify(v)} is not a metric key (e.g. ttft_mean_ms, output_throughput_tok_s)` : null;
-    if (bad) { warnOnce(`benchTriage.primaryMetric.${k}: ${bad}; the built-in rule applies`); continue; }
-    out[k as keyof PrimaryOverride] = v as string;
+/** One workspace folder's results: a thin view of its app-layer Workspace. Paths in it are relative to `root`. */
+export class FolderScan {
+  readonly workspace: Workspace;
+  constructor(readonly root: vscode.Uri, folderId: string, source: FileSource, index: IndexStore | null, public settings: WorkspaceSettings) {
+    this.workspace = new Workspace(folderId, source, () => this.settings, index);
   }
-  return out;
+  get result(): ScanResult { return this.workspace.result; }
+  get classifications(): Map<string, Classification> { return this.workspace.classifications; }
+  get entries(): CommitTriage[] { return this.workspace.entries; }
+  /** The identity of an entry of this folder. */
+  keyOf(e: CommitTriage): EntryKey { return EntryKeys.of(this.workspace.folder, e.commit, e.agent); }
+  /** Path of a file of this folder relative to its root, or null when outside. */
+  relative(uri: vscode.Uri): string | null {
+    if (uri.scheme !== this.root.scheme) return null;
+    const rel = path.posix.relative(this.root.path, uri.path);
+    return rel && !rel.startsWith('..') && !path.posix.isAbsolute(rel) ? rel : null;
+  }
 }
 
-const warned = new Set<string>();
-function warnOnce(message: string): void {
-  if (warned.has(message)) return;
-  warned.add(message);
-  void vscode.window.showWarningMessage(`Bench Triage: settings: ${message}.`);
-}
-
-/** One workspace folder's scan. Paths in it are relative to `root`. */
-export interface FolderScan {
-  root: vscode.Uri;
-  result: ScanResult;
-  classifications: Map<string, Classification>;
-  entries: CommitTriage[];
-}
+/** What changed in the store: everything, or some commits' entries (the tree refreshes only those when it can). */
+export type StoreChange = { kind: 'full' } | { kind: 'commits'; folder: FolderScan; commits: string[] };
 
 /**
- * Owns everything scanned from the workspace and tells subscribers when it changes. Scanning is
- * lazy: nothing is read until someone asks (`ensureScanned`) — activation does no I/O.
+ * The workspace's results for the UI: one app-layer Workspace per folder, opened from its
+ * persistent index (in the extension's storage) and kept current by file events and finished runs,
+ * each touching only its own commits. Nothing is read until someone asks (`ensureScanned`).
  */
 export class Store implements vscode.Disposable {
-  private readonly changed = new vscode.EventEmitter<void>();
+  private readonly changed = new vscode.EventEmitter<StoreChange>();
   readonly onDidChange = this.changed.event;
   private folders: FolderScan[] = [];
   private running: { controller: AbortController; done: Promise<void> } | null = null;
   private scannedOnce = false;
+  /** Updates queue behind each other (a burst of file events is applied in order). */
+  private updates: Promise<void> = Promise.resolve();
+  /** Timings of the last operations, for the benchmark and the output log. */
+  readonly timings: { openMs?: number; warm?: boolean; lastUpdateMs?: number } = {};
+
+  constructor(private readonly cacheDir: vscode.Uri | undefined) {}
 
   get scanned(): boolean { return this.scannedOnce; }
   get scans(): readonly FolderScan[] { return this.folders; }
@@ -55,7 +58,6 @@ export class Store implements vscode.Disposable {
   cancel(): boolean {
     if (!this.running) return false;
     this.running.controller.abort(new vscode.CancellationError());
-    // A first scan cancelled still ends the "scanning…" state: the welcome view offers a rescan.
     if (!this.scannedOnce) { this.scannedOnce = true; void this.updateContext(); }
     return true;
   }
@@ -63,35 +65,53 @@ export class Store implements vscode.Disposable {
   ensureScanned(): Promise<void> {
     if (this.running) return this.running.done;
     if (this.scannedOnce) return Promise.resolve();
-    return this.rescan();
+    return this.load(false);
   }
 
-  /** Starts a fresh scan, cancelling one in flight. Resolves when the data is replaced. */
-  rescan(): Promise<void> {
+  /** Reads the workspace again (the Refresh button): every file listed, those changed since the index read. */
+  rescan(): Promise<void> { return this.load(true); }
+
+  private newFolder(f: vscode.WorkspaceFolder, settings: WorkspaceSettings): FolderScan {
+    // Local folders are read with Node's fs: vscode.workspace.fs costs a round trip per call
+    // (bench/editor: 14 s vs < 1 s for the corpus); remote and virtual folders keep it.
+    const local = f.uri.scheme === 'file';
+    const source = local ? nodeFileSource(f.uri.fsPath) : vscodeFileSource(f.uri);
+    const folderId = local ? f.uri.fsPath : f.uri.toString();
+    const index = local && this.cacheDir?.scheme === 'file' ? fileIndexStore(this.cacheDir.fsPath, folderId) : null;
+    return new FolderScan(f.uri, folderId, source, index, settings);
+  }
+
+  private load(full: boolean): Promise<void> {
     this.running?.controller.abort(new vscode.CancellationError());
     const controller = new AbortController();
     void vscode.commands.executeCommand('setContext', 'benchTriage.scanning', true);
+    const t0 = performance.now();
     const done = Promise.resolve(vscode.window.withProgress(
       { location: { viewId: 'benchTriage.commits' }, title: 'Scanning benchmark results' },
       () => vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: 'Bench Triage', cancellable: false }, async progress => {
         const next: FolderScan[] = [];
-        for (const folder of vscode.workspace.workspaceFolders ?? []) {
-          // Local folders are read with Node's fs: vscode.workspace.fs costs a round trip per call
-          // (bench/editor: 14 s vs < 1 s for the corpus); remote and virtual folders keep it.
-          const source = folder.uri.scheme === 'file' ? nodeFileSource(folder.uri.fsPath) : vscodeFileSource(folder.uri);
-          const config = vscode.workspace.getConfiguration('benchTriage', folder.uri);
-          const an = await analyze(source, {
-            signal: controller.signal, rules: await this.userRules(folder.uri), tieBand: config.get<number>('tieBand', 2), primaryMetric: primaryMetricSetting(folder.uri),
-            onScanProgress: ({ done, total }) => { if (done % 50 === 0 || done === total) progress.report({ message: `scanning ${folder.name}: ${done}/${total} files` }); },
-            onClassify: failed => progress.report({ message: `classifying ${folder.name}: ${failed} failed runs` }),
-          });
-          next.push({ root: folder.uri, result: an.scan, classifications: an.classifications, entries: an.entries });
+        const revalidations: Array<Promise<void>> = [];
+        let warmAll = true;
+        for (const f of vscode.workspace.workspaceFolders ?? []) {
+          const scan = this.folders.find(s => s.root.toString() === f.uri.toString()) ?? this.newFolder(f, await workspaceSettings(f.uri));
+          const onProgress = ({ phase, done: d, total }: { phase: string; done: number; total: number }) => progress.report({ message: `${phase === 'read' ? 'reading' : phase === 'list' ? 'listing' : 'classifying'} ${f.name}${total ? `: ${d}/${total} files` : ''}` });
+          if (full || this.scannedOnce) { await scan.workspace.load({ signal: controller.signal, onProgress }); warmAll = false; }
+          else {
+            // A warm open shows the last state at once; what changed since is applied behind it.
+            const { warm, revalidated } = await scan.workspace.open({ signal: controller.signal, onProgress });
+            warmAll &&= warm;
+            revalidations.push(revalidated.then(change => this.applied(scan, change), () => undefined));
+          }
+          next.push(scan);
         }
         if (controller.signal.aborted) return;
         this.folders = next;
         this.scannedOnce = true;
+        this.timings.openMs = performance.now() - t0;
+        this.timings.warm = warmAll;
         await this.updateContext();
-        this.changed.fire();
+        this.changed.fire({ kind: 'full' });
+        void Promise.all(revalidations);
       }),
     )).then(() => undefined, err => {
       if (controller.signal.aborted) return;
@@ -107,12 +127,42 @@ export class Store implements vscode.Disposable {
     return done;
   }
 
-  /** `.bench-triage/rules.json` of a folder; its problems are shown by the language server, not here. */
-  private async userRules(root: vscode.Uri) {
-    try {
-      const text = new TextDecoder().decode(await vscode.workspace.fs.readFile(vscode.Uri.joinPath(root, '.bench-triage', 'rules.json')));
-      return parseRulesFile(text).rules;
-    } catch { return []; }
+  private applied(scan: FolderScan, change: WorkspaceChange): void {
+    if (change.kind === 'none' || !this.folders.includes(scan)) return;
+    void this.updateContext();
+    this.changed.fire(change.kind === 'commits' ? { kind: 'commits', folder: scan, commits: change.commits } : { kind: 'full' });
+  }
+
+  /**
+   * Files created, changed or deleted (file events, a finished run's result.json): each folder's
+   * Workspace updates the commits of those files only. Resolves when the entries are current.
+   */
+  update(uris: readonly vscode.Uri[]): Promise<void> {
+    const run = async () => {
+      if (!this.scannedOnce) return;
+      await this.running?.done;
+      const t0 = performance.now();
+      for (const scan of this.folders) {
+        const rel = uris.map(u => scan.relative(u)).filter((p): p is string => p !== null);
+        if (!rel.length) continue;
+        const change = await scan.workspace.update(rel);
+        this.applied(scan, change);
+      }
+      this.timings.lastUpdateMs = performance.now() - t0;
+    };
+    this.updates = this.updates.then(run, run);
+    return this.updates;
+  }
+
+  /** Settings or rules changed: each folder re-triages (and re-classifies for new rules) without reading result files. */
+  async resettle(): Promise<void> {
+    if (!this.scannedOnce) return;
+    await this.running?.done;
+    for (const scan of this.folders) {
+      scan.settings = await workspaceSettings(scan.root);
+      await scan.workspace.resettle();
+    }
+    this.changed.fire({ kind: 'full' });
   }
 
   private async updateContext(): Promise<void> {
@@ -124,10 +174,32 @@ export class Store implements vscode.Disposable {
     return this.folders.flatMap(folder => folder.entries.map(entry => ({ folder, entry })));
   }
 
-  /** Files that could not be used (corrupt or unknown), each tagged with its folder. */
+  /** The entry of a key, with its folder. */
+  entry(key: EntryKey): { folder: FolderScan; entry: CommitTriage } | undefined {
+    for (const folder of this.folders) {
+      const entry = folder.workspace.entry(key);
+      if (entry) return { folder, entry };
+    }
+    return undefined;
+  }
+
+  /** The folder whose results know a commit (a full hash, or a prefix naming one commit). */
+  folderOfCommit(commit: string): { folder: FolderScan; hash: string } | undefined {
+    for (const folder of this.folders) {
+      const hits = folder.result.commits.filter(c => c.hash.startsWith(commit));
+      if (hits.length === 1) return { folder, hash: hits[0].hash };
+    }
+    return undefined;
+  }
+
+  /** Files that could not be used (corrupt, unknown, not read), each tagged with its folder. */
   problems(): Array<{ folder: FolderScan; file: FileRecord }> {
     return this.folders.flatMap(folder => folder.result.files.filter(f => f.kind === 'corrupt' || f.kind === 'unknown' || f.kind === 'skipped').map(file => ({ folder, file })));
   }
 
-  dispose(): void { this.running?.controller.abort(); this.changed.dispose(); }
+  dispose(): void {
+    this.running?.controller.abort();
+    for (const f of this.folders) void f.workspace.saveIndex();
+    this.changed.dispose();
+  }
 }

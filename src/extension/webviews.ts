@@ -3,10 +3,11 @@ import * as vscode from 'vscode';
 import { buildReport, renderMarkdown } from '../core/report/report';
 import { comparisonData, dashboardData } from '../core/report/viewModels';
 import type { ComparisonData, DashboardData, HostToWebview, WebviewToHost } from '../webview/protocol';
-import { embeddedLogUri } from './logFs';
+import { openEvidence } from './evidence';
+import { tieBandSetting } from './settings';
 import type { FolderScan, Store } from './store';
 
-const tieBand = (scope: vscode.Uri) => vscode.workspace.getConfiguration('benchTriage', scope).get<number>('tieBand', 2);
+const tieBand = (scope: vscode.Uri) => tieBandSetting(scope);
 
 export const COMPARISON_VIEW = 'benchTriage.comparison';
 export const DASHBOARD_VIEW = 'benchTriage.dashboard';
@@ -69,10 +70,10 @@ export class Webviews implements vscode.Disposable {
     const p = this.panels.get(key);
     if (!p) return;
     if (m.type === 'ready') return this.post(p.panel, p.data);
-    if (m.type === 'openEvidence') {
+    if (m.type === 'openEvidence' && typeof m.file === 'string' && Number.isInteger(m.line)) {
       const scan = this.store.scans.find(s => s.entries.some(e => p.data.view === 'comparison' && e.commit === p.data.commit)) ?? this.store.scans[0];
-      const file = vscode.Uri.joinPath(scan.root, m.file);
-      await vscode.commands.executeCommand('benchTriage.openFile', m.field ? embeddedLogUri(file, m.field) : file, { line: m.line, column: 1 });
+      // Only files the data names (an evidence of this panel), resolved inside the folder.
+      if (scan && !m.file.split('/').includes('..') && !m.file.startsWith('/')) await openEvidence(scan.root, { file: m.file, field: typeof m.field === 'string' ? m.field : null, line: m.line });
     }
     if (m.type === 'openCommit') await this.showComparison(m.commit, m.agent ?? null);
     if (m.type === 'exportReport') await this.exportReport();
@@ -84,14 +85,19 @@ export class Webviews implements vscode.Disposable {
     }
   }
 
-  async exportReport(): Promise<vscode.Uri | undefined> {
+  /** Writes the report (asking where unless told) and says where it went, with Open and Reveal. */
+  async exportReport(target?: vscode.Uri): Promise<vscode.Uri | undefined> {
+    await this.store.ensureScanned();
     const s = this.store.scans[0];
-    if (!s) return;
-    const target = await vscode.window.showSaveDialog({ defaultUri: vscode.Uri.joinPath(s.root, 'bench-triage-report.md'), filters: { Markdown: ['md'] } });
-    if (!target) return;
-    await vscode.workspace.fs.writeFile(target, new TextEncoder().encode(renderMarkdown(this.report(s))));
-    void vscode.window.showInformationMessage(`Bench Triage: report written to ${vscode.workspace.asRelativePath(target)}`, 'Open Report').then(a => a && vscode.window.showTextDocument(target));
-    return target;
+    if (!s) { void vscode.window.showInformationMessage('Bench Triage: open a folder with results first.'); return; }
+    const dest = target ?? await vscode.window.showSaveDialog({ defaultUri: vscode.Uri.joinPath(s.root, 'bench-triage-report.md'), filters: { Markdown: ['md'] }, title: 'Export the triage report' });
+    if (!dest) return;
+    const report = this.report(s);
+    await vscode.workspace.fs.writeFile(dest, new TextEncoder().encode(renderMarkdown(report)));
+    const where = dest.scheme === 'file' ? dest.fsPath : dest.toString();
+    void vscode.window.showInformationMessage(`Bench Triage: report written to ${where} (${report.projects.reduce((n, p) => n + p.totals.entries, 0)} entries)`, 'Open Report', 'Reveal in Explorer')
+      .then(a => a === 'Open Report' ? vscode.window.showTextDocument(dest) : a ? vscode.commands.executeCommand('revealInExplorer', dest) : undefined);
+    return dest;
   }
 
   async showComparison(commit: string, agent: string | null): Promise<vscode.WebviewPanel | undefined> {

@@ -1,6 +1,6 @@
-import { constants, promises as fs } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, promises as fs, readdirSync, readSync, statSync } from 'node:fs';
 import * as path from 'node:path';
-import { FileRefused, readCapped, type FileSource, type ReadOptions } from '../core/ingest/scan';
+import { DEFAULT_READ_CAP, FileRefused, readCapped, type FileSource, type ReadOptions } from '../core/ingest/scan';
 import { walkFiles } from '../core/ingest/walk';
 
 /**
@@ -9,21 +9,60 @@ import { walkFiles } from '../core/ingest/walk';
  * not a regular file; it opens without blocking (a FIFO named by data cannot hang the scan) and
  * reads at most the cap asked for.
  */
+/**
+ * Listed files up to this size are read with synchronous calls, in slices that give the event
+ * loop back every few milliseconds: on a local disk a thread-pool round trip per call cost 7× the
+ * read itself (bench/workspace), and result files are almost always this small.
+ */
+const SMALL = 1024 * 1024;
+const SLICE_MS = 8;
+let sliceStart = 0;
+/** Yields to the event loop when the current synchronous slice has run long enough. */
+async function slice(): Promise<void> {
+  const now = performance.now();
+  if (!sliceStart) sliceStart = now;
+  if (now - sliceStart < SLICE_MS) return;
+  await new Promise<void>(r => setImmediate(r));
+  sliceStart = performance.now();
+}
+
 export function nodeFileSource(root: string): FileSource {
   const abs = path.resolve(root);
   let realRoot: Promise<string> | null = null;
   const inside = (base: string, p: string) => p === base || p.startsWith(base.endsWith(path.sep) ? base : base + path.sep);
   return {
-    list: signal => walkFiles(
-      async rel => (await fs.readdir(path.join(abs, rel), { withFileTypes: true })).map(e => ({ name: e.name, dir: e.isDirectory(), file: e.isFile(), link: e.isSymbolicLink() })),
-      async rel => (await fs.stat(path.join(abs, rel))).size,
-      signal),
+    groupedByFolder: true,
+    list: (signal, lopts) => walkFiles(
+      async rel => { await slice(); return readdirSync(path.join(abs, rel), { withFileTypes: true }).map(e => ({ name: e.name, dir: e.isDirectory(), file: e.isFile(), link: e.isSymbolicLink() })); },
+      async rel => { await slice(); const s = statSync(path.join(abs, rel)); return { size: s.size, mtimeMs: s.mtimeMs }; },
+      signal, lopts?.statOnRead ? name => name.endsWith('.json') || name.endsWith('.jsonl') : undefined),
     async readText(rel: string, opts: ReadOptions = {}) {
-      realRoot ??= fs.realpath(abs);
-      const base = await realRoot;
-      const real = await fs.realpath(path.resolve(abs, rel));
-      if (!inside(base, real)) throw new FileRefused(`${rel} resolves to ${real}, outside the scanned folder ${abs}: not read`);
-      const fh = await fs.open(real, constants.O_RDONLY | constants.O_NONBLOCK);
+      let real: string;
+      if (opts.listed && !rel.split('/').includes('..')) {
+        // A file of the listing (a regular file, found by walking real folders): opened without
+        // blocking and without following a link put there since, sized by the open file itself.
+        real = path.join(abs, rel);
+        await slice();
+        const fd = openSync(real, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
+        try {
+          const st = fstatSync(fd);
+          if (!st.isFile()) throw new FileRefused(`${rel} is not a regular file: not read`);
+          opts.onStat?.({ size: st.size, mtimeMs: st.mtimeMs });
+          if (st.size <= Math.min(SMALL, opts.maxBytes ?? DEFAULT_READ_CAP)) {
+            const buf = Buffer.allocUnsafe(st.size);
+            const n = st.size ? readSync(fd, buf, 0, st.size, 0) : 0;
+            return buf.toString('utf8', 0, n);
+          }
+        } finally { closeSync(fd); }
+        // Larger files: read asynchronously below, capped.
+      } else {
+        realRoot ??= fs.realpath(abs);
+        const base = await realRoot;
+        real = await fs.realpath(path.resolve(abs, rel));
+        if (!inside(base, real)) throw new FileRefused(`${rel} resolves to ${real}, outside the scanned folder ${abs}: not read`);
+      }
+      // A listed file replaced by a link since the listing is not followed (O_NOFOLLOW).
+      const fh = await fs.open(real, constants.O_RDONLY | constants.O_NONBLOCK | (opts.listed ? constants.O_NOFOLLOW : 0));
       try {
         const st = await fh.stat();
         if (!st.isFile()) throw new FileRefused(`${rel} is not a regular file (${st.isFIFO() ? 'a FIFO' : st.isSocket() ? 'a socket' : st.isCharacterDevice() || st.isBlockDevice() ? 'a device' : 'not a file'}): not read`);
@@ -33,6 +72,12 @@ export function nodeFileSource(root: string): FileSource {
           return buf.subarray(0, bytesRead);
         });
       } finally { await fh.close(); }
+    },
+    async stat(rel: string) {
+      try {
+        const s = await fs.lstat(path.join(abs, rel));
+        return { path: rel, size: s.size, mtimeMs: s.mtimeMs, ...(s.isSymbolicLink() ? { kind: 'symlink' as const } : !s.isFile() ? { kind: 'special' as const } : {}) };
+      } catch { return null; }
     },
     async describe(rel: string) {
       try {

@@ -3,8 +3,14 @@ import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import * as path from 'node:path';
 
+/** The kinds of host a run can go to (the campaign issue adds more). */
+export const HOST_KINDS = ['docker'] as const;
+export type HostKind = (typeof HOST_KINDS)[number];
+
 /** A Docker host as configured (settings or CLI). */
 export interface HostConfig {
+  /** Default `docker`: one Docker engine. */
+  kind?: HostKind;
   label: string;
   /** `unix:///path`, `tcp://host:port`, `ssh://user@host[:port]`; empty = `DOCKER_HOST` or the local socket. */
   docker: string;
@@ -27,6 +33,8 @@ export interface ConnectOptions {
 }
 
 export class HostConfigError extends Error {}
+
+export const hostKind = (h: HostConfig): HostKind => h.kind ?? 'docker';
 
 function readConfigFile(file: string, what: string, host: HostConfig): Buffer {
   try { return readFileSync(file.replace(/^~(?=\/)/, homedir())); }

@@ -134,7 +134,7 @@ function renderComparison(d: ComparisonData): void {
   }
   if (d.attempts.length > 3) {
     root.append(el('h2', {}, 'Run history'));
-    const rows = d.attempts.map(a => el('tr', { tabindex: '0' }, el('td', {}, a.role), el('td', {}, a.status), el('td', {}, fmt(a.value)), el('td', {}, a.source), el('td', {}, a.timestamp ?? ''), el('td', {}, a.counted ? 'yes' : 'no')));
+    const rows = d.attempts.map(a => el('tr', { tabindex: '0' }, el('td', {}, a.role), el('td', {}, a.status), el('td', {}, fmt(a.value)), el('td', {}, a.source), el('td', a.timestamp ? { title: a.timestamp } : {}, a.when), el('td', {}, a.counted ? 'yes' : 'no')));
     root.append(keyboardRows(el('table', { 'aria-label': 'Attempts per role' }, el('thead', {}, el('tr', {}, ...['Role', 'Status', h?.label ?? 'Value', 'Source', 'When', 'Counted'].map(x => el('th', { scope: 'col' }, x)))), el('tbody', {}, ...rows))));
   }
 }

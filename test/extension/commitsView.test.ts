@@ -1,12 +1,13 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
-import { api, type Of } from './support/api';
+import { api } from './support/api';
+import type { EvidenceNode, GroupNode } from '../../src/extension/tree/commitNodes';
 import type { BenchTriageApi } from '../../src/extension/extension';
 
-async function groups(tree: BenchTriageApi['commitsTree']): Promise<Map<string, { node: Of<'group'>; count: string }>> {
+async function groups(tree: BenchTriageApi['commitsTree']): Promise<Map<string, { node: GroupNode; count: string }>> {
   const roots = await tree.getChildren();
-  const out = new Map<string, { node: Of<'group'>; count: string }>();
-  for (const n of roots) if (n.kind === 'group') { const it = tree.getTreeItem(n); out.set(String(it.label), { node: n, count: String(it.description) }); }
+  const out = new Map<string, { node: GroupNode; count: string }>();
+  for (const n of roots) if (n.kind === 'group') { const it = tree.getTreeItem(n); out.set(String(it.label), { node: n as GroupNode, count: String(it.description) }); }
   return out;
 }
 
@@ -23,7 +24,7 @@ describe('Commits view on the small fixture workspace', () => {
   });
 
   it('groups commits by outcome category, with counts', async () => {
-    const { commitsTree } = await api();
+    const { commitsTree, store } = await api();
     const g = await groups(commitsTree);
     assert.deepEqual([...g.entries()].map(([k, v]) => `${k}: ${v.count}`).sort(),
       ['Complete 3-way: 1', 'Model not supported: 1', 'Partial (roles never ran): 1']);
@@ -45,7 +46,7 @@ describe('Commits view on the small fixture workspace', () => {
     assert.match(String(items[1].description), /^Model not supported \(rope-scaling\)/);
     assert.match(String(items[2].description), /^Docker image missing/);
     const kids = await commitsTree.getChildren(roles[1]);
-    const ev = kids.find((k): k is Of<'evidence'> => k.kind === 'evidence');
+    const ev = kids.find((k): k is EvidenceNode => k.kind === 'evidence');
     assert.ok(ev, 'an evidence item');
     const evItem = commitsTree.getTreeItem(ev);
     assert.match(String(evItem.label), /^line 4: ValueError: Unknown RoPE scaling type llama3/);

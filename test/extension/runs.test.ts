@@ -3,12 +3,21 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import Docker from 'dockerode';
-import type { RunNode } from '../../src/extension/runsTree';
+import type { HostNode, RunNode } from '../../src/extension/tree/runsTree';
+import { RunKeys, type RunKey } from '../../src/app/identity';
 import { api, locate, until } from './support/api';
 
 /** Round "runs": the workspace was prepared by test/docker/runWorkspace.worker.ts (real dockerd, fake image). */
 const prep = JSON.parse(process.env.BENCH_TRIAGE_RUNS ?? '{}') as { folder: string; engine: string; human: string; parent: string };
 const docker = () => new Docker({ socketPath: prep.engine.slice('unix://'.length) });
+
+/** The Runs view's node of a run, as the view gives it (host label checked on the way). */
+async function runNodeOf(a: Awaited<ReturnType<typeof api>>, key: RunKey): Promise<RunNode> {
+  const hosts = (await a.runsTreeForTests.getChildren()).filter((n): n is HostNode => n.kind === 'host');
+  assert.ok(hosts.some(h => a.runsTreeForTests.getTreeItem(h).label === 'fake-h100'), 'the host is listed');
+  for (const h of hosts) for (const n of await a.runsTreeForTests.getChildren(h)) if (n.kind === 'run' && RunKeys.equals((n as RunNode).run.key, key)) return n as RunNode;
+  throw new Error('the run is not in the Runs view');
+}
 
 describe('Rerun on H100 against the fake host (real VS Code, real dockerd)', function () {
   this.timeout(240_000);
@@ -41,9 +50,7 @@ describe('Rerun on H100 against the fake host (real VS Code, real dockerd)', fun
     const done = vscode.commands.executeCommand('benchTriage.rerun', human) as Thenable<unknown>;
     const live = await until('a running benchmark phase', () => a.runs.list().find(r => r.record.phases.some(p => p.name === 'benchmark' && p.launchedAt)));
     // The Runs view shows it, with the host's label.
-    const hosts = a.runsTreeForTests.getChildren();
-    assert.equal(a.runsTreeForTests.getTreeItem(hosts[0]).label, 'fake-h100');
-    const runNode: RunNode = { kind: 'run', run: live };
+    const runNode = await runNodeOf(a, live.key);
     assert.match(String(a.runsTreeForTests.getTreeItem(runNode).description), /running/);
     // The token is kept out of docker inspect while the run is live (the processes get it from a secret file).
     const inspected = JSON.stringify(await docker().getContainer(live.record.containerId!).inspect());
@@ -56,7 +63,7 @@ describe('Rerun on H100 against the fake host (real VS Code, real dockerd)', fun
     await until('the log document to grow', () => doc.getText().length > len0, 30_000);
     await done;
     sub.dispose();
-    const final = a.runs.list().find(r => r.key === live.key)!;
+    const final = a.runs.list().find(r => RunKeys.equals(r.key, live.key))!;
     assert.equal(final.record.status, 'succeeded', final.record.error ?? '');
     for (const s of ['queued', 'preflight', 'running', 'succeeded']) assert.ok(seen.has(s), `saw ${[...seen].join(', ')}`);
     // Stored logs: the token masked everywhere.
@@ -76,9 +83,9 @@ describe('Rerun on H100 against the fake host (real VS Code, real dockerd)', fun
     const done = vscode.commands.executeCommand('benchTriage.rerun', entry.roles.find(r => r.role === 'human'));
     const live = await until('a running benchmark', () => a.runs.active().find(r => r.record.phases.some(p => p.name === 'benchmark' && p.launchedAt)));
     const id = live.record.containerId!;
-    await vscode.commands.executeCommand('benchTriage.cancelRun', { kind: 'run', run: live });
+    await vscode.commands.executeCommand('benchTriage.cancelRun', await runNodeOf(a, live.key));
     await done;
-    assert.equal(a.runs.list().find(r => r.key === live.key)!.record.status, 'cancelled');
+    assert.equal(a.runs.list().find(r => RunKeys.equals(r.key, live.key))!.record.status, 'cancelled');
     await assert.rejects(docker().getContainer(id).inspect(), /no such container/i);
     assert.ok(existsSync(path.join(prep.folder, live.record.plan.resultDir, 'logs/benchmark.stdout.log')), 'logs kept');
   });

@@ -1,7 +1,7 @@
 import type { Commit, Run } from '../model';
 import type { ReadOptions, ScanResult } from '../ingest/scan';
 import { parseJson } from '../ingest/json';
-import { Classifier, type Classification } from './engine';
+import { Classifier, type Classification, type ClassifyInput, type Evidence } from './engine';
 import { classifyInput } from './run';
 import { category } from './taxonomy';
 
@@ -16,15 +16,26 @@ export const LOG_READ_CAP = 64 * 1024 * 1024;
  * measured only when its whole patch applied: its log may show hunks the pipeline skipped).
  * Result files are re-read (they were not kept in memory by the scan) one at a time and dropped after use.
  */
-export async function classifyRuns(scan: Pick<ScanResult, 'runs' | 'commits'>, read: ReadText, classifier = new Classifier(), signal?: AbortSignal): Promise<Map<string, Classification>> {
+export async function classifyRuns(scan: Pick<ScanResult, 'runs' | 'commits'>, read: ReadText, classifier = new Classifier(), signal?: AbortSignal,
+  /** Only the runs of these result files (the others are known already). */
+  only?: ReadonlySet<string>,
+  /** A result file's texts when they are known already (its extract kept them): no second read. */
+  textsOf?: (file: string) => Record<string, string> | undefined): Promise<Map<string, Classification>> {
   const commits = new Map<string, Commit>(scan.commits.map(c => [c.hash, c]));
   const byFile = new Map<string, Run[]>();
-  for (const r of scan.runs) if (r.status !== 'success' || r.role === 'agent') (byFile.get(r.provenance.file) ?? byFile.set(r.provenance.file, []).get(r.provenance.file)!).push(r);
+  for (const r of scan.runs) {
+    if ((r.status !== 'success' || r.role === 'agent') && (!only || only.has(r.provenance.file))) (byFile.get(r.provenance.file) ?? byFile.set(r.provenance.file, []).get(r.provenance.file)!).push(r);
+  }
   const out = new Map<string, Classification>();
+  // Runs whose only texts are short and repeat (the same error in many files) are classified once:
+  // a result found by a signature does not depend on the commit, only on the texts.
+  const seen = new Map<string, Classification>();
   for (const [file, runs] of byFile) {
     if (signal?.aborted) throw signal.reason ?? new Error('cancelled');
     let doc: unknown = null;
-    try { const p = parseJson(await read(file)); doc = p.ok ? p.value : null; } catch { doc = null; }
+    const known = textsOf?.(file);
+    if (known) doc = docOf(known);
+    else try { const p = parseJson(await read(file)); doc = p.ok ? p.value : null; } catch { doc = null; }
     const logs = new Map<string, string>();
     const notes = new Map<string, string>();
     for (const r of runs) for (const f of r.logFiles) {
@@ -37,7 +48,11 @@ export async function classifyRuns(scan: Pick<ScanResult, 'runs' | 'commits'>, r
       }
     }
     for (const r of runs) {
-      const found = classifier.classify(classifyInput(r, doc, logs, commits.get(r.commit)));
+      const input = classifyInput(r, doc, logs, commits.get(r.commit));
+      const key = memoKey(input, r);
+      const hit = key ? seen.get(key) : undefined;
+      const found = hit ? inFile(hit, r.provenance.file) : classifier.classify(input);
+      if (key && !hit && found.strength === 'signature') seen.set(key, found);
       const mine = r.logFiles.map(f => notes.get(f)).filter((n): n is string => !!n);
       const c = mine.length ? { ...found, notes: mine } : found;
       if (r.status !== 'success') out.set(r.id, c);
@@ -49,6 +64,32 @@ export async function classifyRuns(scan: Pick<ScanResult, 'runs' | 'commits'>, r
     }
   }
   return out;
+}
+
+/** The texts of a run as a key, when they are all short and from its own result file; null otherwise. */
+function memoKey(input: ClassifyInput, r: Run): string | null {
+  if (r.logFiles.length) return null;
+  let size = 0;
+  for (const t of input.texts) { size += t.text.length; if (size > 4096 || t.source.file !== r.provenance.file) return null; }
+  return JSON.stringify([input.role, input.status, input.texts.map(t => [t.scope, t.source.field, t.text])]);
+}
+
+/** A classification made for another file's identical texts, its evidence pointed at this file. */
+function inFile(c: Classification, file: string): Classification {
+  const move = <T extends { evidence: Evidence | null }>(f: T): T => (f.evidence ? { ...f, evidence: { ...f.evidence, file } } : f);
+  return { ...move(c), findings: c.findings.map(move) };
+}
+
+/** A document holding just the given dotted fields (what fieldText needs). */
+function docOf(texts: Record<string, string>): Record<string, unknown> {
+  const doc: Record<string, unknown> = {};
+  for (const [dotted, text] of Object.entries(texts)) {
+    const keys = dotted.split('.');
+    let o = doc;
+    for (const k of keys.slice(0, -1)) o = (o[k] && typeof o[k] === 'object' ? o[k] : (o[k] = {})) as Record<string, unknown>;
+    o[keys[keys.length - 1]] = text;
+  }
+  return doc;
 }
 
 /**

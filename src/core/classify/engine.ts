@@ -130,8 +130,9 @@ export class Classifier {
       this.scanText(t.text, 1, t.source, t.scope, input.role, state, order);
       order += 1;
     }
-    // Context rules look only at the command/model/subject.
-    for (const r of this.rules) {
+    // Context rules look only at the command/model/subject, and only when the texts name no root
+    // cause (an inference is never needed beside a signature).
+    for (const r of state.hasSignature ? [] : this.rules) {
       if (r.rule.strength !== 'context' || !appliesToRole(r, input.role)) continue;
       for (const ind of r.inds) {
         if (ind.scope !== 'context') continue;
@@ -308,6 +309,8 @@ class ScanState {
   private afterSettled = 0;
 
   constructor(readonly role: Role | null, private readonly budget: number, private readonly reports: BudgetReport[]) {}
+
+  get hasSignature(): boolean { return this.byCategory.size > 0; }
 
   /** Counts a candidate line looked at once the primary is known (secondary findings are searched within a budget). */
   seen(): void { if (this.primarySettled) this.afterSettled++; }

@@ -49,8 +49,20 @@ export interface Workload {
   params: Record<string, string>;
 }
 
+/** Workloads by command text: a folder's runs share a handful of commands. */
+const workloads = new Map<string, Workload | null>();
+
 /** The workload a perf command runs: script kind and workload flags, defaults made explicit. */
 export function workloadOf(command: string): Workload | null {
+  let w = workloads.get(command);
+  if (w === undefined) {
+    if (workloads.size > 5000) workloads.clear();
+    workloads.set(command, (w = computeWorkload(command)));
+  }
+  return w;
+}
+
+function computeWorkload(command: string): Workload | null {
   const p = parsePerfCommand(command);
   if (!p.script) return null;
   const params: Record<string, string> = {};
@@ -140,6 +152,6 @@ export function sameMeasurement(a: Run, b: Run, commit?: Commit | null): boolean
   if (pipelineOf(a) !== pipelineOf(b) || effectiveModel(a) !== effectiveModel(b) || (a.gpuConfig ?? '') !== (b.gpuConfig ?? '')) return false;
   if (modeOfRun(a, commit) !== modeOfRun(b, commit)) return false;
   const wa = a.command ? workloadOf(a.command) : null, wb = b.command ? workloadOf(b.command) : null;
-  if (wa && wb) return JSON.stringify(wa) === JSON.stringify(wb);
+  if (wa && wb) return wa === wb || JSON.stringify(wa) === JSON.stringify(wb);
   return reportedMetrics(a).join(',') === reportedMetrics(b).join(',');
 }

@@ -1,7 +1,7 @@
 import type { Commit, PerfCommand } from '../model';
 import { emptyCommit } from '../model';
 import { CommitIndex, isFullHash, normaliseHash } from './commits';
-import { isObj, modeFromCommand, modeFromType, str, type Obj } from './detectors/common';
+import { modeFromCommand, modeFromType, str, type Obj } from './detectors/common';
 import { projectOfRow } from './project';
 
 /**
@@ -9,6 +9,12 @@ import { projectOfRow } from './project';
  * files and result files. Keys may be prefixes until the whole scan is known; `resolve` merges them.
  */
 export type SourceRank = 0 | 1 | 2 | 3; // dataset, mapping, result, export
+
+/** The commit a facts row is about (its own hash field, not its parent's). */
+export function factCommit(row: Obj): string | null {
+  return normaliseHash(row.commit_full ?? row.human_commit_full ?? row.commit_hash_full ?? row.commit_hash ?? row.human_full
+    ?? row.full_commit ?? (isFullHash(row.human_commit) ? row.human_commit : undefined) ?? row.human_commit_short ?? row.commit_short ?? row.human_short) ?? null;
+}
 
 export class CommitFacts {
   private readonly byId = new Map<string, Commit & { rank: Map<string, SourceRank> }>();
@@ -28,8 +34,7 @@ export class CommitFacts {
 
   /** Records one row's facts. `rank` orders sources when several state the same field. */
   record(row: Obj, source: string, rank: SourceRank, line?: number): void {
-    const id = normaliseHash(row.commit_full ?? row.human_commit_full ?? row.commit_hash_full ?? row.commit_hash ?? row.human_full
-      ?? row.full_commit ?? (isFullHash(row.human_commit) ? row.human_commit : undefined) ?? row.human_commit_short ?? row.commit_short ?? row.human_short);
+    const id = factCommit(row);
     if (!id) return;
     this.index.add(id);
     if (rank <= 1 && isFullHash(id)) this.authoritative.add(id);
@@ -52,8 +57,10 @@ export class CommitFacts {
     const models = Array.isArray(row.models) ? row.models.filter((m): m is string => typeof m === 'string' && m !== 'N/A') : [];
     const model = str(row.model);
     for (const m of model ? [model, ...models] : models) if (!c.models.includes(m)) c.models.push(m);
-    if (typeof row.diff_text === 'string' && row.diff_text.length > 0 && line) {
-      if (!c.humanPatch || rank < (c.rank.get('humanPatch') ?? 9)) { c.humanPatch = { source, line, length: row.diff_text.length }; c.rank.set('humanPatch', rank); }
+    // Extracts keep the human patch's length, not its text (datasets hold up to 168 KB per row).
+    const patchLength = typeof row.diff_text === 'string' ? row.diff_text.length : typeof row.diff_text_length === 'number' ? row.diff_text_length : 0;
+    if (patchLength > 0 && line) {
+      if (!c.humanPatch || rank < (c.rank.get('humanPatch') ?? 9)) { c.humanPatch = { source, line, length: patchLength }; c.rank.set('humanPatch', rank); }
     }
   }
 
@@ -62,13 +69,6 @@ export class CommitFacts {
     c.perfCommands.push(pc);
     c.rank.set(`cmd:${pc.command}`, rank);
     c.perfCommands.sort((a, b) => (c.rank.get(`cmd:${a.command}`) ?? 9) - (c.rank.get(`cmd:${b.command}`) ?? 9));
-  }
-
-  /** Rows of a mapping/export/hf file (list, dict keyed by hash, or JSONL rows). */
-  recordAll(v: unknown, source: string, rank: SourceRank): void {
-    if (Array.isArray(v)) { for (const r of v) if (isObj(r)) this.record(r, source, rank); return; }
-    if (!isObj(v)) return;
-    for (const [k, r] of Object.entries(v)) if (isObj(r) && /^[0-9a-f]{7,40}$/.test(k)) this.record({ commit_short: k, ...r }, source, rank);
   }
 
   /** Final commits, keyed by resolved hash; prefix entries merge into their full hash (or into the hash a data conflict was resolved to). */

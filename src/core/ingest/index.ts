@@ -5,3 +5,4 @@ export * from './project';
 export * from './commits';
 export * from './json';
 export { DETECTORS, detect } from './detectors';
+export { attributeAgents, agentOfDatasetFile } from './agentIdentity';

@@ -1,4 +1,4 @@
-import type { ListedFile } from './scan';
+import type { ListedFile } from './source';
 
 /** What a directory listing says of one entry. */
 export interface DirEntry { name: string; dir: boolean; file: boolean; link?: boolean }
@@ -7,29 +7,51 @@ export interface DirEntry { name: string; dir: boolean; file: boolean; link?: bo
 export const SKIP_DIRS = new Set(['node_modules', '.git', '.hg', '.svn', '.vscode', '.vscode-test']);
 
 const INTERESTING = /\.(json|jsonl|diff|txt)$/;
+/** Directories read at once: a results folder has tens of thousands of small ones. */
+const PARALLEL = 32;
 
 /**
- * Walks a tree through the caller's `readDir`/`size` (Node fs, vscode.workspace.fs …). Sizes are
- * asked only for files the scan may read; unreadable folders and vanished files are passed over.
- * Symbolic links and special files (FIFOs, sockets, devices) are listed with their kind, never
- * followed here: the scan records them instead of reading them.
+ * Walks a tree through the caller's `readDir`/`size` (Node fs, vscode.workspace.fs …), many
+ * directories at a time. Sizes are asked only for files the scan may read; unreadable folders and
+ * vanished files are passed over. Symbolic links and special files (FIFOs, sockets, devices) are
+ * listed with their kind, never followed here: the scan records them instead of reading them.
+ * A folder's files come one after another (`FileSource.groupedByFolder`).
  */
 export async function* walkFiles(
-  readDir: (rel: string) => Promise<DirEntry[]>, size: (rel: string) => Promise<number>, signal?: AbortSignal,
+  readDir: (rel: string) => Promise<DirEntry[]>, size: (rel: string) => Promise<number | { size: number; mtimeMs: number }>, signal?: AbortSignal,
+  statLater: (name: string) => boolean = () => false,
 ): AsyncIterable<ListedFile> {
-  const stack = [''];
-  while (stack.length) {
+  const pending = [''];
+  // Each folder's files as one batch, yielded together: a reader knows a folder is complete
+  // (siblings included) when the next file is in another one.
+  const ready: ListedFile[][] = [];
+  let active = 0;
+  let wake: (() => void) | null = null;
+  const visit = async (rel: string) => {
+    try {
+      const entries = await readDir(rel);
+      const batch: ListedFile[] = [];
+      const sized: Array<Promise<void>> = [];
+      for (const e of entries) {
+        const p = rel ? `${rel}/${e.name}` : e.name;
+        if (e.link) { if (INTERESTING.test(e.name)) batch.push({ path: p, size: 0, kind: 'symlink' }); continue; }
+        if (e.dir) { if (!SKIP_DIRS.has(e.name)) pending.push(p); continue; }
+        if (!e.file) { if (INTERESTING.test(e.name)) batch.push({ path: p, size: 0, kind: 'special' }); continue; }
+        if (!INTERESTING.test(e.name)) { batch.push({ path: p, size: 0 }); continue; }
+        if (statLater(e.name)) { batch.push({ path: p, size: -1 }); continue; }
+        sized.push(size(p).then(s => { batch.push(typeof s === 'number' ? { path: p, size: s } : { path: p, size: s.size, mtimeMs: s.mtimeMs }); }, () => undefined /* vanished */));
+      }
+      await Promise.all(sized);
+      if (batch.length) ready.push(batch);
+    } catch { /* unreadable folder */ }
+    active--;
+    wake?.();
+  };
+  while (pending.length || active || ready.length) {
     if (signal?.aborted) return;
-    const rel = stack.pop()!;
-    let entries: DirEntry[];
-    try { entries = await readDir(rel); } catch { continue; }
-    for (const e of entries) {
-      const p = rel ? `${rel}/${e.name}` : e.name;
-      if (e.link) { if (INTERESTING.test(e.name)) yield { path: p, size: 0, kind: 'symlink' }; continue; }
-      if (e.dir) { if (!SKIP_DIRS.has(e.name)) stack.push(p); continue; }
-      if (!e.file) { if (INTERESTING.test(e.name)) yield { path: p, size: 0, kind: 'special' }; continue; }
-      if (!INTERESTING.test(e.name)) { yield { path: p, size: 0 }; continue; }
-      try { yield { path: p, size: await size(p) }; } catch { /* vanished */ }
-    }
+    while (pending.length && active < PARALLEL) { active++; void visit(pending.pop()!); }
+    while (ready.length) yield* ready.shift()!;
+    if (active && !ready.length) await new Promise<void>(r => { wake = r; });
+    wake = null;
   }
 }

@@ -1,3 +1,4 @@
+import { formatWhen } from './when';
 import { category } from '../classify/taxonomy';
 import type { CommitTriage } from '../compare/triage';
 import { relativeChange } from '../compare/stats';
@@ -30,7 +31,7 @@ export function comparisonData(e: CommitTriage, tieBand: number): ComparisonData
   const pk = c?.metric ?? metrics[0]?.key ?? null;
   const counted = new Set(ROLES.flatMap(r => e.roles[r].attempts.map(x => x.id)));
   const attempts = ROLES.flatMap(role => [e.roles[role].run, ...e.roles[role].history].filter(Boolean).map(r => ({
-    role, status: r!.status, value: pk ? r!.metrics[pk] ?? null : null, timestamp: r!.timestamp, source: r!.source, counted: counted.has(r!.id) })));
+    role, status: r!.status, value: pk ? r!.metrics[pk] ?? null : null, timestamp: r!.timestamp, when: formatWhen(r!.timestamp), source: r!.source, counted: counted.has(r!.id) })));
   const failures = ROLES.flatMap(role => {
     const run = e.roles[role].run, cl = e.roles[role].classification;
     if (!run || (run.status === 'success' && !cl)) return [];

@@ -12,7 +12,8 @@ export interface MetricRow {
 }
 export interface FindingView { category: string; title: string; cause: string | null; description: string; strength: string; evidence: Evidence | null }
 export interface RoleFailure { role: string; status: string; title: string; cause: string | null; description: string; fixability: string | null; evidence: Evidence | null; findings: FindingView[] }
-export interface Attempt { role: string; status: string; value: number | null; timestamp: string | null; source: string; counted: boolean }
+/** `when`: the timestamp in the one display format (core/report/when); `timestamp`: as the data wrote it. */
+export interface Attempt { role: string; status: string; value: number | null; timestamp: string | null; when: string; source: string; counted: boolean }
 export interface ComparisonData {
   view: 'comparison';
   commit: string; subject: string | null; model: string | null; agent: string | null; project: string; outcome: string;

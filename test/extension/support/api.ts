@@ -1,7 +1,11 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import type { BenchTriageApi } from '../../../src/extension/extension';
-import type { Node } from '../../../src/extension/commitsTree';
+import type { CommitNode, EntryNode, GroupNode, RoleNode } from '../../../src/extension/tree/commitNodes';
+import type { RunsNode } from '../../../src/extension/tree/runsTree';
+
+/** Node kinds by name: the tree's classes live in the extension's bundle, so tests check `kind`, not instanceof. */
+export const is = <K extends CommitNode['kind'] | RunsNode['kind']>(k: K) => <N extends { kind: string }>(n: N): n is Extract<N, { kind: K }> => n.kind === k;
 
 export async function api(): Promise<BenchTriageApi> {
   const ext = vscode.extensions.getExtension<BenchTriageApi>('bench-triage.bench-triage');
@@ -9,15 +13,14 @@ export async function api(): Promise<BenchTriageApi> {
   return ext.activate();
 }
 
-export type Of<K extends Node['kind']> = Extract<Node, { kind: K }>;
-
 /** The group (label) a commit sits in, and its role nodes. */
-export async function locate(tree: BenchTriageApi['commitsTree'], commit: string): Promise<{ group: string; entry: Of<'entry'>; roles: Array<Of<'role'>> } | null> {
+export async function locate(tree: BenchTriageApi['commitsTree'], commit: string): Promise<{ group: string; entry: EntryNode; roles: RoleNode[] } | null> {
   for (const g of await tree.getChildren()) {
     if (g.kind !== 'group') continue;
+    const group = g as GroupNode;
     for (const e of await tree.getChildren(g)) {
-      if (e.kind === 'entry' && e.entry.commit === commit) {
-        return { group: g.title, entry: e, roles: (await tree.getChildren(e)).filter((n): n is Of<'role'> => n.kind === 'role') };
+      if (e.kind === 'entry' && (e as EntryNode).entry.commit === commit) {
+        return { group: group.title, entry: e as EntryNode, roles: (await tree.getChildren(e)).filter((n): n is RoleNode => n.kind === 'role') };
       }
     }
   }

@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
-import { LogIndexer } from '../core/logs/logIndex';
-import { lineChunks } from '../platform/lineChunks';
+import { LogIndexer } from '../../core/logs/logIndex';
+import { lineChunks } from '../../platform/lineChunks';
 
 /**
  * Logs above VS Code's 50 MB limit for extensions cannot be read through the document API, so

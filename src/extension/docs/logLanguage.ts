@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { indexLog, type LogIndex } from '../core/logs';
+import { indexLog, type LogIndex } from '../../core/logs';
 
 /**
  * Structure of `vllm-log` documents from the core log index: folding per phase, traceback and

@@ -1,0 +1,213 @@
+import { constants, promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import type { AgentRun, Commit, Role } from '../core/model';
+import { DockerRuntime } from '../runner/dockerRuntime';
+import { Runner, type RunEvents } from '../runner/execute';
+import { HostQueue } from '../runner/hostQueue';
+import { hostKind, type HostConfig } from '../runner/hosts';
+import { DEFAULT_TEMPLATES, planRun, PlanError, type ImageTemplates, type RunPlan } from '../runner/plan';
+import { FINAL_STATES, newRunId, RECORD_SCHEMA, type PhaseRecord, type RunRecord } from '../runner/runRecord';
+import type { ContainerRuntime } from '../runner/runtime';
+import { RunKeys, type RunKey } from './identity';
+
+/** The runtime that drives a host, by its kind. The campaign issue adds kinds (swarm, Kubernetes). */
+export type RuntimeFactory = (host: HostConfig) => ContainerRuntime;
+export const runtimeFor: RuntimeFactory = host => {
+  const kind = hostKind(host);
+  switch (kind) {
+    case 'docker': return new DockerRuntime(host);
+  }
+};
+
+/** What to run: a commit of a results folder, some of its roles, and the agent run whose patch the agent role applies. */
+export interface RunTarget {
+  /** The results folder (absolute); runs go to `<folder>/.bench-triage/runs/…`. */
+  folder: string;
+  commit: Commit;
+  roles: Role[];
+  agentRun: AgentRun | null;
+  /** The agent patch file (absolute); default: the agent run's model_patch.diff. */
+  agentPatch?: string | null;
+}
+
+/** How to run it: the host and everything settings or CLI options decide. */
+export interface RunSettings {
+  host: HostConfig;
+  recipes?: string[];
+  templates?: Partial<ImageTemplates>;
+  serverTimeoutS?: number;
+  benchmarkTimeoutS?: number;
+  /** Plain environment (shows in docker inspect). */
+  env?: Record<string, string>;
+  /** Secret environment by name (masked everywhere, never in docker inspect). */
+  secretEnv?: Record<string, string>;
+  checkout?: string | null;
+}
+
+/** Every role refused, each with its reason (nothing ran). */
+export class PlanRefused extends Error {
+  constructor(readonly refusals: Array<{ role: Role; message: string }>) {
+    super(refusals.map(r => `${r.role}: ${r.message}`).join('; '));
+  }
+}
+
+/** A run this process knows: started or re-attached here (live), or read back from disk (history). */
+export interface LiveRun {
+  key: RunKey;
+  host: HostConfig;
+  folder: string;
+  record: RunRecord;
+  startedMs: number;
+  endedMs: number | null;
+  /** Read from run.json, not driven by this process. */
+  fromDisk: boolean;
+  ctl: AbortController | null;
+}
+
+export type RunsEvent = { kind: 'state' | 'phase' | 'note'; run: LiveRun; phase?: PhaseRecord; line?: string };
+
+const patchPathOf = (t: RunTarget) => t.agentPatch !== undefined ? t.agentPatch : t.agentRun?.patch ? path.resolve(t.folder, t.agentRun.patch.path) : null;
+const ms = (iso: string | null | undefined) => (iso ? Date.parse(iso) || null : null);
+
+/**
+ * Plans, queues, starts, cancels and resumes runs, and reads their history from disk: the one run
+ * path of the CLI (`run`, `resume`) and the extension (Rerun, Run N more, CodeLens). One queue
+ * per host (runs ≤ its GPUs); every role is planned before anything runs.
+ */
+export class Runs {
+  private readonly runs = new Map<string, LiveRun>();
+  private readonly queues = new Map<string, HostQueue>();
+  private readonly listeners = new Set<(e: RunsEvent) => void>();
+
+  constructor(private readonly runtimes: RuntimeFactory = runtimeFor) {}
+
+  /** Listens to every state change, phase and note of the runs; returns the unsubscribe. */
+  onEvent(fn: (e: RunsEvent) => void): () => void { this.listeners.add(fn); return () => this.listeners.delete(fn); }
+
+  list(): LiveRun[] { return [...this.runs.values()].sort((a, b) => b.startedMs - a.startedMs); }
+  active(): LiveRun[] { return this.list().filter(r => !FINAL_STATES.includes(r.record.status)); }
+  get(key: RunKey): LiveRun | undefined { return this.runs.get(RunKeys.format(key)); }
+
+  /** Every role's plan, or PlanRefused naming each refused role. Nothing touches a host. */
+  plan(t: RunTarget, s: RunSettings): RunPlan[] {
+    const refusals: Array<{ role: Role; message: string }> = [];
+    const plans: RunPlan[] = [];
+    const templates = { human: s.templates?.human || DEFAULT_TEMPLATES.human, baseline: s.templates?.baseline || DEFAULT_TEMPLATES.baseline };
+    for (const role of t.roles) {
+      try {
+        plans.push(planRun(t.commit, role, { host: s.host, recipes: s.recipes ?? [], agentPatch: patchPathOf(t), runId: newRunId(), templates, serverTimeoutS: s.serverTimeoutS }));
+      } catch (e) { refusals.push({ role, message: e instanceof PlanError || e instanceof Error ? e.message : String(e) }); }
+    }
+    if (refusals.length) throw new PlanRefused(refusals);
+    return plans;
+  }
+
+  /** Plans every role, then runs them on the host's queue; resolves with the final records. */
+  async start(t: RunTarget, s: RunSettings, signal?: AbortSignal): Promise<RunRecord[]> {
+    const plans = this.plan(t, s);
+    const patchPath = patchPathOf(t);
+    let patchText: string | null = null;
+    if (plans.some(p => p.role === 'agent')) {
+      try { patchText = await fs.readFile(patchPath!, 'utf8'); }
+      catch (e) { throw new PlanRefused([{ role: 'agent', message: `cannot read the patch ${patchPath}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}` }]); }
+    }
+    const agent = t.agentRun?.agent ?? null;
+    return Promise.all(plans.map(plan => {
+      const ctl = new AbortController();
+      const onAbort = () => ctl.abort();
+      signal?.addEventListener('abort', onAbort, { once: true });
+      const runner = new Runner(this.runtimes(s.host), this.queue(s.host), this.events(s.host, t.folder, ctl));
+      return runner.run({
+        plan, folder: t.folder, agentPatch: plan.role === 'agent' ? patchText : null, checkout: s.checkout ?? null, env: s.env ?? {}, secretEnv: s.secretEnv ?? {},
+        model: t.commit.models[0] ?? null, agent: plan.role === 'agent' ? agent : null, benchmarkTimeoutS: s.benchmarkTimeoutS, signal: ctl.signal,
+      }).finally(() => signal?.removeEventListener('abort', onAbort));
+    }));
+  }
+
+  /** Cancels a queued or running run of this process (its container is removed, its logs kept). */
+  cancel(key: RunKey): boolean {
+    const r = this.runs.get(RunKeys.format(key));
+    if (!r?.ctl || FINAL_STATES.includes(r.record.status)) return false;
+    r.ctl.abort();
+    return true;
+  }
+
+  /** Re-attaches to the folder's unfinished runs on the host and completes them. */
+  async resume(folder: string, host: HostConfig, secretValues: (names: string[]) => Record<string, string> | Promise<Record<string, string>>, signal?: AbortSignal): Promise<RunRecord[]> {
+    const ctl = new AbortController();
+    signal?.addEventListener('abort', () => ctl.abort(), { once: true });
+    const runner = new Runner(this.runtimes(host), this.queue(host), this.events(host, folder, ctl));
+    return runner.resume(folder, ctl.signal, secretValues);
+  }
+
+  /**
+   * The runs of a folder as their run.json files say (newest first), added to the list as
+   * history unless this process knows them already. Bounded: at most `limit` records are read.
+   */
+  async history(folder: string, limit = 500): Promise<LiveRun[]> {
+    const found: LiveRun[] = [];
+    for (const rec of await readRunRecords(folder, limit)) {
+      const key = RunKeys.of(folder, rec.commit, rec.role, rec.runId);
+      const id = RunKeys.format(key);
+      if (this.runs.has(id)) { found.push(this.runs.get(id)!); continue; }
+      const live: LiveRun = { key, host: { label: rec.host.label, docker: rec.host.docker, gpus: rec.host.gpus }, folder, record: rec,
+        startedMs: ms(rec.startedAt) ?? ms(rec.createdAt) ?? 0, endedMs: ms(rec.endedAt), fromDisk: true, ctl: null };
+      this.runs.set(id, live);
+      found.push(live);
+    }
+    if (found.length) this.emit({ kind: 'state', run: found[0] });
+    return found;
+  }
+
+  private queue(h: HostConfig): HostQueue {
+    const k = `${hostKind(h)}|${h.label}|${h.docker}`;
+    let q = this.queues.get(k);
+    if (!q) this.queues.set(k, (q = new HostQueue(h.gpus, h.maxParallel)));
+    return q;
+  }
+
+  private emit(e: RunsEvent): void { for (const l of this.listeners) { try { l(e); } catch { /* a listener's failure is its own */ } } }
+
+  private events(host: HostConfig, folder: string, ctl: AbortController): RunEvents {
+    const upd = (r: RunRecord) => {
+      const key = RunKeys.of(folder, r.commit, r.role, r.runId);
+      const id = RunKeys.format(key);
+      const live = this.runs.get(id) ?? { key, host, folder, record: r, startedMs: Date.now(), endedMs: null, fromDisk: false, ctl };
+      live.record = r; live.fromDisk = false; live.ctl = ctl;
+      if (FINAL_STATES.includes(r.status) && live.endedMs === null) live.endedMs = Date.now();
+      this.runs.set(id, live);
+      return live;
+    };
+    return {
+      state: r => this.emit({ kind: 'state', run: upd(r) }),
+      phase: (r, phase) => this.emit({ kind: 'phase', run: upd(r), phase }),
+      note: (r, line) => this.emit({ kind: 'note', run: upd(r), line }),
+    };
+  }
+
+  /** Cancels every run this process drives (window closing, CLI interrupted). */
+  cancelAll(): void { for (const r of this.active()) r.ctl?.abort(); }
+}
+
+/** run.json files under `<folder>/.bench-triage/runs/<commit8>/<role>/<runId>/`, newest first; unreadable ones are passed over. */
+export async function readRunRecords(folder: string, limit = 500): Promise<RunRecord[]> {
+  const base = path.join(folder, '.bench-triage', 'runs');
+  const dirs: string[] = [];
+  const list = async (d: string) => (await fs.readdir(d, { withFileTypes: true }).catch(() => [])).filter(e => e.isDirectory() && !e.isSymbolicLink()).map(e => path.join(d, e.name));
+  for (const c of await list(base)) for (const role of await list(c)) dirs.push(...await list(role));
+  // Run ids start with their UTC time: newest first without reading anything.
+  dirs.sort((a, b) => (path.basename(a) < path.basename(b) ? 1 : -1));
+  const out: RunRecord[] = [];
+  for (const d of dirs.slice(0, limit)) {
+    try {
+      const fh = await fs.open(path.join(d, 'run.json'), constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
+      try {
+        const st = await fh.stat();
+        if (!st.isFile() || st.size > 8 * 1024 * 1024) continue;
+        const r = JSON.parse(await fh.readFile('utf8')) as RunRecord;
+        if (r?.schema === RECORD_SCHEMA && typeof r.runId === 'string' && typeof r.commit === 'string') out.push(r);
+      } finally { await fh.close(); }
+    } catch { /* not a run folder, or a run.json being written: skipped */ }
+  }
+  return out;
+}

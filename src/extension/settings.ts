@@ -1,0 +1,118 @@
+import * as vscode from 'vscode';
+import type { HostConfig } from '../runner/hosts';
+import { DEFAULT_TEMPLATES, type ImageTemplates } from '../runner/plan';
+import { metricDef, OVERRIDE_KEYS, type PrimaryOverride } from '../core/metrics';
+import { parseRulesFile, type Rule } from '../core/classify';
+import type { WorkspaceSettings } from '../app/workspace';
+
+/**
+ * Every `benchTriage.*` setting read in one place, each validated: an invalid value is named
+ * (setting and field) once and the default applies; nothing is rewritten.
+ */
+const config = (scope?: vscode.Uri) => vscode.workspace.getConfiguration('benchTriage', scope);
+
+/** The configured Docker hosts; without any, one host named "H100" on `DOCKER_HOST` with `hostGpus` GPUs. */
+export function configuredHosts(scope?: vscode.Uri): HostConfig[] {
+  const c = config(scope);
+  const hosts = (c.get<Array<Partial<HostConfig>>>('hosts') ?? []).filter(h => h && typeof h === 'object');
+  if (!hosts.length) return [{ label: 'H100', docker: '', gpus: c.get<number>('hostGpus', 1) }];
+  return hosts.map((h, i) => ({
+    label: String(h.label ?? `host ${i + 1}`), docker: String(h.docker ?? ''), gpus: Number.isInteger(h.gpus) ? Number(h.gpus) : 1,
+    maxParallel: typeof h.maxParallel === 'number' ? h.maxParallel : undefined, tls: h.tls, ssh: h.ssh,
+  }));
+}
+
+export function imageTemplates(scope?: vscode.Uri): ImageTemplates {
+  const t = config(scope).get<Partial<ImageTemplates>>('imageTemplates') ?? {};
+  return { human: t.human || DEFAULT_TEMPLATES.human, baseline: t.baseline || DEFAULT_TEMPLATES.baseline };
+}
+
+export function timeouts(scope?: vscode.Uri): { serverS: number; benchmarkS: number } {
+  const c = config(scope);
+  return { serverS: c.get<number>('serverTimeoutSeconds', 600), benchmarkS: c.get<number>('benchmarkTimeoutSeconds', 3600) };
+}
+
+export const GROUP_BY = ['category', 'fixability', 'agent', 'model', 'outcome'] as const;
+export type GroupBy = (typeof GROUP_BY)[number];
+export const isGroupBy = (v: unknown): v is GroupBy => typeof v === 'string' && (GROUP_BY as readonly string[]).includes(v);
+
+/** `benchTriage.groupBy` (an invalid value reads as the default and is reported). */
+export function groupBySetting(): GroupBy {
+  const v = config().get<unknown>('groupBy', 'category');
+  if (isGroupBy(v)) return v;
+  warnOnce(`benchTriage.groupBy: ${JSON.stringify(v)?.slice(0, 80)} is not one of ${GROUP_BY.join(', ')}; "category" applies`);
+  return 'category';
+}
+
+export function tieBandSetting(scope?: vscode.Uri): number {
+  const v = config(scope).get<unknown>('tieBand', 2);
+  if (typeof v === 'number' && Number.isFinite(v) && v >= 0) return v;
+  warnOnce(`benchTriage.tieBand: ${JSON.stringify(v)?.slice(0, 40)} is not a number ≥ 0; 2 applies`);
+  return 2;
+}
+
+/** `benchTriage.primaryMetric`: a headline metric per benchmark mode (invalid entries are ignored, and named). */
+export function primaryMetricSetting(scope?: vscode.Uri): PrimaryOverride {
+  const raw = config(scope).get<unknown>('primaryMetric');
+  const out: PrimaryOverride = {};
+  if (!raw || typeof raw !== 'object') return out;
+  for (const [k, v] of Object.entries(raw)) {
+    const bad = !(OVERRIDE_KEYS as readonly string[]).includes(k) ? `"${k}" is not a benchmark mode (use ${OVERRIDE_KEYS.join(', ')})`
+      : typeof v !== 'string' || metricDef(v)?.kind !== 'metric' ? `${JSON.stringify(v)} is not a metric key (e.g. ttft_mean_ms, output_throughput_tok_s)` : null;
+    if (bad) { warnOnce(`benchTriage.primaryMetric.${k}: ${bad}; the built-in rule applies`); continue; }
+    out[k as keyof PrimaryOverride] = v as string;
+  }
+  return out;
+}
+
+/** `.bench-triage/rules.json` of a folder; its problems are shown by the language server, not here. */
+export async function userRules(root: vscode.Uri): Promise<Rule[]> {
+  try {
+    const file = vscode.Uri.joinPath(root, '.bench-triage', 'rules.json');
+    if ((await vscode.workspace.fs.stat(file)).size > 4 * 1024 * 1024) return [];
+    return parseRulesFile(new TextDecoder().decode(await vscode.workspace.fs.readFile(file))).rules;
+  } catch { return []; }
+}
+
+/** What a folder's Workspace computes under. */
+export async function workspaceSettings(root: vscode.Uri): Promise<WorkspaceSettings> {
+  return { tieBand: tieBandSetting(root), primaryMetric: primaryMetricSetting(root), rules: await userRules(root) };
+}
+
+const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/**
+ * `benchTriage.runEnv`: `"NAME=VALUE"` entries (plain, they show in docker inspect) and
+ * `{ "name": "NAME", "secret": true }` entries, whose value lives in SecretStorage (or the
+ * environment) and is masked everywhere. A value that looks secret in a plain entry is refused.
+ */
+export function runEnvSetting(scope?: vscode.Uri): { env: Record<string, string>; secretNames: string[]; problems: string[] } {
+  const env: Record<string, string> = {};
+  const secretNames: string[] = [];
+  const problems: string[] = [];
+  const raw = config(scope).get<unknown>('runEnv');
+  (Array.isArray(raw) ? raw : []).forEach((e, i) => {
+    const at = `benchTriage.runEnv[${i}]`;
+    if (typeof e === 'string') {
+      const k = e.indexOf('=');
+      const name = k > 0 ? e.slice(0, k) : '';
+      if (!NAME.test(name)) problems.push(`${at}: "${e.slice(0, 40)}" is not NAME=VALUE`);
+      else if (/TOKEN|SECRET|KEY|PASSWORD|CREDENTIAL/i.test(name)) problems.push(`${at}: ${name} looks like a secret: declare it as { "name": "${name}", "secret": true } and set its value with "Set Run Secret…" (settings.json is plain text)`);
+      else env[name] = e.slice(k + 1);
+    } else if (e && typeof e === 'object' && typeof (e as { name?: unknown }).name === 'string' && (e as { secret?: unknown }).secret === true) {
+      const name = (e as { name: string }).name;
+      if (!NAME.test(name)) problems.push(`${at}.name: "${name}" is not an environment variable name`); else secretNames.push(name);
+    } else problems.push(`${at}: expected "NAME=VALUE" or { "name": "NAME", "secret": true }`);
+  });
+  return { env, secretNames, problems };
+}
+
+export const vllmCheckoutSetting = (scope?: vscode.Uri): string | null => config(scope).get<string>('vllmCheckout')?.trim() || null;
+export const codeLensEnabled = (scope?: vscode.Uri): boolean => config(scope).get<boolean>('codeLens.enabled', true) !== false;
+
+const warned = new Set<string>();
+function warnOnce(message: string): void {
+  if (warned.has(message)) return;
+  warned.add(message);
+  void vscode.window.showWarningMessage(`Bench Triage: settings: ${message}.`);
+}

@@ -1,0 +1,98 @@
+import * as vscode from 'vscode';
+import { ROLES } from '../../core/model';
+import { category, type Fixability } from '../../core/classify';
+import type { CommitTriage } from '../../core/compare';
+import { groupBySetting, type GroupBy } from '../settings';
+import type { Store } from '../store';
+import { CommitNode, EntryNode, FIX_ICON, GroupNode, MEASURED, ProblemsNode, ProjectNode } from './commitNodes';
+
+/** Fixability of what blocks an entry (null when it was measured). */
+function fixabilityOf(e: CommitTriage): Fixability | null {
+  if (!e.blockingRole) return null;
+  return e.roles[e.blockingRole].classification?.fixability ?? category(e.outcome).fixability;
+}
+
+/** Group key, title and icon of an entry under a group-by. */
+export function groupOf(e: CommitTriage, by: GroupBy): { key: string; title: string; icon: string } {
+  const measured = MEASURED[e.outcome];
+  switch (by) {
+    case 'category':
+      return measured ? { key: e.outcome, ...measured } : { key: e.outcome, title: category(e.outcome).title, icon: FIX_ICON[category(e.outcome).fixability] };
+    case 'outcome':
+      return measured ? { key: e.outcome, ...measured } : { key: `group:${category(e.outcome).group}`, title: `Failed: ${category(e.outcome).group}`, icon: 'error' };
+    case 'fixability': {
+      const f = fixabilityOf(e);
+      return f ? { key: `fix:${f}`, title: f, icon: FIX_ICON[f] } : { key: 'measured', title: 'measured', icon: 'pass' };
+    }
+    case 'agent': return { key: `agent:${e.agent ?? ''}`, title: e.agent ?? '(no agent run)', icon: 'hubot' };
+    case 'model': return { key: `model:${e.model ?? ''}`, title: e.model ?? '(model unknown)', icon: 'symbol-class' };
+  }
+}
+
+export function matchesFilter(e: CommitTriage, filter: string): boolean {
+  if (!filter) return true;
+  const f = filter.toLowerCase();
+  const hay = [e.commit, e.subject ?? '', e.model ?? '', e.agent ?? '', e.outcome, category(e.outcome).title,
+    ...ROLES.map(r => e.roles[r].classification?.cause ?? '')].join('\n').toLowerCase();
+  return hay.includes(f);
+}
+
+/** The Commits view: problems first, then projects (when two are known) or groups of entries. */
+export class CommitsTree implements vscode.TreeDataProvider<CommitNode>, vscode.Disposable {
+  private readonly changed = new vscode.EventEmitter<CommitNode | undefined>();
+  readonly onDidChangeTreeData = this.changed.event;
+  private readonly subs: vscode.Disposable[] = [];
+  private filterText = '';
+
+  constructor(private readonly store: Store) {
+    this.subs.push(store.onDidChange(() => this.changed.fire(undefined)),
+      vscode.workspace.onDidChangeConfiguration(e => { if (e.affectsConfiguration('benchTriage.groupBy')) this.changed.fire(undefined); }));
+  }
+
+  dispose(): void { for (const s of this.subs) s.dispose(); this.changed.dispose(); }
+
+  get groupBy(): GroupBy { return groupBySetting(); }
+  get filter(): string { return this.filterText; }
+
+  setFilter(f: string): void { this.filterText = f.trim(); this.changed.fire(undefined); }
+
+  async getChildren(node?: CommitNode): Promise<CommitNode[]> {
+    if (node) return node.children();
+    await this.store.ensureScanned(); // the first look at the view starts the scan
+    return this.roots();
+  }
+
+  getTreeItem(node: CommitNode): vscode.TreeItem { return node.item(this.groupBy); }
+
+  /** Groups of the given entries in a stable order: measured first, then by count. */
+  private groups(entries: EntryNode[], project: string | null): GroupNode[] {
+    const by = this.groupBy;
+    const groups = new Map<string, GroupNode>();
+    for (const e of entries) {
+      const g = groupOf(e.entry, by);
+      let node = groups.get(g.key);
+      if (!node) groups.set(g.key, (node = new GroupNode(g.key, g.title, g.icon, [], project)));
+      node.entries.push(e);
+    }
+    const rank = (k: string) => MEASURED[k]?.rank ?? 10;
+    const sorted = [...groups.values()].sort((a, b) => rank(a.key) - rank(b.key) || b.entries.length - a.entries.length || a.title.localeCompare(b.title));
+    for (const g of sorted) g.entries.sort((a, b) => a.entry.commit.localeCompare(b.entry.commit));
+    return sorted;
+  }
+
+  /** Groups; with more than one project in the workspace, one node per project first (projects are never mixed). */
+  roots(): CommitNode[] {
+    const entries = this.store.entries().filter(e => matchesFilter(e.entry, this.filterText)).map(e => new EntryNode(e.folder, e.entry));
+    const projects = [...new Set(entries.map(e => e.entry.project))].sort();
+    // Entries nothing names a project for stay with the others unless two real projects are there.
+    const known = projects.filter(p => p !== 'unknown');
+    const top: CommitNode[] = known.length > 1
+      ? projects.map(p => { const mine = entries.filter(e => e.entry.project === p); return new ProjectNode(p, this.groups(mine, p), mine.length); })
+      : this.groups(entries, projects[0] ?? null);
+    const problems = this.store.problems();
+    return problems.length ? [new ProblemsNode(problems), ...top] : top;
+  }
+
+  /** Failures nobody has triaged yet (for the view badge). */
+  failureCount(): number { return this.store.entries().filter(e => e.entry.blockingRole).length; }
+}
