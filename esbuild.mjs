@@ -7,7 +7,13 @@ import { createHash } from 'node:crypto';
 
 // The build id: a hash of the core's sources. A persistent index made by another build is not reused.
 const hash = createHash('sha1');
-const walk = d => { for (const n of readdirSync(d).sort()) { const p = join(d, n); if (statSync(p).isDirectory()) walk(p); else hash.update(p).update(readFileSync(p)); } };
+const walk = d => {
+  for (const n of readdirSync(d).sort()) {
+    const p = join(d, n);
+    if (statSync(p).isDirectory()) walk(p);
+    else hash.update(p).update(readFileSync(p));
+  }
+};
 walk('src/core');
 
 const args = new Set(process.argv.slice(2));
@@ -23,7 +29,14 @@ const common = {
 
 // ESM entry points first: some packages (jsonc-parser) ship UMD builds that esbuild cannot follow.
 // ssh2's native add-ons are optional (loaded in try/catch, pure-JS fallback): left out of the bundle.
-const node = { ...common, platform: 'node', format: 'cjs', external: ['vscode', 'cpu-features', '*.node'], mainFields: ['module', 'main'], loader: { '.py': 'text' } };
+const node = {
+  ...common,
+  platform: 'node',
+  format: 'cjs',
+  external: ['vscode', 'cpu-features', '*.node'],
+  mainFields: ['module', 'main'],
+  loader: { '.py': 'text' },
+};
 const builds = [
   { ...node, entryPoints: ['src/extension/extension.ts'], outfile: 'dist/extension.js' },
   { ...node, entryPoints: ['src/server/server.ts'], outfile: 'dist/server.js' },
@@ -42,12 +55,36 @@ function testEntries(dir) {
 }
 if (args.has('--tests')) {
   builds.push({ ...node, entryPoints: testEntries('test/unit'), outdir: 'dist-test/unit', outbase: 'test/unit', external: [...node.external, 'mocha'] });
-  builds.push({ ...node, entryPoints: testEntries('test/extension'), outdir: 'dist-test/extension', outbase: 'test/extension', external: [...node.external, 'mocha'] });
-  builds.push({ ...node, entryPoints: testEntries('test/docker'), outdir: 'dist-test/docker', outbase: 'test/docker', external: [...node.external, 'mocha', 'dockerode'] });
+  builds.push({
+    ...node,
+    entryPoints: testEntries('test/extension'),
+    outdir: 'dist-test/extension',
+    outbase: 'test/extension',
+    external: [...node.external, 'mocha'],
+  });
+  builds.push({
+    ...node,
+    entryPoints: testEntries('test/docker'),
+    outdir: 'dist-test/docker',
+    outbase: 'test/docker',
+    external: [...node.external, 'mocha', 'dockerode'],
+  });
 }
 
 if (args.has('--bench')) {
-  builds.push({ ...node, entryPoints: ['bench/scanWorker.ts', 'bench/classifyWorker.ts', 'bench/lspWorker.ts', 'bench/runnerWorker.ts', 'bench/badInputWorker.ts', 'bench/workspaceWorker.ts'], outdir: 'dist-bench', outbase: 'bench' });
+  builds.push({
+    ...node,
+    entryPoints: [
+      'bench/scanWorker.ts',
+      'bench/classifyWorker.ts',
+      'bench/lspWorker.ts',
+      'bench/runnerWorker.ts',
+      'bench/badInputWorker.ts',
+      'bench/workspaceWorker.ts',
+    ],
+    outdir: 'dist-bench',
+    outbase: 'bench',
+  });
 }
 
 if (args.has('--watch')) {

@@ -12,27 +12,58 @@ const t0 = Date.now();
 const ms = v => `${v.toFixed(0)} ms`;
 const rows = [];
 const s = benchScan();
-rows.push([`scan ISO-Bench (${s.files} files, ${s.mb.toFixed(1)} MB, ${s.runs} runs) vs reading the same files`, `${ms(s.scanMs)} vs ${ms(s.readMs)} (${(s.scanMs / s.readMs).toFixed(2)}×), peak RSS ${s.scanRssMB.toFixed(0)} MB`]);
+rows.push([
+  `scan ISO-Bench (${s.files} files, ${s.mb.toFixed(1)} MB, ${s.runs} runs) vs reading the same files`,
+  `${ms(s.scanMs)} vs ${ms(s.readMs)} (${(s.scanMs / s.readMs).toFixed(2)}×), peak RSS ${s.scanRssMB.toFixed(0)} MB`,
+]);
 const c = benchClassify();
-rows.push([`classify the corpus's failed runs (${c.corpus.files} files, ${c.corpus.mb.toFixed(1)} MB), ${c.patterns} patterns, vs ripgrep -j1 on the same bytes`, `${c.corpus.mbps.toFixed(1)} vs ${c.corpus.rgMbps.toFixed(1)} MB/s`]);
-rows.push([`classify a ${c.log.mb.toFixed(0)} MB log, streaming, vs ripgrep -j1`, `${c.log.mbps.toFixed(0)} vs ${c.log.rgMbps.toFixed(0)} MB/s, peak RSS ${c.log.rssMB.toFixed(0)} MB`]);
+rows.push([
+  `classify the corpus's failed runs (${c.corpus.files} files, ${c.corpus.mb.toFixed(1)} MB), ${c.patterns} patterns, vs ripgrep -j1 on the same bytes`,
+  `${c.corpus.mbps.toFixed(1)} vs ${c.corpus.rgMbps.toFixed(1)} MB/s`,
+]);
+rows.push([
+  `classify a ${c.log.mb.toFixed(0)} MB log, streaming, vs ripgrep -j1`,
+  `${c.log.mbps.toFixed(0)} vs ${c.log.rgMbps.toFixed(0)} MB/s, peak RSS ${c.log.rssMB.toFixed(0)} MB`,
+]);
 rows.push(['`bench-triage report` on the corpus', ms(c.reportMs)]);
 const l = benchLsp();
-rows.push([`language server, ${(l.bytes / 1048576).toFixed(1)} MB dataset: didOpen → diagnostics / one edit → diagnostics (incl. ${l.debounceMs} ms debounce)`, `${ms(l.openMs)} / ${ms(l.editMs)}`]);
+rows.push([
+  `language server, ${(l.bytes / 1048576).toFixed(1)} MB dataset: didOpen → diagnostics / one edit → diagnostics (incl. ${l.debounceMs} ms debounce)`,
+  `${ms(l.openMs)} / ${ms(l.editMs)}`,
+]);
 const r = benchRunner();
-rows.push(['runner vs bare `docker run --rm`, same fake container, ~10 s benchmark (target ≤ 1.2×)', `${ms(r.runnerMs)} vs ${ms(r.bareMs)} (${r.ratio.toFixed(2)}×)`]);
+rows.push([
+  'runner vs bare `docker run --rm`, same fake container, ~10 s benchmark (target ≤ 1.2×)',
+  `${ms(r.runnerMs)} vs ${ms(r.bareMs)} (${r.ratio.toFixed(2)}×)`,
+]);
 rows.push(['runner fixed cost (0.3 s benchmark)', `${ms(r.shortRunnerMs - r.shortBareMs)} (${ms(r.shortRunnerMs)} vs ${ms(r.shortBareMs)})`]);
 rows.push([`runner log capture, ${r.captureMB.toFixed(0)} MB stdout+stderr (target ≥ 50 MB/s)`, `${r.captureMBs.toFixed(0)} MB/s`]);
 const b = benchBadInput();
-for (const f of b.fuzz) rows.push([`bad input: ${f.entry}, ${f.n} fuzz inputs — worst time per input / peak RSS`, `${f.worstMs.toFixed(1)} ms / ${f.maxRssMB.toFixed(0)} MB`]);
-rows.push([`bad input: classify a ${b.mb} MB one-line log vs a ${b.mb} MB log of lines (target ≤ 1.5×)`, `${ms(b.logs.one.ms)} vs ${ms(b.logs.multi.ms)} (${b.ratio.toFixed(2)}×), peak RSS ${b.logs.one.maxRssMB.toFixed(0)} / ${b.logs.multi.maxRssMB.toFixed(0)} MB`]);
-rows.push([`bad input: language server on a ${(b.lsp.bytes / 1048576).toFixed(1)} MB Markdown note, one edit → diagnostics (target ≤ 200 ms)`, `${ms(b.lsp.medianMs)} (worst of 9: ${ms(b.lsp.worstMs)})`]);
+for (const f of b.fuzz)
+  rows.push([`bad input: ${f.entry}, ${f.n} fuzz inputs — worst time per input / peak RSS`, `${f.worstMs.toFixed(1)} ms / ${f.maxRssMB.toFixed(0)} MB`]);
+rows.push([
+  `bad input: classify a ${b.mb} MB one-line log vs a ${b.mb} MB log of lines (target ≤ 1.5×)`,
+  `${ms(b.logs.one.ms)} vs ${ms(b.logs.multi.ms)} (${b.ratio.toFixed(2)}×), peak RSS ${b.logs.one.maxRssMB.toFixed(0)} / ${b.logs.multi.maxRssMB.toFixed(0)} MB`,
+]);
+rows.push([
+  `bad input: language server on a ${(b.lsp.bytes / 1048576).toFixed(1)} MB Markdown note, one edit → diagnostics (target ≤ 200 ms)`,
+  `${ms(b.lsp.medianMs)} (worst of 9: ${ms(b.lsp.worstMs)})`,
+]);
 const e = await benchEditor();
 rows.push(['extension activation (real VS Code)', `${e.corpus.activationMs.toFixed(1)} ms`]);
-for (const [k, label] of [['corpus', 'ISO-Bench corpus'], ['1k', '1 000 synthetic commits (3 000 result files)'], ['10k', '10 000 synthetic commits (30 000 result files)']])
+for (const [k, label] of [
+  ['corpus', 'ISO-Bench corpus'],
+  ['1k', '1 000 synthetic commits (3 000 result files)'],
+  ['10k', '10 000 synthetic commits (30 000 result files)'],
+])
   rows.push([`first Commits tree, ${label}: scan + classify + items (items alone)`, `${ms(e[k].firstTreeMs)} (${e[k].treeOnlyMs.toFixed(1)} ms)`]);
-rows.push(['200 MB log: first screen / Go to First Error (line ' + e['1k'].bigLogErrorLine + ')', `${ms(e['1k'].bigLogFirstScreenMs)} / ${ms(e['1k'].bigLogFirstErrorMs)}`]);
-console.log(`\n${os.cpus().length} cores (${os.cpus()[0].model.trim()}), ${(os.totalmem() / 1024 ** 3).toFixed(0)} GiB, Node ${process.version}, ${new Date().toISOString().slice(0, 10)}; total ${((Date.now() - t0) / 60000).toFixed(1)} min\n`);
+rows.push([
+  '200 MB log: first screen / Go to First Error (line ' + e['1k'].bigLogErrorLine + ')',
+  `${ms(e['1k'].bigLogFirstScreenMs)} / ${ms(e['1k'].bigLogFirstErrorMs)}`,
+]);
+console.log(
+  `\n${os.cpus().length} cores (${os.cpus()[0].model.trim()}), ${(os.totalmem() / 1024 ** 3).toFixed(0)} GiB, Node ${process.version}, ${new Date().toISOString().slice(0, 10)}; total ${((Date.now() - t0) / 60000).toFixed(1)} min\n`,
+);
 console.log('| figure | value |\n|---|---|');
 for (const [k, v] of rows) console.log(`| ${k} | ${v} |`);
 process.exit(0);

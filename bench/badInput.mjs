@@ -11,20 +11,30 @@ import path from 'node:path';
 const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
 const worker = path.join(ROOT, 'dist-bench/badInputWorker.js');
 const MB = Number(process.env.BENCH_BAD_LOG_MB ?? 800);
-const node = (...args) => JSON.parse(execFileSync(process.execPath, [worker, ...args], { encoding: 'utf8', maxBuffer: 64 << 20 }).trim().split('\n').pop());
+const node = (...args) =>
+  JSON.parse(
+    execFileSync(process.execPath, [worker, ...args], { encoding: 'utf8', maxBuffer: 64 << 20 })
+      .trim()
+      .split('\n')
+      .pop(),
+  );
 
 export function benchBadInput() {
   const fuzz = ['ingest', 'classify-log', 'perfcmd', 'patch', 'lsp'].map(e => node('fuzz', e, '200', '20261123'));
   const dir = mkdtempSync(path.join(os.tmpdir(), 'bt-bad-'));
   let logs;
   try {
-    const one = path.join(dir, 'one.log'), multi = path.join(dir, 'multi.log');
+    const one = path.join(dir, 'one.log'),
+      multi = path.join(dir, 'multi.log');
     node('write', one, String(MB), 'one');
     node('write', multi, String(MB), 'multi');
     // Warm the page cache once for each, then measure.
-    node('log', one); node('log', multi);
+    node('log', one);
+    node('log', multi);
     logs = { one: node('log', one), multi: node('log', multi) };
-  } finally { rmSync(dir, { recursive: true, force: true }); }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
   const lsp = node('lsp-md', String(1024 * 1024), '9');
   return { fuzz, logs, ratio: logs.one.ms / logs.multi.ms, lsp, mb: MB };
 }
@@ -34,6 +44,10 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   console.log('bench/badInput');
   console.log('| entry point | inputs | worst time per input | peak RSS |\n|---|---:|---:|---:|');
   for (const f of r.fuzz) console.log(`| ${f.entry} | ${f.n} | ${f.worstMs.toFixed(1)} ms | ${f.maxRssMB.toFixed(0)} MB |`);
-  console.log(`\n${r.mb} MB log, one line vs lines: ${r.logs.one.ms.toFixed(0)} ms vs ${r.logs.multi.ms.toFixed(0)} ms (ratio ${r.ratio.toFixed(2)}, target ≤ 1.5), peak RSS ${r.logs.one.maxRssMB.toFixed(0)} / ${r.logs.multi.maxRssMB.toFixed(0)} MB; found ${r.logs.one.category} / ${r.logs.multi.category}`);
-  console.log(`language server, ${(r.lsp.bytes / 1048576).toFixed(1)} MB Markdown note: median ${r.lsp.medianMs.toFixed(0)} ms per edit → diagnostics (worst ${r.lsp.worstMs.toFixed(0)} ms, incl. ${r.lsp.debounceMs} ms debounce; target ≤ 200 ms)`);
+  console.log(
+    `\n${r.mb} MB log, one line vs lines: ${r.logs.one.ms.toFixed(0)} ms vs ${r.logs.multi.ms.toFixed(0)} ms (ratio ${r.ratio.toFixed(2)}, target ≤ 1.5), peak RSS ${r.logs.one.maxRssMB.toFixed(0)} / ${r.logs.multi.maxRssMB.toFixed(0)} MB; found ${r.logs.one.category} / ${r.logs.multi.category}`,
+  );
+  console.log(
+    `language server, ${(r.lsp.bytes / 1048576).toFixed(1)} MB Markdown note: median ${r.lsp.medianMs.toFixed(0)} ms per edit → diagnostics (worst ${r.lsp.worstMs.toFixed(0)} ms, incl. ${r.lsp.debounceMs} ms debounce; target ≤ 200 ms)`,
+  );
 }

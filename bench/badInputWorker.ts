@@ -25,13 +25,28 @@ const REAL = 'archive/results/2026-01/omniperf_results_3way_claude_code/results/
 function* corpus(entry: string, n: number, seed: number): Iterable<unknown> {
   const real = readFileSync(path.join(ISOBENCH, REAL), 'utf8');
   const arb: fc.Arbitrary<unknown> = {
-    ingest: fc.oneof(fc.nat({ max: real.length }).map(k => real.slice(0, k)), fc.tuple(fc.nat({ max: real.length }), fc.string({ maxLength: 50 })).map(([k, s]) => real.slice(0, k) + s + real.slice(k)),
-      fc.integer({ min: 100, max: 50_000 }).map(d => '['.repeat(d) + ']'.repeat(d)), fc.jsonValue({ maxDepth: 8 }).map(v => JSON.stringify(v)), fc.constant(real.replace(/: (\d)/g, ': NaN, "x": $1'))),
-    'classify-log': fc.oneof(fc.uint8Array({ maxLength: 1 << 20 }), fc.tuple(fc.integer({ min: 1, max: 1_000_000 }), fc.constantFrom('x', 'Error ', 'CUDA out of memory ', '\r', 'é')).map(([k, s]) => s.repeat(k))),
-    perfcmd: fc.oneof(fc.string({ maxLength: 2000 }), fc.integer({ min: 1, max: 20_000 }).map(k => `python benchmarks/benchmark_serving.py --model MODEL ${'--x BS '.repeat(k)}`)),
-    patch: fc.tuple(fc.oneof(fc.nat(), fc.constant(99_999_999_999)), fc.nat({ max: 5000 }), fc.array(fc.constantFrom('-a', '+b', ' c'), { maxLength: 5000 }))
+    ingest: fc.oneof(
+      fc.nat({ max: real.length }).map(k => real.slice(0, k)),
+      fc.tuple(fc.nat({ max: real.length }), fc.string({ maxLength: 50 })).map(([k, s]) => real.slice(0, k) + s + real.slice(k)),
+      fc.integer({ min: 100, max: 50_000 }).map(d => '['.repeat(d) + ']'.repeat(d)),
+      fc.jsonValue({ maxDepth: 8 }).map(v => JSON.stringify(v)),
+      fc.constant(real.replace(/: (\d)/g, ': NaN, "x": $1')),
+    ),
+    'classify-log': fc.oneof(
+      fc.uint8Array({ maxLength: 1 << 20 }),
+      fc.tuple(fc.integer({ min: 1, max: 1_000_000 }), fc.constantFrom('x', 'Error ', 'CUDA out of memory ', '\r', 'é')).map(([k, s]) => s.repeat(k)),
+    ),
+    perfcmd: fc.oneof(
+      fc.string({ maxLength: 2000 }),
+      fc.integer({ min: 1, max: 20_000 }).map(k => `python benchmarks/benchmark_serving.py --model MODEL ${'--x BS '.repeat(k)}`),
+    ),
+    patch: fc
+      .tuple(fc.oneof(fc.nat(), fc.constant(99_999_999_999)), fc.nat({ max: 5000 }), fc.array(fc.constantFrom('-a', '+b', ' c'), { maxLength: 5000 }))
       .map(([s, l, body]) => `--- a/x.py\n+++ b/x.py\n@@ -${s},${l} +1,${l} @@\n${body.join('\n')}\n`),
-    lsp: fc.oneof(fc.string({ maxLength: 100_000 }), fc.integer({ min: 1, max: 50_000 }).map(k => 'run python benchmarks/benchmark_latency.py --model m | '.repeat(k))),
+    lsp: fc.oneof(
+      fc.string({ maxLength: 100_000 }),
+      fc.integer({ min: 1, max: 50_000 }).map(k => 'run python benchmarks/benchmark_latency.py --model m | '.repeat(k)),
+    ),
   }[entry] as fc.Arbitrary<unknown>;
   if (!arb) throw new Error(`unknown entry ${entry}`);
   for (let i = 0; i < n; i++) yield fc.sample(arb, { seed: seed + i, numRuns: 1 })[0];
@@ -39,16 +54,25 @@ function* corpus(entry: string, n: number, seed: number): Iterable<unknown> {
 
 async function runOne(entry: string, input: unknown): Promise<void> {
   if (entry === 'ingest') await scan(memorySource({ 'r/abcd1234_human_result.json': input as string }));
-  else if (entry === 'classify-log') { const lc = new LogClassifier(new Classifier(), 'f.log'); lc.pushBytes(typeof input === 'string' ? new TextEncoder().encode(input) : input as Uint8Array); lc.result(); }
-  else if (entry === 'perfcmd') parsePerfCommand(input as string, { hostGpus: 1 });
-  else if (entry === 'patch') { try { for (const f of splitPatch(input as string)) applyFilePatch('a\nc\n', f); } catch { /* a PatchError is a finding */ } }
-  else if (entry === 'lsp') for (const uri of ['file:///w/n.md', 'file:///w/d.jsonl', 'file:///w/r.json']) analyze(uri, input as string);
+  else if (entry === 'classify-log') {
+    const lc = new LogClassifier(new Classifier(), 'f.log');
+    lc.pushBytes(typeof input === 'string' ? new TextEncoder().encode(input) : (input as Uint8Array));
+    lc.result();
+  } else if (entry === 'perfcmd') parsePerfCommand(input as string, { hostGpus: 1 });
+  else if (entry === 'patch') {
+    try {
+      for (const f of splitPatch(input as string)) applyFilePatch('a\nc\n', f);
+    } catch {
+      /* a PatchError is a finding */
+    }
+  } else if (entry === 'lsp') for (const uri of ['file:///w/n.md', 'file:///w/d.jsonl', 'file:///w/r.json']) analyze(uri, input as string);
 }
 
 async function main(): Promise<void> {
   const [mode, a, b, c] = process.argv.slice(2);
   if (mode === 'fuzz') {
-    let worst = 0, n = 0;
+    let worst = 0,
+      n = 0;
     for (const x of corpus(a, Number(b), Number(c))) {
       n++;
       const t0 = process.hrtime.bigint();
@@ -59,11 +83,25 @@ async function main(): Promise<void> {
   } else if (mode === 'log') {
     const t0 = process.hrtime.bigint();
     const r = await classifyLogFile(a);
-    process.stdout.write(JSON.stringify({ ms: Number(process.hrtime.bigint() - t0) / 1e6, maxRssMB: process.resourceUsage().maxRSS / 1024, category: r.category, line: r.evidence?.line ?? null }) + '\n');
+    process.stdout.write(
+      JSON.stringify({
+        ms: Number(process.hrtime.bigint() - t0) / 1e6,
+        maxRssMB: process.resourceUsage().maxRSS / 1024,
+        category: r.category,
+        line: r.evidence?.line ?? null,
+      }) + '\n',
+    );
   } else if (mode === 'write') {
     const total = Number(b) * 1024 * 1024;
     const fd = openSync(a, 'w');
-    const unit = c === 'one' ? Buffer.alloc(1 << 20, 'x') : Buffer.from(('INFO 11-22 10:00:00 engine.py:267] Avg prompt throughput: 0.0 tokens/s, Running: 1 reqs, Swapped: 0 reqs, Pending: 0 reqs, GPU KV cache usage: 0.1%, CPU KV cache usage: 0.0%.    \n').repeat(5243).slice(0, 1 << 20));
+    const unit =
+      c === 'one'
+        ? Buffer.alloc(1 << 20, 'x')
+        : Buffer.from(
+            'INFO 11-22 10:00:00 engine.py:267] Avg prompt throughput: 0.0 tokens/s, Running: 1 reqs, Swapped: 0 reqs, Pending: 0 reqs, GPU KV cache usage: 0.1%, CPU KV cache usage: 0.0%.    \n'
+              .repeat(5243)
+              .slice(0, 1 << 20),
+          );
     for (let w = 0; w < total; w += unit.length) writeSync(fd, unit);
     writeSync(fd, `${c === 'one' ? ' ' : ''}torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB\n`);
     closeSync(fd);
@@ -71,7 +109,8 @@ async function main(): Promise<void> {
   } else if (mode === 'lsp-md') {
     // A realistic note: prose, tables and code spans with perf commands, about `a` bytes.
     const para = 'We reran the serving benchmark after the fix; the numbers below are medians of three runs. ';
-    const row = (i: number) => `| ${i.toString(16).padStart(8, '0')} | \`python benchmarks/benchmark_serving.py --model meta-llama/Llama-3.1-8B-Instruct --num-prompts ${100 + i} --request-rate inf\` | 12.3 ms | win |\n`;
+    const row = (i: number) =>
+      `| ${i.toString(16).padStart(8, '0')} | \`python benchmarks/benchmark_serving.py --model meta-llama/Llama-3.1-8B-Instruct --num-prompts ${100 + i} --request-rate inf\` | 12.3 ms | win |\n`;
     let note = '# Rerun notes\n\n';
     for (let i = 0; note.length < Number(a); i++) note += (i % 5 === 0 ? para.repeat(8) + '\n\n' : '') + row(i);
     const s = new StdioServer(path.resolve(__dirname, '../dist/server.js'));
@@ -84,13 +123,24 @@ async function main(): Promise<void> {
       const at = doc.positionAt(Math.floor(note.length / 2) + v);
       const next = s.diagnostics(uri, v);
       const t0 = process.hrtime.bigint();
-      await s.conn.sendNotification('textDocument/didChange', { textDocument: { uri, version: v }, contentChanges: [{ range: { start: at, end: at }, text: 'x' }] });
+      await s.conn.sendNotification('textDocument/didChange', {
+        textDocument: { uri, version: v },
+        contentChanges: [{ range: { start: at, end: at }, text: 'x' }],
+      });
       await next;
       times.push(Number(process.hrtime.bigint() - t0) / 1e6);
     }
     await s.stop();
     const sorted = [...times].sort((x, y) => x - y);
-    process.stdout.write(JSON.stringify({ bytes: note.length, medianMs: sorted[Math.floor(sorted.length / 2)], worstMs: sorted.at(-1), debounceMs: 50 }) + '\n');
+    process.stdout.write(
+      JSON.stringify({ bytes: note.length, medianMs: sorted[Math.floor(sorted.length / 2)], worstMs: sorted.at(-1), debounceMs: 50 }) + '\n',
+    );
   } else throw new Error(`unknown mode ${mode}`);
 }
-main().then(() => process.exit(0), e => { process.stderr.write(String(e?.stack ?? e) + '\n'); process.exit(1); });
+main().then(
+  () => process.exit(0),
+  e => {
+    process.stderr.write(String(e?.stack ?? e) + '\n');
+    process.exit(1);
+  },
+);

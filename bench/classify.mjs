@@ -11,7 +11,13 @@ const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..')
 const CORPUS = path.resolve(ROOT, '../shared/isobench');
 const LOG_BYTES = Number(process.env.BENCH_LOG_BYTES ?? 1024 * 1024 * 1024);
 const worker = path.join(ROOT, 'dist-bench/classifyWorker.js');
-const node = (...args) => JSON.parse(execFileSync(process.execPath, [worker, ...args], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 }).trim().split('\n').pop());
+const node = (...args) =>
+  JSON.parse(
+    execFileSync(process.execPath, [worker, ...args], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 })
+      .trim()
+      .split('\n')
+      .pop(),
+  );
 const median = xs => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const timeRg = (args, cwd) => {
   const t0 = process.hrtime.bigint();
@@ -48,17 +54,38 @@ export function benchClassify({ repeat = 3 } = {}) {
     const reportMs = Number(process.hrtime.bigint() - t0) / 1e6;
     const mb = b => b / 1048576;
     return {
-      patterns: pat.patterns, skippedPatterns: pat.skipped,
-      corpus: { files: files.length, mb: mb(bytes), ms: corpusMs, mbps: mb(bytes) / (corpusMs / 1000), rgMs: rgCorpusMs, rgMbps: mb(bytes) / (rgCorpusMs / 1000) },
-      log: { mb: mb(LOG_BYTES), ms: logMs, mbps: mb(logRuns[0].bytes) / (logMs / 1000), rssMB: Math.max(...logRuns.map(r => r.maxRssMB)), category: logRuns[0].category, rgMs: rgLogMs, rgMbps: mb(logRuns[0].bytes) / (rgLogMs / 1000) },
+      patterns: pat.patterns,
+      skippedPatterns: pat.skipped,
+      corpus: {
+        files: files.length,
+        mb: mb(bytes),
+        ms: corpusMs,
+        mbps: mb(bytes) / (corpusMs / 1000),
+        rgMs: rgCorpusMs,
+        rgMbps: mb(bytes) / (rgCorpusMs / 1000),
+      },
+      log: {
+        mb: mb(LOG_BYTES),
+        ms: logMs,
+        mbps: mb(logRuns[0].bytes) / (logMs / 1000),
+        rssMB: Math.max(...logRuns.map(r => r.maxRssMB)),
+        category: logRuns[0].category,
+        rgMs: rgLogMs,
+        rgMbps: mb(logRuns[0].bytes) / (rgLogMs / 1000),
+      },
       reportMs,
     };
-  } finally { rmSync(dir, { recursive: true, force: true }); }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   const r = benchClassify();
-  const row = (name, o) => console.log(`  ${name.padEnd(22)} ${o.mb.toFixed(1).padStart(8)} MB   bench-triage ${o.mbps.toFixed(1).padStart(7)} MB/s   rg -j1 ${o.rgMbps.toFixed(1).padStart(8)} MB/s   ratio ${(o.rgMbps / o.mbps).toFixed(1)}×`);
+  const row = (name, o) =>
+    console.log(
+      `  ${name.padEnd(22)} ${o.mb.toFixed(1).padStart(8)} MB   bench-triage ${o.mbps.toFixed(1).padStart(7)} MB/s   rg -j1 ${o.rgMbps.toFixed(1).padStart(8)} MB/s   ratio ${(o.rgMbps / o.mbps).toFixed(1)}×`,
+    );
   console.log(`bench/classify  (${r.patterns} built-in line patterns; ${r.skippedPatterns} with lookaround left out for rg; median of 3)`);
   row(`corpus (${r.corpus.files} files)`, r.corpus);
   row('synthetic log', r.log);

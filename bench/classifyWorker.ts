@@ -16,7 +16,11 @@ async function main(): Promise<void> {
   if (mode === 'corpus') {
     const r = await scan(nodeFileSource(a));
     const files = new Set<string>();
-    for (const run of r.runs) if (run.status !== 'success') { files.add(run.provenance.file); for (const l of run.logFiles) files.add(l); }
+    for (const run of r.runs)
+      if (run.status !== 'success') {
+        files.add(run.provenance.file);
+        for (const l of run.logFiles) files.add(l);
+      }
     let bytes = 0;
     for (const f of files) bytes += statSync(path.join(a, f)).size;
     const t0 = process.hrtime.bigint();
@@ -27,20 +31,29 @@ async function main(): Promise<void> {
     const t0 = process.hrtime.bigint();
     const r = await classifyLogFile(a);
     const ms = Number(process.hrtime.bigint() - t0) / 1e6;
-    process.stdout.write(JSON.stringify({ ms, bytes: statSync(a).size, maxRssMB: process.resourceUsage().maxRSS / 1024, category: r.category, line: r.evidence?.line }) + '\n');
+    process.stdout.write(
+      JSON.stringify({ ms, bytes: statSync(a).size, maxRssMB: process.resourceUsage().maxRSS / 1024, category: r.category, line: r.evidence?.line }) + '\n',
+    );
   } else if (mode === 'synth') {
     process.stdout.write(JSON.stringify(await writeSynthLog(a, Number(b))) + '\n');
   } else if (mode === 'patterns') {
     // JS and ripgrep share this syntax except lookaround, which ripgrep's default engine lacks.
     const lines: string[] = [];
     let skipped = 0;
-    for (const r of BUILTIN_RULES) for (const i of r.indications) {
-      if (i.scope === 'context' || i.multiline) continue;
-      if (/\(\?[=!<]/.test(i.pattern)) { skipped++; continue; }
-      lines.push((i.flags === 'i' ? '(?i)' : '') + i.pattern);
-    }
+    for (const r of BUILTIN_RULES)
+      for (const i of r.indications) {
+        if (i.scope === 'context' || i.multiline) continue;
+        if (/\(\?[=!<]/.test(i.pattern)) {
+          skipped++;
+          continue;
+        }
+        lines.push((i.flags === 'i' ? '(?i)' : '') + i.pattern);
+      }
     writeFileSync(a, lines.join('\n') + '\n');
     process.stdout.write(JSON.stringify({ patterns: lines.length, skipped }) + '\n');
   } else throw new Error(`unknown mode ${mode}`);
 }
-main().catch(e => { process.stderr.write(String(e?.stack ?? e) + '\n'); process.exit(1); });
+main().catch(e => {
+  process.stderr.write(String(e?.stack ?? e) + '\n');
+  process.exit(1);
+});

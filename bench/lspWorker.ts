@@ -11,7 +11,8 @@ import { StdioServer } from '../test/support/lspClient';
   const text = fs.readFileSync(file, 'utf8');
   const s = new StdioServer(path.resolve(__dirname, '../dist/server.js'));
   await s.init(null);
-  const open: number[] = [], edit: number[] = [];
+  const open: number[] = [],
+    edit: number[] = [];
   for (let i = 0; i < repeat; i++) {
     const uri = pathToFileURL(file).toString() + `?run=${i}`;
     let t0 = process.hrtime.bigint();
@@ -22,7 +23,10 @@ import { StdioServer } from '../test/support/lspClient';
     const at = doc.positionAt(text.indexOf('--num-prompts') + 2);
     const next = s.diagnostics(uri, 2);
     t0 = process.hrtime.bigint();
-    await s.conn.sendNotification('textDocument/didChange', { textDocument: { uri, version: 2 }, contentChanges: [{ range: { start: at, end: at }, text: 'x' }] });
+    await s.conn.sendNotification('textDocument/didChange', {
+      textDocument: { uri, version: 2 },
+      contentChanges: [{ range: { start: at, end: at }, text: 'x' }],
+    });
     await next;
     edit.push(Number(process.hrtime.bigint() - t0) / 1e6);
     await s.conn.sendNotification('textDocument/didClose', { textDocument: { uri } });
@@ -31,4 +35,7 @@ import { StdioServer } from '../test/support/lspClient';
   await s.stop();
   const med = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
   process.stdout.write(JSON.stringify({ bytes: Buffer.byteLength(text), openMs: med(open), editMs: med(edit), debounceMs: 50 }) + '\n');
-})().catch(e => { process.stderr.write(String(e?.stack ?? e)); process.exit(1); });
+})().catch(e => {
+  process.stderr.write(String(e?.stack ?? e));
+  process.exit(1);
+});

@@ -21,7 +21,11 @@ const dockerCli = ['/usr/bin/docker', '/usr/local/bin/docker'].find(existsSync)!
 async function main(): Promise<void> {
   const given = process.env.BENCH_TRIAGE_DOCKER_HOST;
   const engine = given ? null : await startEngine();
-  try { await measure(given ?? engine!.unix); } finally { await engine?.stop(); }
+  try {
+    await measure(given ?? engine!.unix);
+  } finally {
+    await engine?.stop();
+  }
 }
 
 async function measure(url: string): Promise<void> {
@@ -36,19 +40,43 @@ async function measure(url: string): Promise<void> {
   };
   /** Median wall time of the same latency benchmark, bare and through the runner. */
   const workload = async (iters: number, n: number) => {
-    const args = ['--model', 'facebook/opt-125m', '--input-len', '32', '--output-len', '128', '--batch-size', '8', '--num-iters-warmup', '2', '--num-iters', String(iters)];
+    const args = [
+      '--model',
+      'facebook/opt-125m',
+      '--input-len',
+      '32',
+      '--output-len',
+      '128',
+      '--batch-size',
+      '8',
+      '--num-iters-warmup',
+      '2',
+      '--num-iters',
+      String(iters),
+    ];
     const fx = makeRunFixture(`python benchmarks/benchmark_latency.py ${args.join(' ')}`);
     const commit = (await scan(nodeFileSource(fx.folder))).commits.find(c => c.hash === fx.human)!;
     const runOnce = async (extraEnv: Record<string, string> = {}) => {
       const plan = planRun(commit, 'human', { host, runId: newRunId(), templates: { human: IMAGE, baseline: IMAGE } });
       const t0 = performance.now();
-      const r = await new Runner(new DockerRuntime(host), new HostQueue(0)).run({ plan, folder: fx.folder, checkout: fx.checkout, env: extraEnv, minFreeBytes: 1 });
+      const r = await new Runner(new DockerRuntime(host), new HostQueue(0)).run({
+        plan,
+        folder: fx.folder,
+        checkout: fx.checkout,
+        env: extraEnv,
+        minFreeBytes: 1,
+      });
       if (r.status !== 'succeeded') throw new Error(`bench run ${r.status}: ${r.error}`);
       return { ms: performance.now() - t0, r, folder: fx.folder };
     };
-    bareMsOf(args); await runOnce(); // warm caches
-    const bare: number[] = [], runner: number[] = [];
-    for (let i = 0; i < n; i++) { bare.push(bareMsOf(args)); runner.push((await runOnce()).ms); }
+    bareMsOf(args);
+    await runOnce(); // warm caches
+    const bare: number[] = [],
+      runner: number[] = [];
+    for (let i = 0; i < n; i++) {
+      bare.push(bareMsOf(args));
+      runner.push((await runOnce()).ms);
+    }
     return { bareMs: median(bare), runnerMs: median(runner), runOnce, cleanup: () => rmSync(path.dirname(fx.folder), { recursive: true, force: true }) };
   };
   const short = await workload(10, 5);
@@ -61,7 +89,21 @@ async function measure(url: string): Promise<void> {
   const dir = path.join(flood.folder, flood.r.plan.resultDir, 'logs');
   const bytes = statSync(path.join(dir, 'benchmark.stdout.log')).size + statSync(path.join(dir, 'benchmark.stderr.log')).size;
   short.cleanup();
-  process.stdout.write(JSON.stringify({ shortBareMs: short.bareMs, shortRunnerMs: short.runnerMs, bareMs: long.bareMs, runnerMs: long.runnerMs, ratio: long.runnerMs / long.bareMs, captureMBs: bytes / 1048576 / seconds, captureMB: bytes / 1048576, captureS: seconds }));
+  process.stdout.write(
+    JSON.stringify({
+      shortBareMs: short.bareMs,
+      shortRunnerMs: short.runnerMs,
+      bareMs: long.bareMs,
+      runnerMs: long.runnerMs,
+      ratio: long.runnerMs / long.bareMs,
+      captureMBs: bytes / 1048576 / seconds,
+      captureMB: bytes / 1048576,
+      captureS: seconds,
+    }),
+  );
 }
 
-main().catch(e => { process.stderr.write(String(e?.stack ?? e)); process.exit(1); });
+main().catch(e => {
+  process.stderr.write(String(e?.stack ?? e));
+  process.exit(1);
+});

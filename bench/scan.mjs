@@ -12,14 +12,23 @@ const once = mode => JSON.parse(execFileSync(process.execPath, [worker, mode, FO
 const median = xs => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 export function benchScan() {
-  once('read'); once('scan'); // warm the page cache
-  const read = [], scanned = [];
-  for (let i = 0; i < N; i++) { read.push(once('read')); scanned.push(once('scan')); }
+  once('read');
+  once('scan'); // warm the page cache
+  const read = [],
+    scanned = [];
+  for (let i = 0; i < N; i++) {
+    read.push(once('read'));
+    scanned.push(once('scan'));
+  }
   return {
     folder: FOLDER,
-    files: read[0].files, mb: read[0].bytes / 1048576, runs: scanned[0].bytes,
-    readMs: median(read.map(r => r.ms)), readRssMB: median(read.map(r => r.maxRssMB)),
-    scanMs: median(scanned.map(r => r.ms)), scanRssMB: median(scanned.map(r => r.maxRssMB)),
+    files: read[0].files,
+    mb: read[0].bytes / 1048576,
+    runs: scanned[0].bytes,
+    readMs: median(read.map(r => r.ms)),
+    readRssMB: median(read.map(r => r.maxRssMB)),
+    scanMs: median(scanned.map(r => r.ms)),
+    scanRssMB: median(scanned.map(r => r.maxRssMB)),
   };
 }
 

@@ -8,18 +8,26 @@ async function main(): Promise<void> {
   const [mode, folder] = process.argv.slice(2);
   const src = nodeFileSource(folder);
   const t0 = process.hrtime.bigint();
-  let bytes = 0, files = 0;
+  let bytes = 0,
+    files = 0;
   if (mode === 'read') {
     // The same files the scan parses (.json, .jsonl), read as text and nothing more.
     const paths: string[] = [];
     for await (const f of src.list()) if (/\.jsonl?$/.test(f.path) && !/(^|\/)node_modules\//.test(f.path)) paths.push(f.path);
     let next = 0;
-    await Promise.all(Array.from({ length: 8 }, async () => {
-      while (next < paths.length) { const t = await src.readText(paths[next++]); bytes += Buffer.byteLength(t); files++; }
-    }));
+    await Promise.all(
+      Array.from({ length: 8 }, async () => {
+        while (next < paths.length) {
+          const t = await src.readText(paths[next++]);
+          bytes += Buffer.byteLength(t);
+          files++;
+        }
+      }),
+    );
   } else {
     const r = await scan(src);
-    files = r.files.length; bytes = r.runs.length;
+    files = r.files.length;
+    bytes = r.runs.length;
   }
   const ms = Number(process.hrtime.bigint() - t0) / 1e6;
   process.stdout.write(JSON.stringify({ ms, maxRssMB: process.resourceUsage().maxRSS / 1024, bytes, files }) + '\n');

@@ -11,25 +11,38 @@ import path from 'node:path';
 
 const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
 const worker = path.join(ROOT, 'dist-bench/workspaceWorker.js');
-const node = (...args) => JSON.parse(execFileSync(process.execPath, [worker, ...args], { encoding: 'utf8', maxBuffer: 64 << 20 }).trim().split('\n').pop());
+const node = (...args) =>
+  JSON.parse(
+    execFileSync(process.execPath, [worker, ...args], { encoding: 'utf8', maxBuffer: 64 << 20 })
+      .trim()
+      .split('\n')
+      .pop(),
+  );
 const median = xs => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 export function benchWorkspace(sizes = [1000, 10000], repeat = 3) {
   const out = {};
   for (const n of sizes) {
-    const dir = `/tmp/bt-bench-ws-${n}`, cache = `/tmp/bt-bench-ws-cache-${n}`;
+    const dir = `/tmp/bt-bench-ws-${n}`,
+      cache = `/tmp/bt-bench-ws-cache-${n}`;
     node('synth', dir, String(n));
     node('read', dir); // page cache warm for both
-    const read = [], floor = [], cold = [], warm = [], update = [];
+    const read = [],
+      floor = [],
+      cold = [],
+      warm = [],
+      update = [];
     for (let i = 0; i < repeat; i++) {
       const r = node('read', dir);
-      read.push(r.ms); floor.push(r.syncMs);
+      read.push(r.ms);
+      floor.push(r.syncMs);
       cold.push(node('cold', dir).ms);
       warm.push(node('warm', dir, cache).warmMs);
       update.push(node('update', dir).ms);
     }
     out[n] = { readMs: median(read), floorMs: median(floor), coldMs: median(cold), warmMs: median(warm), updateMs: median(update) };
-    rmSync(dir, { recursive: true, force: true }); rmSync(cache, { recursive: true, force: true });
+    rmSync(dir, { recursive: true, force: true });
+    rmSync(cache, { recursive: true, force: true });
   }
   return out;
 }
@@ -37,5 +50,8 @@ export function benchWorkspace(sizes = [1000, 10000], repeat = 3) {
 if (import.meta.url === `file://${process.argv[1]}`) {
   const r = benchWorkspace();
   console.log('bench/workspace (medians of 3)');
-  for (const [n, v] of Object.entries(r)) console.log(`  ${n} commits: cold scan ${v.coldMs.toFixed(0)} ms vs reading the files ${v.readMs.toFixed(0)} ms (${(v.coldMs / v.readMs).toFixed(2)}×; the synchronous-read floor ${v.floorMs.toFixed(0)} ms), warm reopen ${v.warmMs.toFixed(0)} ms, finished run → entries ${v.updateMs.toFixed(0)} ms`);
+  for (const [n, v] of Object.entries(r))
+    console.log(
+      `  ${n} commits: cold scan ${v.coldMs.toFixed(0)} ms vs reading the files ${v.readMs.toFixed(0)} ms (${(v.coldMs / v.readMs).toFixed(2)}×; the synchronous-read floor ${v.floorMs.toFixed(0)} ms), warm reopen ${v.warmMs.toFixed(0)} ms, finished run → entries ${v.updateMs.toFixed(0)} ms`,
+    );
 }

@@ -12,7 +12,13 @@ import { fileIndexStore } from '../src/app/indexStore';
 import { listFolder } from '../src/core/ingest';
 import { nodeFileSource } from '../src/platform/nodeFileSource';
 
-const FAILS = ["ValueError: 'aimv2' is already used by a Transformers config, pick another name.", 'torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.', 'RuntimeError: Engine core initialization failed.', null, null];
+const FAILS = [
+  "ValueError: 'aimv2' is already used by a Transformers config, pick another name.",
+  'torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.',
+  'RuntimeError: Engine core initialization failed.',
+  null,
+  null,
+];
 const settings = () => ({ tieBand: 2, rules: [], primaryMetric: {} });
 const ms = (t0: bigint) => Number(process.hrtime.bigint() - t0) / 1e6;
 
@@ -24,27 +30,53 @@ export function synth(dir: string, n: number): void {
       const err = FAILS[(i + k) % FAILS.length];
       const d = path.join(dir, '.bench-triage/runs', commit.slice(0, 8), role, 'r1');
       mkdirSync(d, { recursive: true });
-      writeFileSync(path.join(d, 'result.json'), JSON.stringify({ schema: 'bench-triage.run/v1', commit, role, status: err ? 'failed' : 'succeeded', error: err,
-        metrics: err ? {} : { request_throughput_req_s: 10 + (i % 7) + k, ttft_mean_ms: 40 - k }, model: 'facebook/opt-125m', agent: role === 'agent' ? 'claude_code' : null,
-        command: 'python3 benchmarks/benchmark_serving.py --model facebook/opt-125m', startedAt: '2026-11-01T00:00:00Z', durationS: 60 }));
+      writeFileSync(
+        path.join(d, 'result.json'),
+        JSON.stringify({
+          schema: 'bench-triage.run/v1',
+          commit,
+          role,
+          status: err ? 'failed' : 'succeeded',
+          error: err,
+          metrics: err ? {} : { request_throughput_req_s: 10 + (i % 7) + k, ttft_mean_ms: 40 - k },
+          model: 'facebook/opt-125m',
+          agent: role === 'agent' ? 'claude_code' : null,
+          command: 'python3 benchmarks/benchmark_serving.py --model facebook/opt-125m',
+          startedAt: '2026-11-01T00:00:00Z',
+          durationS: 60,
+        }),
+      );
     }
   }
 }
 
 async function main(): Promise<void> {
   const [mode, folder, extra] = process.argv.slice(2);
-  if (mode === 'synth') { synth(folder, Number(extra)); process.stdout.write('{}\n'); return; }
+  if (mode === 'synth') {
+    synth(folder, Number(extra));
+    process.stdout.write('{}\n');
+    return;
+  }
   if (mode === 'read') {
     // The least any tool does: find the files (the same walk) and read each, plainly
     // (fs.readFile, 8 at a time); and the floor, each read with one synchronous call.
     const src = nodeFileSource(folder);
     let t0 = process.hrtime.bigint();
-    const paths = (await listFolder(src, undefined, undefined, { statOnRead: true })).files.filter(f => /\.jsonl?$/.test(f.path)).map(f => path.join(folder, f.path));
-    let bytes = 0, next = 0;
-    await Promise.all(Array.from({ length: 8 }, async () => { while (next < paths.length) bytes += (await fs.readFile(paths[next++], 'utf8')).length; }));
+    const paths = (await listFolder(src, undefined, undefined, { statOnRead: true })).files
+      .filter(f => /\.jsonl?$/.test(f.path))
+      .map(f => path.join(folder, f.path));
+    let bytes = 0,
+      next = 0;
+    await Promise.all(
+      Array.from({ length: 8 }, async () => {
+        while (next < paths.length) bytes += (await fs.readFile(paths[next++], 'utf8')).length;
+      }),
+    );
     const asyncMs = ms(t0);
     t0 = process.hrtime.bigint();
-    const again = (await listFolder(src, undefined, undefined, { statOnRead: true })).files.filter(f => /\.jsonl?$/.test(f.path)).map(f => path.join(folder, f.path));
+    const again = (await listFolder(src, undefined, undefined, { statOnRead: true })).files
+      .filter(f => /\.jsonl?$/.test(f.path))
+      .map(f => path.join(folder, f.path));
     for (const p of again) bytes += readFileSync(p, 'utf8').length;
     process.stdout.write(JSON.stringify({ ms: asyncMs, syncMs: ms(t0), files: paths.length, bytes }) + '\n');
     return;
@@ -53,7 +85,9 @@ async function main(): Promise<void> {
     const w = new Workspace(folder, nodeFileSource(folder), settings);
     const t0 = process.hrtime.bigint();
     await w.load();
-    process.stdout.write(JSON.stringify({ ms: ms(t0), phases: w.lastLoad.ms, entries: w.entries.length, maxRssMB: process.resourceUsage().maxRSS / 1024 }) + '\n');
+    process.stdout.write(
+      JSON.stringify({ ms: ms(t0), phases: w.lastLoad.ms, entries: w.entries.length, maxRssMB: process.resourceUsage().maxRSS / 1024 }) + '\n',
+    );
     return;
   }
   if (mode === 'warm') {
@@ -68,7 +102,18 @@ async function main(): Promise<void> {
     const { warm, revalidated } = await again.open();
     const warmMs = ms(t0);
     const change = await revalidated;
-    process.stdout.write(JSON.stringify({ coldMs, warmMs, revalidatedMs: ms(t0), warm, change: change.kind, entries: again.entries.length, read: again.lastLoad.read, fromIndex: again.lastLoad.fromIndex }) + '\n');
+    process.stdout.write(
+      JSON.stringify({
+        coldMs,
+        warmMs,
+        revalidatedMs: ms(t0),
+        warm,
+        change: change.kind,
+        entries: again.entries.length,
+        read: again.lastLoad.read,
+        fromIndex: again.lastLoad.fromIndex,
+      }) + '\n',
+    );
     return;
   }
   if (mode === 'update') {
@@ -78,8 +123,21 @@ async function main(): Promise<void> {
     const dir = path.join(folder, '.bench-triage/runs', target.commit.slice(0, 8), 'human', `r-${Date.now()}`);
     mkdirSync(dir, { recursive: true });
     const file = path.join(dir, 'result.json');
-    writeFileSync(file, JSON.stringify({ schema: 'bench-triage.run/v1', commit: target.commit, role: 'human', status: 'succeeded', error: null,
-      metrics: { request_throughput_req_s: 99, ttft_mean_ms: 12 }, model: 'facebook/opt-125m', command: 'python3 benchmarks/benchmark_serving.py --model facebook/opt-125m', startedAt: new Date().toISOString(), durationS: 60 }));
+    writeFileSync(
+      file,
+      JSON.stringify({
+        schema: 'bench-triage.run/v1',
+        commit: target.commit,
+        role: 'human',
+        status: 'succeeded',
+        error: null,
+        metrics: { request_throughput_req_s: 99, ttft_mean_ms: 12 },
+        model: 'facebook/opt-125m',
+        command: 'python3 benchmarks/benchmark_serving.py --model facebook/opt-125m',
+        startedAt: new Date().toISOString(),
+        durationS: 60,
+      }),
+    );
     const t0 = process.hrtime.bigint();
     const change = await w.update([path.relative(folder, file).split(path.sep).join('/')]);
     const took = ms(t0);
@@ -90,4 +148,10 @@ async function main(): Promise<void> {
   }
   throw new Error(`unknown mode ${mode}`);
 }
-main().then(() => process.exit(0), e => { process.stderr.write(String(e?.stack ?? e) + '\n'); process.exit(1); });
+main().then(
+  () => process.exit(0),
+  e => {
+    process.stderr.write(String(e?.stack ?? e) + '\n');
+    process.exit(1);
+  },
+);

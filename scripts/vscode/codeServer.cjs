@@ -11,21 +11,32 @@ const TOOLS = process.env.BENCH_TRIAGE_TOOLS || path.join(os.homedir(), '.cache/
 const CODE_SERVER = process.env.CODE_SERVER_BIN || path.join(TOOLS, 'node_modules/.bin/code-server');
 const CHROMIUM = process.env.CHROMIUM_BIN || '/usr/bin/chromium';
 
-function requireTool(name) { return require(require.resolve(name, { paths: [TOOLS] })); }
+function requireTool(name) {
+  return require(require.resolve(name, { paths: [TOOLS] }));
+}
 
 function freePort() {
   return new Promise((resolve, reject) => {
     const srv = net.createServer();
-    srv.listen(0, '127.0.0.1', () => { const { port } = srv.address(); srv.close(() => resolve(port)); });
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address();
+      srv.close(() => resolve(port));
+    });
     srv.on('error', reject);
   });
 }
 
 function httpOk(url) {
   return new Promise(resolve => {
-    const req = http.get(url, res => { res.resume(); resolve(res.statusCode >= 200 && res.statusCode < 400); });
+    const req = http.get(url, res => {
+      res.resume();
+      resolve(res.statusCode >= 200 && res.statusCode < 400);
+    });
     req.on('error', () => resolve(false));
-    req.setTimeout(2000, () => { req.destroy(); resolve(false); });
+    req.setTimeout(2000, () => {
+      req.destroy();
+      resolve(false);
+    });
   });
 }
 
@@ -36,7 +47,11 @@ function httpOk(url) {
  */
 function shortTmp(runDir) {
   const link = path.join(runDir, 'tmp');
-  try { return fs.realpathSync(link); } catch { /* not made yet */ }
+  try {
+    return fs.realpathSync(link);
+  } catch {
+    /* not made yet */
+  }
   const base = os.tmpdir().length <= 24 ? os.tmpdir() : '/tmp';
   const dir = fs.mkdtempSync(path.join(base, 'btvsc-'));
   fs.symlinkSync(dir, link);
@@ -48,15 +63,29 @@ function isolatedEnv(runDir, extra = {}) {
   const home = path.join(runDir, 'home');
   for (const d of ['', '.config', '.local/share', '.cache']) fs.mkdirSync(path.join(home, d), { recursive: true });
   const tmp = shortTmp(runDir);
-  return { ...process.env, HOME: home, TMPDIR: tmp, XDG_CONFIG_HOME: path.join(home, '.config'),
-    XDG_DATA_HOME: path.join(home, '.local/share'), XDG_CACHE_HOME: path.join(home, '.cache'), ...extra };
+  return {
+    ...process.env,
+    HOME: home,
+    TMPDIR: tmp,
+    XDG_CONFIG_HOME: path.join(home, '.config'),
+    XDG_DATA_HOME: path.join(home, '.local/share'),
+    XDG_CACHE_HOME: path.join(home, '.cache'),
+    ...extra,
+  };
 }
 
 const DEFAULT_SETTINGS = {
-  'workbench.startupEditor': 'none', 'workbench.tips.enabled': false, 'workbench.enableExperiments': false,
-  'extensions.autoCheckUpdates': false, 'extensions.autoUpdate': false, 'extensions.ignoreRecommendations': true,
-  'update.mode': 'none', 'telemetry.telemetryLevel': 'off', 'security.workspace.trust.enabled': false,
-  'chat.commandCenter.enabled': false, 'workbench.welcomePage.walkthroughs.openOnInstall': false,
+  'workbench.startupEditor': 'none',
+  'workbench.tips.enabled': false,
+  'workbench.enableExperiments': false,
+  'extensions.autoCheckUpdates': false,
+  'extensions.autoUpdate': false,
+  'extensions.ignoreRecommendations': true,
+  'update.mode': 'none',
+  'telemetry.telemetryLevel': 'off',
+  'security.workspace.trust.enabled': false,
+  'chat.commandCenter.enabled': false,
+  'workbench.welcomePage.walkthroughs.openOnInstall': false,
 };
 
 async function startCodeServer({ runDir, folder, env = {}, settings = {}, extensionsDir, port, host = '127.0.0.1', log = () => {} }) {
@@ -68,17 +97,38 @@ async function startCodeServer({ runDir, folder, env = {}, settings = {}, extens
   port ??= await freePort();
   const configFile = path.join(runDir, 'config.yaml');
   fs.writeFileSync(configFile, `bind-addr: ${host}:${port}\nauth: none\ncert: false\n`);
-  const args = ['--config', configFile, '--bind-addr', `${host}:${port}`, '--auth', 'none',
-    '--disable-telemetry', '--disable-update-check', '--disable-getting-started-override', '--ignore-last-opened',
-    '--user-data-dir', path.join(runDir, 'user-data'), '--extensions-dir', extensionsDir || path.join(runDir, 'extensions')];
+  const args = [
+    '--config',
+    configFile,
+    '--bind-addr',
+    `${host}:${port}`,
+    '--auth',
+    'none',
+    '--disable-telemetry',
+    '--disable-update-check',
+    '--disable-getting-started-override',
+    '--ignore-last-opened',
+    '--user-data-dir',
+    path.join(runDir, 'user-data'),
+    '--extensions-dir',
+    extensionsDir || path.join(runDir, 'extensions'),
+  ];
   if (folder) args.push(folder);
   const t0 = Date.now();
   const logFile = fs.createWriteStream(path.join(runDir, 'code-server.log'));
   const proc = spawn(CODE_SERVER, args, { env: isolatedEnv(runDir, env), stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-  proc.stdout.on('data', d => { logFile.write(d); log(String(d)); });
-  proc.stderr.on('data', d => { logFile.write(d); log(String(d)); });
+  proc.stdout.on('data', d => {
+    logFile.write(d);
+    log(String(d));
+  });
+  proc.stderr.on('data', d => {
+    logFile.write(d);
+    log(String(d));
+  });
   let exited = false;
-  proc.on('exit', () => { exited = true; });
+  proc.on('exit', () => {
+    exited = true;
+  });
   const base = `http://${host}:${port}`;
   for (;;) {
     if (exited) throw new Error('code-server exited early, see ' + path.join(runDir, 'code-server.log'));
@@ -86,12 +136,28 @@ async function startCodeServer({ runDir, folder, env = {}, settings = {}, extens
     if (Date.now() - t0 > 60000) throw new Error('code-server did not become ready within 60 s');
     await new Promise(r => setTimeout(r, 100));
   }
-  const stop = () => new Promise(resolve => {
-    if (exited) return resolve();
-    proc.once('exit', () => resolve());
-    try { process.kill(-proc.pid, 'SIGTERM'); } catch { try { proc.kill('SIGTERM'); } catch { /* gone */ } }
-    setTimeout(() => { try { process.kill(-proc.pid, 'SIGKILL'); } catch { /* gone */ } resolve(); }, 5000);
-  });
+  const stop = () =>
+    new Promise(resolve => {
+      if (exited) return resolve();
+      proc.once('exit', () => resolve());
+      try {
+        process.kill(-proc.pid, 'SIGTERM');
+      } catch {
+        try {
+          proc.kill('SIGTERM');
+        } catch {
+          /* gone */
+        }
+      }
+      setTimeout(() => {
+        try {
+          process.kill(-proc.pid, 'SIGKILL');
+        } catch {
+          /* gone */
+        }
+        resolve();
+      }, 5000);
+    });
   return { port, base, authority: `${host}:${port}`, proc, readyMs: Date.now() - t0, stop };
 }
 
@@ -101,9 +167,20 @@ async function launchBrowser(runDir) {
   const profile = path.join(runDir, 'chromium-profile');
   fs.rmSync(profile, { recursive: true, force: true });
   return chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM, headless: true, env: isolatedEnv(runDir), viewport: { width: 1400, height: 900 },
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    executablePath: CHROMIUM,
+    headless: true,
+    env: isolatedEnv(runDir),
+    viewport: { width: 1400, height: 900 },
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
 }
 

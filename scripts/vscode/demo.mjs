@@ -10,12 +10,21 @@ const workspace = path.resolve(process.env.BENCH_TRIAGE_DEMO ?? path.join(ROOT, 
 const runDir = path.join(ROOT, 'test-results', 'demo');
 
 const server = await startCodeServer({
-  runDir, folder: workspace, host: process.env.BENCH_TRIAGE_HOST ?? '127.0.0.1', port: Number(process.env.BENCH_TRIAGE_PORT ?? 8080),
+  runDir,
+  folder: workspace,
+  host: process.env.BENCH_TRIAGE_HOST ?? '127.0.0.1',
+  port: Number(process.env.BENCH_TRIAGE_PORT ?? 8080),
 });
 const url = workbenchUrl(server, { folder: workspace, devPaths: [ROOT] });
 console.log(`Bench Triage demo: VS Code ${server.base} with the extension on ${workspace}`);
 console.log(`Open: ${url}`);
-const stop = async () => { await server.stop(); process.exit(0); };
+const stop = async () => {
+  await server.stop();
+  process.exit(0);
+};
 process.on('SIGINT', stop);
 process.on('SIGTERM', stop);
-server.proc.on('exit', code => { console.log(`code-server exited (${code})`); process.exit(code ?? 1); });
+server.proc.on('exit', code => {
+  console.log(`code-server exited (${code})`);
+  process.exit(code ?? 1);
+});

@@ -18,21 +18,31 @@ export async function runExtensionTests({ workspace, suite = 'index.js', env = {
   const resultFile = path.join(runDir, 'mocha-results.json');
   const server = await startCodeServer({ runDir, folder: workspace, settings, env: { BENCH_TRIAGE_TEST_RESULTS: resultFile, ...env } });
   console.log(`[${label}] code-server ready on ${server.base} after ${server.readyMs} ms`);
-  const ctx = await launchBrowser(runDir).catch(async e => { await server.stop(); throw e; });
+  const ctx = await launchBrowser(runDir).catch(async e => {
+    await server.stop();
+    throw e;
+  });
   let code;
   try {
-    const page = ctx.pages()[0] || await ctx.newPage();
+    const page = ctx.pages()[0] || (await ctx.newPage());
     const done = new Promise(resolve => page.exposeFunction('codeAutomationExit', code => resolve(code)));
     page.on('console', async msg => {
       let vals;
-      try { vals = await Promise.all(msg.args().map(a => a.jsonValue())); } catch { vals = [msg.text()]; }
+      try {
+        vals = await Promise.all(msg.args().map(a => a.jsonValue()));
+      } catch {
+        vals = [msg.text()];
+      }
       if (typeof vals[0] === 'string' && vals[0].startsWith('%c') && vals.length >= 3) vals = vals.slice(2);
       const text = util.format(...vals).replace(/%c/g, '');
       if (text.startsWith('[bt-test] ') || process.env.VERBOSE) console.log(text.replace(/^\[bt-test\] /, `[${label}] `));
     });
     await page.goto(workbenchUrl(server, { folder: workspace, devPaths: [ROOT], testsPath: path.join(ROOT, 'dist-test/extension', suite) }));
     code = await Promise.race([done, new Promise(r => setTimeout(() => r('timeout'), timeoutMs))]);
-    if (code === 'timeout') { await page.screenshot({ path: path.join(runDir, 'timeout.png') }).catch(() => {}); code = 124; }
+    if (code === 'timeout') {
+      await page.screenshot({ path: path.join(runDir, 'timeout.png') }).catch(() => {});
+      code = 124;
+    }
   } finally {
     await ctx.close().catch(() => {});
     await server.stop();
@@ -52,22 +62,47 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const only = process.env.BENCH_TRIAGE_ROUNDS?.split(',');
   let runsRound = null;
   if (!only || only.includes('runs') || only.includes('untrusted')) {
-    try { runsRound = prepareRunsWorkspace(); }
-    catch (e) { console.log(`[runs] could not prepare the Docker workspace:\n${e.stderr ?? e.message}`); if (process.env.CI === 'true') rounds.push({ label: 'runs', broken: true }); }
+    try {
+      runsRound = prepareRunsWorkspace();
+    } catch (e) {
+      console.log(`[runs] could not prepare the Docker workspace:\n${e.stderr ?? e.message}`);
+      if (process.env.CI === 'true') rounds.push({ label: 'runs', broken: true });
+    }
     if (runsRound) {
       rounds.push({ label: 'runs', workspace: runsRound.folder, env: { BENCH_TRIAGE_SUITE: 'runs', BENCH_TRIAGE_RUNS: runsRound.raw } });
       // The same folder with workspace trust on and the folder not trusted: browsing works, running is refused.
-      rounds.push({ label: 'untrusted', workspace: runsRound.folder, env: { BENCH_TRIAGE_SUITE: 'untrusted', BENCH_TRIAGE_RUNS: runsRound.raw },
-        settings: { 'security.workspace.trust.enabled': true, 'security.workspace.trust.startupPrompt': 'never', 'security.workspace.trust.emptyWindow': false } });
+      rounds.push({
+        label: 'untrusted',
+        workspace: runsRound.folder,
+        env: { BENCH_TRIAGE_SUITE: 'untrusted', BENCH_TRIAGE_RUNS: runsRound.raw },
+        settings: {
+          'security.workspace.trust.enabled': true,
+          'security.workspace.trust.startupPrompt': 'never',
+          'security.workspace.trust.emptyWindow': false,
+        },
+      });
     }
   }
-  let passed = 0, failed = 0, ok = true;
+  let passed = 0,
+    failed = 0,
+    ok = true;
   for (const r of rounds) {
     if (only && !only.includes(r.label)) continue;
-    if (r.broken) { failed++; ok = false; continue; }
+    if (r.broken) {
+      failed++;
+      ok = false;
+      continue;
+    }
     // A round that cannot start (code-server, Chromium) counts as one failure; the others still run.
-    const { code, results } = await runExtensionTests({ workspace: r.workspace, env: r.env, settings: r.settings, label: r.label })
-      .catch(e => { console.log(`[${r.label}] could not start: ${String(e?.stack ?? e).split('\n').slice(0, 12).join('\n')}`); return { code: 1, results: null }; });
+    const { code, results } = await runExtensionTests({ workspace: r.workspace, env: r.env, settings: r.settings, label: r.label }).catch(e => {
+      console.log(
+        `[${r.label}] could not start: ${String(e?.stack ?? e)
+          .split('\n')
+          .slice(0, 12)
+          .join('\n')}`,
+      );
+      return { code: 1, results: null };
+    });
     passed += results?.passed ?? 0;
     failed += results?.failed ?? 1;
     ok &&= code === 0 && !!results && results.failed === 0;

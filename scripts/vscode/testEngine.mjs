@@ -10,7 +10,10 @@ const ENGINE_DIR = '/tmp/bench-triage-test-engine';
 
 /** {folder, checkout, engine, human, parent} and the raw JSON (passed to the extension host); throws with the worker's stderr. */
 export function prepareRunsWorkspace() {
-  const raw = execFileSync(process.execPath, [path.join(ROOT, 'dist-test/docker/runWorkspace.worker.js')], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  const raw = execFileSync(process.execPath, [path.join(ROOT, 'dist-test/docker/runWorkspace.worker.js')], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   return { ...JSON.parse(raw), raw };
 }
 
@@ -18,10 +21,27 @@ export function prepareRunsWorkspace() {
 export function stopTestEngine() {
   let dockerd = 0;
   for (const pid of ['docker.pid', 'sshd.pid']) {
-    try { const n = Number(readFileSync(path.join(ENGINE_DIR, pid), 'utf8')); if (pid === 'docker.pid') dockerd = n; process.kill(n, 'SIGTERM'); } catch { /* not running */ }
+    try {
+      const n = Number(readFileSync(path.join(ENGINE_DIR, pid), 'utf8'));
+      if (pid === 'docker.pid') dockerd = n;
+      process.kill(n, 'SIGTERM');
+    } catch {
+      /* not running */
+    }
   }
   for (let i = 0; i < 300 && dockerd && alive(dockerd); i++) execFileSync('sleep', ['0.1']);
-  try { execFileSync('ip', ['netns', 'del', 'bt-test-engine'], { stdio: 'ignore' }); } catch { /* already gone */ }
+  try {
+    execFileSync('ip', ['netns', 'del', 'bt-test-engine'], { stdio: 'ignore' });
+  } catch {
+    /* already gone */
+  }
 }
 
-const alive = pid => { try { process.kill(pid, 0); return true; } catch { return false; } };
+const alive = pid => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};

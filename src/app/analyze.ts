@@ -15,7 +15,12 @@ export interface AnalyzeOptions extends LoadOptions {
   folder?: string;
 }
 
-export interface Analysis { workspace: Workspace; scan: ScanResult; classifications: Map<string, Classification>; entries: CommitTriage[] }
+export interface Analysis {
+  workspace: Workspace;
+  scan: ScanResult;
+  classifications: Map<string, Classification>;
+  entries: CommitTriage[];
+}
 
 /** One folder loaded once through the shared Workspace (the CLI's commands, tests). */
 export async function analyze(source: FileSource, opts: AnalyzeOptions = {}): Promise<Analysis> {

@@ -5,8 +5,17 @@ import type { Role } from '../core/model';
  * run (a role's attempt), each with one string form, used everywhere a key is needed: tree ids,
  * webview panels, the Runs view, maps. No other ad-hoc key strings.
  */
-export interface EntryKey { folder: string; commit: string; agent: string | null }
-export interface RunKey { folder: string; commit: string; role: Role; runId: string }
+export interface EntryKey {
+  folder: string;
+  commit: string;
+  agent: string | null;
+}
+export interface RunKey {
+  folder: string;
+  commit: string;
+  role: Role;
+  runId: string;
+}
 
 const enc = encodeURIComponent;
 const dec = decodeURIComponent;

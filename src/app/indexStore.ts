@@ -49,7 +49,8 @@ export interface IndexStore {
  * keeps only its findings and what the primary adds: the index of 10 000 commits parses in a
  * fraction of the time of its plain form.
  */
-const isEmpty = (v: unknown) => v === null || v === '' || (Array.isArray(v) && v.length === 0) || (!!v && typeof v === 'object' && !Array.isArray(v) && Object.keys(v).length === 0);
+const isEmpty = (v: unknown) =>
+  v === null || v === '' || (Array.isArray(v) && v.length === 0) || (!!v && typeof v === 'object' && !Array.isArray(v) && Object.keys(v).length === 0);
 
 function compactObject(o: Record<string, unknown>, keep: readonly string[] = []): Record<string, unknown> {
   const out: Record<string, unknown> = {};
@@ -59,8 +60,26 @@ function compactObject(o: Record<string, unknown>, keep: readonly string[] = [])
 
 /** A run draft's fields at their default (fresh objects each time: drafts are mutated later). */
 const draftDefaults = () => ({
-  agent: null, project: null, error: null, errorField: null, metrics: {}, metricSources: {}, counts: {}, logs: [], logFiles: [], model: null, command: null,
-  benchmarkMode: null, gpuConfig: null, image: null, fixes: [], version: null, parent: null, timestamp: null, durationS: null, problems: [],
+  agent: null,
+  project: null,
+  error: null,
+  errorField: null,
+  metrics: {},
+  metricSources: {},
+  counts: {},
+  logs: [],
+  logFiles: [],
+  model: null,
+  command: null,
+  benchmarkMode: null,
+  gpuConfig: null,
+  image: null,
+  fixes: [],
+  version: null,
+  parent: null,
+  timestamp: null,
+  durationS: null,
+  problems: [],
 });
 
 type StoredClassification = { findings: Finding[]; group: string; fixability: string; notes?: string[] };
@@ -72,20 +91,45 @@ function pack(data: IndexData): unknown {
     files[p] = {
       s: f.stamp,
       x: compactObject({ ...x, path: undefined, drafts: x.drafts.map(d => compactObject({ ...d })) } as Record<string, unknown>, ['texts']),
-      c: Object.fromEntries(Object.entries(f.classifications).map(([id, c]) => [id.slice(id.lastIndexOf('#') + 1), compactObject({ findings: c.findings, group: c.group, fixability: c.fixability, notes: c.notes } as Record<string, unknown>)])),
+      c: Object.fromEntries(
+        Object.entries(f.classifications).map(([id, c]) => [
+          id.slice(id.lastIndexOf('#') + 1),
+          compactObject({ findings: c.findings, group: c.group, fixability: c.fixability, notes: c.notes } as Record<string, unknown>),
+        ]),
+      ),
     };
   }
   return { version: data.version, build: data.build, folder: data.folder, rulesKey: data.rulesKey, listing: data.listing, files };
 }
 
-function unpack(raw: { version: number; build: string; folder: string; rulesKey: string; listing: IndexData['listing']; files: Record<string, { s: string; x: Record<string, unknown>; c: Record<string, StoredClassification> }> }): IndexData {
+function unpack(raw: {
+  version: number;
+  build: string;
+  folder: string;
+  rulesKey: string;
+  listing: IndexData['listing'];
+  files: Record<string, { s: string; x: Record<string, unknown>; c: Record<string, StoredClassification> }>;
+}): IndexData {
   const files: IndexData['files'] = {};
   for (const [p, f] of Object.entries(raw.files)) {
     const x = f.x as unknown as FileExtract;
-    const extract: FileExtract = { path: p, record: x.record, drafts: ((x.drafts ?? []) as object[]).map(d => ({ ...draftDefaults(), ...d })) as unknown as FileExtract['drafts'], facts: x.facts ?? [],
-      ...(x.texts !== undefined ? { texts: x.texts } : {}), ...(x.agentJson ? { agentJson: x.agentJson } : {}) };
+    const extract: FileExtract = {
+      path: p,
+      record: x.record,
+      drafts: ((x.drafts ?? []) as object[]).map(d => ({ ...draftDefaults(), ...d })) as unknown as FileExtract['drafts'],
+      facts: x.facts ?? [],
+      ...(x.texts !== undefined ? { texts: x.texts } : {}),
+      ...(x.agentJson ? { agentJson: x.agentJson } : {}),
+    };
     const classifications: Record<string, Classification> = {};
-    for (const [role, c] of Object.entries(f.c ?? {})) classifications[`${p}#${role}`] = { ...c.findings[0], group: c.group, fixability: c.fixability, findings: c.findings, ...(c.notes ? { notes: c.notes } : {}) } as Classification;
+    for (const [role, c] of Object.entries(f.c ?? {}))
+      classifications[`${p}#${role}`] = {
+        ...c.findings[0],
+        group: c.group,
+        fixability: c.fixability,
+        findings: c.findings,
+        ...(c.notes ? { notes: c.notes } : {}),
+      } as Classification;
     files[p] = { stamp: f.s, extract, classifications };
   }
   return { version: raw.version, build: raw.build, folder: raw.folder, rulesKey: raw.rulesKey, listing: raw.listing, files };
@@ -97,15 +141,28 @@ function unpack(raw: { version: number; build: string; folder: string; rulesKey:
  */
 export function fileIndexStore(cacheDir: string, folder: string): IndexStore {
   const id = createHash('sha1').update(folder).digest('hex').slice(0, 16);
-  const file = path.join(cacheDir, `index-${id}.json`), state = path.join(cacheDir, `state-${id}.json`);
+  const file = path.join(cacheDir, `index-${id}.json`),
+    state = path.join(cacheDir, `state-${id}.json`);
   return {
     async load() {
-      try { return unpack(JSON.parse(await fs.readFile(file, 'utf8'))); } catch { return null; }
+      try {
+        return unpack(JSON.parse(await fs.readFile(file, 'utf8')));
+      } catch {
+        return null;
+      }
     },
-    async save(data) { await writeJsonAtomic(file, pack(data), undefined, undefined, 0); },
+    async save(data) {
+      await writeJsonAtomic(file, pack(data), undefined, undefined, 0);
+    },
     async loadState() {
-      try { return JSON.parse(await fs.readFile(state, 'utf8')) as StateData; } catch { return null; }
+      try {
+        return JSON.parse(await fs.readFile(state, 'utf8')) as StateData;
+      } catch {
+        return null;
+      }
     },
-    async saveState(data) { await writeJsonAtomic(state, data, undefined, undefined, 0); },
+    async saveState(data) {
+      await writeJsonAtomic(state, data, undefined, undefined, 0);
+    },
   };
 }

@@ -15,7 +15,8 @@ export type RuntimeFactory = (host: HostConfig) => ContainerRuntime;
 export const runtimeFor: RuntimeFactory = host => {
   const kind = hostKind(host);
   switch (kind) {
-    case 'docker': return new DockerRuntime(host);
+    case 'docker':
+      return new DockerRuntime(host);
   }
 };
 
@@ -66,7 +67,7 @@ export interface LiveRun {
 
 export type RunsEvent = { kind: 'state' | 'phase' | 'note'; run: LiveRun; phase?: PhaseRecord; line?: string };
 
-const patchPathOf = (t: RunTarget) => t.agentPatch !== undefined ? t.agentPatch : t.agentRun?.patch ? path.resolve(t.folder, t.agentRun.patch.path) : null;
+const patchPathOf = (t: RunTarget) => (t.agentPatch !== undefined ? t.agentPatch : t.agentRun?.patch ? path.resolve(t.folder, t.agentRun.patch.path) : null);
 const ms = (iso: string | null | undefined) => (iso ? Date.parse(iso) || null : null);
 
 /**
@@ -82,11 +83,20 @@ export class Runs {
   constructor(private readonly runtimes: RuntimeFactory = runtimeFor) {}
 
   /** Listens to every state change, phase and note of the runs; returns the unsubscribe. */
-  onEvent(fn: (e: RunsEvent) => void): () => void { this.listeners.add(fn); return () => this.listeners.delete(fn); }
+  onEvent(fn: (e: RunsEvent) => void): () => void {
+    this.listeners.add(fn);
+    return () => this.listeners.delete(fn);
+  }
 
-  list(): LiveRun[] { return [...this.runs.values()].sort((a, b) => b.startedMs - a.startedMs); }
-  active(): LiveRun[] { return this.list().filter(r => !FINAL_STATES.includes(r.record.status)); }
-  get(key: RunKey): LiveRun | undefined { return this.runs.get(RunKeys.format(key)); }
+  list(): LiveRun[] {
+    return [...this.runs.values()].sort((a, b) => b.startedMs - a.startedMs);
+  }
+  active(): LiveRun[] {
+    return this.list().filter(r => !FINAL_STATES.includes(r.record.status));
+  }
+  get(key: RunKey): LiveRun | undefined {
+    return this.runs.get(RunKeys.format(key));
+  }
 
   /** Every role's plan, or PlanRefused naming each refused role. Nothing touches a host. */
   plan(t: RunTarget, s: RunSettings): RunPlan[] {
@@ -95,8 +105,19 @@ export class Runs {
     const templates = { human: s.templates?.human || DEFAULT_TEMPLATES.human, baseline: s.templates?.baseline || DEFAULT_TEMPLATES.baseline };
     for (const role of t.roles) {
       try {
-        plans.push(planRun(t.commit, role, { host: s.host, recipes: s.recipes ?? [], agentPatch: patchPathOf(t), runId: newRunId(), templates, serverTimeoutS: s.serverTimeoutS }));
-      } catch (e) { refusals.push({ role, message: e instanceof PlanError || e instanceof Error ? e.message : String(e) }); }
+        plans.push(
+          planRun(t.commit, role, {
+            host: s.host,
+            recipes: s.recipes ?? [],
+            agentPatch: patchPathOf(t),
+            runId: newRunId(),
+            templates,
+            serverTimeoutS: s.serverTimeoutS,
+          }),
+        );
+      } catch (e) {
+        refusals.push({ role, message: e instanceof PlanError || e instanceof Error ? e.message : String(e) });
+      }
     }
     if (refusals.length) throw new PlanRefused(refusals);
     return plans;
@@ -108,20 +129,35 @@ export class Runs {
     const patchPath = patchPathOf(t);
     let patchText: string | null = null;
     if (plans.some(p => p.role === 'agent')) {
-      try { patchText = await fs.readFile(patchPath!, 'utf8'); }
-      catch (e) { throw new PlanRefused([{ role: 'agent', message: `cannot read the patch ${patchPath}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}` }]); }
+      try {
+        patchText = await fs.readFile(patchPath!, 'utf8');
+      } catch (e) {
+        throw new PlanRefused([{ role: 'agent', message: `cannot read the patch ${patchPath}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}` }]);
+      }
     }
     const agent = t.agentRun?.agent ?? null;
-    return Promise.all(plans.map(plan => {
-      const ctl = new AbortController();
-      const onAbort = () => ctl.abort();
-      signal?.addEventListener('abort', onAbort, { once: true });
-      const runner = new Runner(this.runtimes(s.host), this.queue(s.host), this.events(s.host, t.folder, ctl));
-      return runner.run({
-        plan, folder: t.folder, agentPatch: plan.role === 'agent' ? patchText : null, checkout: s.checkout ?? null, env: s.env ?? {}, secretEnv: s.secretEnv ?? {},
-        model: t.commit.models[0] ?? null, agent: plan.role === 'agent' ? agent : null, benchmarkTimeoutS: s.benchmarkTimeoutS, signal: ctl.signal,
-      }).finally(() => signal?.removeEventListener('abort', onAbort));
-    }));
+    return Promise.all(
+      plans.map(plan => {
+        const ctl = new AbortController();
+        const onAbort = () => ctl.abort();
+        signal?.addEventListener('abort', onAbort, { once: true });
+        const runner = new Runner(this.runtimes(s.host), this.queue(s.host), this.events(s.host, t.folder, ctl));
+        return runner
+          .run({
+            plan,
+            folder: t.folder,
+            agentPatch: plan.role === 'agent' ? patchText : null,
+            checkout: s.checkout ?? null,
+            env: s.env ?? {},
+            secretEnv: s.secretEnv ?? {},
+            model: t.commit.models[0] ?? null,
+            agent: plan.role === 'agent' ? agent : null,
+            benchmarkTimeoutS: s.benchmarkTimeoutS,
+            signal: ctl.signal,
+          })
+          .finally(() => signal?.removeEventListener('abort', onAbort));
+      }),
+    );
   }
 
   /** Cancels a queued or running run of this process (its container is removed, its logs kept). */
@@ -133,7 +169,12 @@ export class Runs {
   }
 
   /** Re-attaches to the folder's unfinished runs on the host and completes them. */
-  async resume(folder: string, host: HostConfig, secretValues: (names: string[]) => Record<string, string> | Promise<Record<string, string>>, signal?: AbortSignal): Promise<RunRecord[]> {
+  async resume(
+    folder: string,
+    host: HostConfig,
+    secretValues: (names: string[]) => Record<string, string> | Promise<Record<string, string>>,
+    signal?: AbortSignal,
+  ): Promise<RunRecord[]> {
     const ctl = new AbortController();
     signal?.addEventListener('abort', () => ctl.abort(), { once: true });
     const runner = new Runner(this.runtimes(host), this.queue(host), this.events(host, folder, ctl));
@@ -149,9 +190,20 @@ export class Runs {
     for (const rec of await readRunRecords(folder, limit)) {
       const key = RunKeys.of(folder, rec.commit, rec.role, rec.runId);
       const id = RunKeys.format(key);
-      if (this.runs.has(id)) { found.push(this.runs.get(id)!); continue; }
-      const live: LiveRun = { key, host: { label: rec.host.label, docker: rec.host.docker, gpus: rec.host.gpus }, folder, record: rec,
-        startedMs: ms(rec.startedAt) ?? ms(rec.createdAt) ?? 0, endedMs: ms(rec.endedAt), fromDisk: true, ctl: null };
+      if (this.runs.has(id)) {
+        found.push(this.runs.get(id)!);
+        continue;
+      }
+      const live: LiveRun = {
+        key,
+        host: { label: rec.host.label, docker: rec.host.docker, gpus: rec.host.gpus },
+        folder,
+        record: rec,
+        startedMs: ms(rec.startedAt) ?? ms(rec.createdAt) ?? 0,
+        endedMs: ms(rec.endedAt),
+        fromDisk: true,
+        ctl: null,
+      };
       this.runs.set(id, live);
       found.push(live);
     }
@@ -166,14 +218,24 @@ export class Runs {
     return q;
   }
 
-  private emit(e: RunsEvent): void { for (const l of this.listeners) { try { l(e); } catch { /* a listener's failure is its own */ } } }
+  private emit(e: RunsEvent): void {
+    for (const l of this.listeners) {
+      try {
+        l(e);
+      } catch {
+        /* a listener's failure is its own */
+      }
+    }
+  }
 
   private events(host: HostConfig, folder: string, ctl: AbortController): RunEvents {
     const upd = (r: RunRecord) => {
       const key = RunKeys.of(folder, r.commit, r.role, r.runId);
       const id = RunKeys.format(key);
       const live = this.runs.get(id) ?? { key, host, folder, record: r, startedMs: Date.now(), endedMs: null, fromDisk: false, ctl };
-      live.record = r; live.fromDisk = false; live.ctl = ctl;
+      live.record = r;
+      live.fromDisk = false;
+      live.ctl = ctl;
       if (FINAL_STATES.includes(r.status) && live.endedMs === null) live.endedMs = Date.now();
       this.runs.set(id, live);
       return live;
@@ -186,15 +248,18 @@ export class Runs {
   }
 
   /** Cancels every run this process drives (window closing, CLI interrupted). */
-  cancelAll(): void { for (const r of this.active()) r.ctl?.abort(); }
+  cancelAll(): void {
+    for (const r of this.active()) r.ctl?.abort();
+  }
 }
 
 /** run.json files under `<folder>/.bench-triage/runs/<commit8>/<role>/<runId>/`, newest first; unreadable ones are passed over. */
 export async function readRunRecords(folder: string, limit = 500): Promise<RunRecord[]> {
   const base = path.join(folder, '.bench-triage', 'runs');
   const dirs: string[] = [];
-  const list = async (d: string) => (await fs.readdir(d, { withFileTypes: true }).catch(() => [])).filter(e => e.isDirectory() && !e.isSymbolicLink()).map(e => path.join(d, e.name));
-  for (const c of await list(base)) for (const role of await list(c)) dirs.push(...await list(role));
+  const list = async (d: string) =>
+    (await fs.readdir(d, { withFileTypes: true }).catch(() => [])).filter(e => e.isDirectory() && !e.isSymbolicLink()).map(e => path.join(d, e.name));
+  for (const c of await list(base)) for (const role of await list(c)) dirs.push(...(await list(role)));
   // Run ids start with their UTC time: newest first without reading anything.
   dirs.sort((a, b) => (path.basename(a) < path.basename(b) ? 1 : -1));
   const out: RunRecord[] = [];
@@ -206,8 +271,12 @@ export async function readRunRecords(folder: string, limit = 500): Promise<RunRe
         if (!st.isFile() || st.size > 8 * 1024 * 1024) continue;
         const r = JSON.parse(await fh.readFile('utf8')) as RunRecord;
         if (r?.schema === RECORD_SCHEMA && typeof r.runId === 'string' && typeof r.commit === 'string') out.push(r);
-      } finally { await fh.close(); }
-    } catch { /* not a run folder, or a run.json being written: skipped */ }
+      } finally {
+        await fh.close();
+      }
+    } catch {
+      /* not a run folder, or a run.json being written: skipped */
+    }
   }
   return out;
 }

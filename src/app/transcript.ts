@@ -6,7 +6,11 @@ import { FINAL_STATES, type RunRecord } from '../runner/runRecord';
 export const TRANSCRIPT_FILE_CAP = 8 * 1024 * 1024;
 const HEAD = 1024 * 1024;
 
-export interface TranscriptPart { title: string; file: string; size: number }
+export interface TranscriptPart {
+  title: string;
+  file: string;
+  size: number;
+}
 
 /** The logs of a run in the order they were written: each phase's stdout and stderr, then the runner's own log. */
 export function transcriptParts(r: RunRecord): Array<Omit<TranscriptPart, 'size'> & { started: boolean }> {
@@ -23,15 +27,28 @@ export function transcriptParts(r: RunRecord): Array<Omit<TranscriptPart, 'size'
 
 async function readPart(file: string): Promise<{ text: string; size: number }> {
   let fh: fs.FileHandle;
-  try { fh = await fs.open(file, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW); } catch { return { text: '', size: -1 }; }
+  try {
+    fh = await fs.open(file, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
+  } catch {
+    return { text: '', size: -1 };
+  }
   try {
     const st = await fh.stat();
     if (!st.isFile()) return { text: `(not a regular file: not read)\n`, size: -1 };
-    const read = async (pos: number, len: number) => { const b = Buffer.alloc(len); const { bytesRead } = await fh.read(b, 0, len, pos); return b.subarray(0, bytesRead).toString('utf8'); };
+    const read = async (pos: number, len: number) => {
+      const b = Buffer.alloc(len);
+      const { bytesRead } = await fh.read(b, 0, len, pos);
+      return b.subarray(0, bytesRead).toString('utf8');
+    };
     if (st.size <= TRANSCRIPT_FILE_CAP) return { text: await read(0, st.size), size: st.size };
     const tail = TRANSCRIPT_FILE_CAP - HEAD;
-    return { size: st.size, text: `${await read(0, HEAD)}\n[bench-triage: ${(st.size - TRANSCRIPT_FILE_CAP).toLocaleString('en')} bytes of ${path.basename(file)} not shown here; open the log file itself for all of it]\n${await read(st.size - tail, tail)}` };
-  } finally { await fh.close(); }
+    return {
+      size: st.size,
+      text: `${await read(0, HEAD)}\n[bench-triage: ${(st.size - TRANSCRIPT_FILE_CAP).toLocaleString('en')} bytes of ${path.basename(file)} not shown here; open the log file itself for all of it]\n${await read(st.size - tail, tail)}`,
+    };
+  } finally {
+    await fh.close();
+  }
 }
 
 /**
@@ -41,11 +58,20 @@ async function readPart(file: string): Promise<{ text: string; size: number }> {
  */
 export async function composeTranscript(runDir: string): Promise<{ text: string; fingerprint: string; record: RunRecord | null }> {
   let r: RunRecord;
-  try { r = JSON.parse(await fs.readFile(path.join(runDir, 'run.json'), 'utf8')) as RunRecord; }
-  catch (e) { return { text: `No run here: ${path.join(runDir, 'run.json')} cannot be read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}).\n`, fingerprint: 'none', record: null }; }
+  try {
+    r = JSON.parse(await fs.readFile(path.join(runDir, 'run.json'), 'utf8')) as RunRecord;
+  } catch (e) {
+    return {
+      text: `No run here: ${path.join(runDir, 'run.json')} cannot be read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}).\n`,
+      fingerprint: 'none',
+      record: null,
+    };
+  }
   const out: string[] = [];
   const live = !FINAL_STATES.includes(r.status);
-  out.push(`# ${r.role} of ${r.commit} on ${r.host.label} · ${r.status}${live ? ' (following: this document grows with the run)' : ''}${r.error ? ` · ${r.error}` : ''}`);
+  out.push(
+    `# ${r.role} of ${r.commit} on ${r.host.label} · ${r.status}${live ? ' (following: this document grows with the run)' : ''}${r.error ? ` · ${r.error}` : ''}`,
+  );
   out.push(`# image ${r.image} · run ${r.runId}`);
   const sizes: number[] = [];
   for (const p of transcriptParts(r)) {
@@ -62,8 +88,23 @@ export async function composeTranscript(runDir: string): Promise<{ text: string;
 /** What changes when the transcript would: the run's state and the sizes of its logs (stats only, nothing read). */
 export async function transcriptFingerprint(runDir: string): Promise<{ fingerprint: string; bytes: number }> {
   let r: RunRecord;
-  try { r = JSON.parse(await fs.readFile(path.join(runDir, 'run.json'), 'utf8')) as RunRecord; }
-  catch { return { fingerprint: 'none', bytes: 0 }; }
-  const sizes = await Promise.all(transcriptParts(r).filter(p => p.started).map(p => fs.lstat(path.join(runDir, p.file)).then(s => s.size, () => -1)));
-  return { fingerprint: `${r.status}|${r.phases.length}|${sizes.join(',')}`, bytes: sizes.reduce((a, b) => a + Math.max(0, Math.min(b, TRANSCRIPT_FILE_CAP)), 0) };
+  try {
+    r = JSON.parse(await fs.readFile(path.join(runDir, 'run.json'), 'utf8')) as RunRecord;
+  } catch {
+    return { fingerprint: 'none', bytes: 0 };
+  }
+  const sizes = await Promise.all(
+    transcriptParts(r)
+      .filter(p => p.started)
+      .map(p =>
+        fs.lstat(path.join(runDir, p.file)).then(
+          s => s.size,
+          () => -1,
+        ),
+      ),
+  );
+  return {
+    fingerprint: `${r.status}|${r.phases.length}|${sizes.join(',')}`,
+    bytes: sizes.reduce((a, b) => a + Math.max(0, Math.min(b, TRANSCRIPT_FILE_CAP)), 0),
+  };
 }

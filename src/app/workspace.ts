@@ -1,5 +1,19 @@
 import { createHash } from 'node:crypto';
-import { assemble, DEFAULT_MAX_FILE_BYTES, isRelevant, listFolder, readExtract, runOf, siblingsOf, attributeAgents, type FileExtract, type FileSource, type ListedFile, type Listing, type ScanResult } from '../core/ingest';
+import {
+  assemble,
+  DEFAULT_MAX_FILE_BYTES,
+  isRelevant,
+  listFolder,
+  readExtract,
+  runOf,
+  siblingsOf,
+  attributeAgents,
+  type FileExtract,
+  type FileSource,
+  type ListedFile,
+  type Listing,
+  type ScanResult,
+} from '../core/ingest';
 import { applyPatchTruth, Classifier, classifyRuns, type Classification, type Rule } from '../core/classify';
 import { triage, type CommitTriage } from '../core/compare';
 import type { PrimaryOverride } from '../core/metrics';
@@ -8,7 +22,11 @@ import { EntryKeys, type EntryKey } from './identity';
 import type { IndexData, IndexStore, StateData } from './indexStore';
 import { ROLES } from '../core/model';
 
-export interface WorkspaceSettings { tieBand: number; rules: Rule[]; primaryMetric: PrimaryOverride }
+export interface WorkspaceSettings {
+  tieBand: number;
+  rules: Rule[];
+  primaryMetric: PrimaryOverride;
+}
 
 export interface LoadOptions {
   signal?: AbortSignal;
@@ -40,11 +58,23 @@ export class Workspace {
   classifications = new Map<string, Classification>();
   entries: CommitTriage[] = [];
   /** Rules that ran out of their time budget (user rules stop for that file; the CLI reports them). */
-  get budgetReports() { return this.classifier.budgetReports; }
+  get budgetReports() {
+    return this.classifier.budgetReports;
+  }
   /** Figures of the last load, for the benchmark and the log. */
-  lastLoad: { listed: number; read: number; fromIndex: number; classified: number; ms?: Record<string, number> } = { listed: 0, read: 0, fromIndex: 0, classified: 0 };
+  lastLoad: { listed: number; read: number; fromIndex: number; classified: number; ms?: Record<string, number> } = {
+    listed: 0,
+    read: 0,
+    fromIndex: 0,
+    classified: 0,
+  };
 
-  constructor(readonly folder: string, private readonly source: FileSource, private readonly settings: () => WorkspaceSettings, private readonly index: IndexStore | null = null) {
+  constructor(
+    readonly folder: string,
+    private readonly source: FileSource,
+    private readonly settings: () => WorkspaceSettings,
+    private readonly index: IndexStore | null = null,
+  ) {
     this.classifier = new Classifier({ userRules: settings().rules });
     this.rulesKey = rulesKeyOf(settings().rules);
   }
@@ -53,7 +83,9 @@ export class Workspace {
   entry(key: EntryKey): CommitTriage | undefined {
     return key.folder === this.folder ? this.entries.find(e => e.commit === key.commit && e.agent === key.agent) : undefined;
   }
-  keyOf(e: CommitTriage): EntryKey { return EntryKeys.of(this.folder, e.commit, e.agent); }
+  keyOf(e: CommitTriage): EntryKey {
+    return EntryKeys.of(this.folder, e.commit, e.agent);
+  }
 
   /**
    * Opens the folder. With a usable index the results are ready at once from it (nothing listed or
@@ -62,15 +94,23 @@ export class Workspace {
    */
   async open(opts: LoadOptions = {}): Promise<{ warm: boolean; revalidated: Promise<WorkspaceChange> }> {
     // Fastest: the last state shown, under the same settings; the extracts follow behind.
-    const state = await this.index?.loadState().catch(() => null) ?? null;
+    const state = (await this.index?.loadState().catch(() => null)) ?? null;
     if (state && state.version === INDEX_VERSION && state.build === BUILD && state.folder === this.folder && state.settingsKey === this.settingsKey()) {
       this.restoreState(state);
-      this.pending = this.usableIndex().then(cached => { if (cached) this.hydrate(cached, false); else this.pending = null; });
-      const revalidated = this.pending.then(() => (this.extracts.size || !this.result.runs.length ? this.revalidate(opts.signal) : this.load(opts, null).then((): WorkspaceChange => ({ kind: 'full' }))));
+      this.pending = this.usableIndex().then(cached => {
+        if (cached) this.hydrate(cached, false);
+        else this.pending = null;
+      });
+      const revalidated = this.pending.then(() =>
+        this.extracts.size || !this.result.runs.length ? this.revalidate(opts.signal) : this.load(opts, null).then((): WorkspaceChange => ({ kind: 'full' })),
+      );
       return { warm: true, revalidated };
     }
     const cached = await this.usableIndex();
-    if (!cached) { await this.load(opts, null); return { warm: false, revalidated: Promise.resolve({ kind: 'none' }) }; }
+    if (!cached) {
+      await this.load(opts, null);
+      return { warm: false, revalidated: Promise.resolve({ kind: 'none' }) };
+    }
     this.hydrate(cached, true);
     return { warm: true, revalidated: this.revalidate(opts.signal) };
   }
@@ -81,8 +121,12 @@ export class Workspace {
   /** Listing, extracts and classifications from the index; with `compute`, the results from them too. */
   private hydrate(cached: IndexData, compute: boolean): void {
     const files: ListedFile[] = cached.listing.files.map(([path, size, mtimeMs]) => ({ path, size, ...(mtimeMs !== null ? { mtimeMs } : {}) }));
-    const extracts = new Map<string, FileExtract>(), stamps = new Map<string, string>();
-    for (const [p, f] of Object.entries(cached.files)) { extracts.set(p, f.extract); stamps.set(p, f.stamp); }
+    const extracts = new Map<string, FileExtract>(),
+      stamps = new Map<string, string>();
+    for (const [p, f] of Object.entries(cached.files)) {
+      extracts.set(p, f.extract);
+      stamps.set(p, f.stamp);
+    }
     this.listing = { files, records: cached.listing.records };
     this.replaceExtracts(extracts, stamps);
     this.lastLoad = { listed: files.length, read: 0, fromIndex: extracts.size, classified: 0 };
@@ -103,18 +147,31 @@ export class Workspace {
     const cls = this.classifications;
     this.entries = s.entries.map(e => ({
       ...e,
-      roles: Object.fromEntries(ROLES.map(role => {
-        const v = e.roles[role];
-        const run = v.run ? runs.get(v.run) ?? null : null;
-        return [role, { run, history: v.history.map(id => runs.get(id)!).filter(Boolean), attempts: v.attempts.map(id => runs.get(id)!).filter(Boolean), classification: run ? cls.get(run.id) ?? null : null }];
-      })) as CommitTriage['roles'],
+      roles: Object.fromEntries(
+        ROLES.map(role => {
+          const v = e.roles[role];
+          const run = v.run ? (runs.get(v.run) ?? null) : null;
+          return [
+            role,
+            {
+              run,
+              history: v.history.map(id => runs.get(id)!).filter(Boolean),
+              attempts: v.attempts.map(id => runs.get(id)!).filter(Boolean),
+              classification: run ? (cls.get(run.id) ?? null) : null,
+            },
+          ];
+        }),
+      ) as CommitTriage['roles'],
     }));
     this.lastLoad = { listed: 0, read: 0, fromIndex: s.result.runs.length, classified: 0 };
   }
 
   private settingsKey(): string {
     const s = this.settings();
-    return createHash('sha1').update(JSON.stringify([this.rulesKey, s.tieBand, s.primaryMetric])).digest('hex').slice(0, 16);
+    return createHash('sha1')
+      .update(JSON.stringify([this.rulesKey, s.tieBand, s.primaryMetric]))
+      .digest('hex')
+      .slice(0, 16);
   }
 
   /** Lists the folder again and applies what changed since the last look (new, changed and deleted files). */
@@ -122,7 +179,8 @@ export class Workspace {
     const listing = await listFolder(this.source, signal);
     const now = new Map(listing.files.map(f => [f.path, f]));
     const changed: string[] = [];
-    for (const f of listing.files) if (readable(f.path) ? this.stamps.get(f.path) !== stampOf(f) : !this.listing.files.some(g => g.path === f.path)) changed.push(f.path);
+    for (const f of listing.files)
+      if (readable(f.path) ? this.stamps.get(f.path) !== stampOf(f) : !this.listing.files.some(g => g.path === f.path)) changed.push(f.path);
     for (const f of this.listing.files) if (!now.has(f.path)) changed.push(f.path);
     const recordsChanged = JSON.stringify(listing.records) !== JSON.stringify(this.listing.records);
     if (!changed.length && !recordsChanged) return { kind: 'none' };
@@ -131,7 +189,7 @@ export class Workspace {
   }
 
   private async usableIndex(): Promise<IndexData | null> {
-    const cached = await this.index?.load().catch(() => null) ?? null;
+    const cached = (await this.index?.load().catch(() => null)) ?? null;
     return cached && cached.version === INDEX_VERSION && cached.folder === this.folder && cached.build === BUILD && cached.listing ? cached : null;
   }
 
@@ -145,24 +203,37 @@ export class Workspace {
     const fresh: ListedFile[] = [];
     const limit = limiter(32, opts.signal);
     const reads: Array<Promise<void>> = [];
-    let done = 0, readableCount = 0;
+    let done = 0,
+      readableCount = 0;
     // Each folder is read as soon as the walk has finished it: extraction overlaps the listing.
-    const listing = await listFolder(this.source, opts.signal, folder => {
-      const siblings = siblingsOf(folder).values().next().value ?? new Map<string, string>();
-      for (const f of folder) {
-        if (!readable(f.path)) continue;
-        readableCount++;
-        const hit = usable?.files[f.path];
-        if (hit && hit.stamp === stampOf(f)) { extracts.set(f.path, hit.extract); stamps.set(f.path, hit.stamp); continue; }
-        fresh.push(f);
-        const job = async () => {
-          extracts.set(f.path, await readExtract(this.source, f, siblings, DEFAULT_MAX_FILE_BYTES));
-          stamps.set(f.path, stampOf(f));
-          if (++done % 100 === 0) opts.onProgress?.({ phase: 'read', done, total: readableCount });
-        };
-        reads.push(limit(job));
-      }
-    }, { statOnRead: !usable }).catch(async e => { await Promise.allSettled(reads); throw e; });
+    const listing = await listFolder(
+      this.source,
+      opts.signal,
+      folder => {
+        const siblings = siblingsOf(folder).values().next().value ?? new Map<string, string>();
+        for (const f of folder) {
+          if (!readable(f.path)) continue;
+          readableCount++;
+          const hit = usable?.files[f.path];
+          if (hit && hit.stamp === stampOf(f)) {
+            extracts.set(f.path, hit.extract);
+            stamps.set(f.path, hit.stamp);
+            continue;
+          }
+          fresh.push(f);
+          const job = async () => {
+            extracts.set(f.path, await readExtract(this.source, f, siblings, DEFAULT_MAX_FILE_BYTES));
+            stamps.set(f.path, stampOf(f));
+            if (++done % 100 === 0) opts.onProgress?.({ phase: 'read', done, total: readableCount });
+          };
+          reads.push(limit(job));
+        }
+      },
+      { statOnRead: !usable },
+    ).catch(async e => {
+      await Promise.allSettled(reads);
+      throw e;
+    });
     await Promise.all(reads);
     const tRead = Date.now();
     opts.onProgress?.({ phase: 'read', done, total: done });
@@ -176,12 +247,21 @@ export class Workspace {
         if (changedFiles.has(r.provenance.file)) continue;
         const c = usable.files[r.provenance.file]?.classifications?.[r.id];
         if (c) classifications.set(r.id, c);
-        else if (r.status !== 'success' || r.role === 'agent') { if (!usable.files[r.provenance.file]?.classifications) changedFiles.add(r.provenance.file); }
+        else if (r.status !== 'success' || r.role === 'agent') {
+          if (!usable.files[r.provenance.file]?.classifications) changedFiles.add(r.provenance.file);
+        }
       }
     } else for (const r of result.runs) changedFiles.add(r.provenance.file);
     if (opts.signal?.aborted) throw opts.signal.reason ?? new Error('cancelled');
     opts.onProgress?.({ phase: 'classify', done: 0, total: changedFiles.size });
-    const computed = await classifyRuns(result, (p, o) => this.source.readText(p, o), this.classifier, opts.signal, changedFiles, f => extracts.get(f)?.texts);
+    const computed = await classifyRuns(
+      result,
+      (p, o) => this.source.readText(p, o),
+      this.classifier,
+      opts.signal,
+      changedFiles,
+      f => extracts.get(f)?.texts,
+    );
     for (const [k, v] of computed) classifications.set(k, v);
     const tCls = Date.now();
     this.listing = listing;
@@ -189,8 +269,13 @@ export class Workspace {
     this.result = { ...result, runs: applyPatchTruth(result.runs, classifications) };
     this.classifications = classifications;
     this.entries = this.triageAll();
-    this.lastLoad = { listed: listing.files.length, read: fresh.length, fromIndex: readableCount - fresh.length, classified: changedFiles.size,
-      ms: { listAndRead: tRead - t0, assemble: tAsm - tRead, classify: tCls - tAsm, triage: Date.now() - tCls } };
+    this.lastLoad = {
+      listed: listing.files.length,
+      read: fresh.length,
+      fromIndex: readableCount - fresh.length,
+      classified: changedFiles.size,
+      ms: { listAndRead: tRead - t0, assemble: tAsm - tRead, classify: tCls - tAsm, triage: Date.now() - tCls },
+    };
     this.saveIndexSoon();
   }
 
@@ -231,15 +316,33 @@ export class Workspace {
       const x = c.listed && !c.listed.kind && readable(c.path) ? await readExtract(this.source, c.listed, siblings.get(dirOf(c.path)) ?? new Map()) : null;
       extracts.push({ path: c.path, x, listed: c.listed });
     }
-    const fast = extracts.length > 0 && extracts.every(e => e.x && e.x.record.kind === 'run' && this.extracts.get(e.path)?.record.kind !== 'nonRun'
-      && e.x.drafts.every(d => this.knownCommit(d.commit) !== null) && this.listing.files.some(f => f.path === e.path) === this.extracts.has(e.path));
+    const fast =
+      extracts.length > 0 &&
+      extracts.every(
+        e =>
+          e.x &&
+          e.x.record.kind === 'run' &&
+          this.extracts.get(e.path)?.record.kind !== 'nonRun' &&
+          e.x.drafts.every(d => this.knownCommit(d.commit) !== null) &&
+          this.listing.files.some(f => f.path === e.path) === this.extracts.has(e.path),
+      );
     // The listing follows the change either way.
     const files = new Map(this.listing.files.map(f => [f.path, f]));
     for (const e of extracts) {
-      if (e.listed && !e.listed.kind) files.set(e.path, e.listed); else files.delete(e.path);
-      if (e.x) { this.extracts.set(e.path, e.x); this.stamps.set(e.path, stampOf(e.listed!)); } else { this.extracts.delete(e.path); this.stamps.delete(e.path); }
+      if (e.listed && !e.listed.kind) files.set(e.path, e.listed);
+      else files.delete(e.path);
+      if (e.x) {
+        this.extracts.set(e.path, e.x);
+        this.stamps.set(e.path, stampOf(e.listed!));
+      } else {
+        this.extracts.delete(e.path);
+        this.stamps.delete(e.path);
+      }
     }
-    this.listing = { files: [...files.values()].sort((a, b) => (a.path < b.path ? -1 : 1)), records: this.listing.records.filter(r => !changed.some(c => c.path === r.path)) };
+    this.listing = {
+      files: [...files.values()].sort((a, b) => (a.path < b.path ? -1 : 1)),
+      records: this.listing.records.filter(r => !changed.some(c => c.path === r.path)),
+    };
     if (fast) return this.updateCommits(extracts.map(e => e.x!));
     const raw = assemble(this.listing, this.extracts);
     const only = new Set(extracts.map(e => e.path));
@@ -263,22 +366,42 @@ export class Workspace {
   /** The fast path: the runs of the changed files replaced, classified, and their commits re-triaged. */
   private async updateCommits(xs: FileExtract[]): Promise<WorkspaceChange> {
     const files = new Set(xs.map(x => x.path));
-    const added: Run[] = xs.flatMap(x => x.drafts.map(d => runOf(d, this.knownCommit(d.commit)!, d.parent ? this.knownCommit(d.parent) ?? d.parent : null)));
+    const added: Run[] = xs.flatMap(x => x.drafts.map(d => runOf(d, this.knownCommit(d.commit)!, d.parent ? (this.knownCommit(d.parent) ?? d.parent) : null)));
     const commitsHit = new Set(added.map(r => r.commit));
     for (const r of this.result.runs) if (files.has(r.provenance.file)) commitsHit.add(r.commit);
     for (const r of added) r.project ??= this.result.commits.find(c => c.hash === r.commit)?.project ?? null;
     const datasets = this.result.datasetAgents ?? {};
     attributeAgents(added, this.result.agentRuns, new Map(Object.entries(datasets).map(([k, v]) => [k, new Set(v)])));
-    const fresh = await classifyRuns({ runs: added, commits: this.result.commits }, (p, o) => this.source.readText(p, o), this.classifier, undefined, undefined, this.textsOf);
+    const fresh = await classifyRuns(
+      { runs: added, commits: this.result.commits },
+      (p, o) => this.source.readText(p, o),
+      this.classifier,
+      undefined,
+      undefined,
+      this.textsOf,
+    );
     for (const id of [...this.classifications.keys()]) if (files.has(id.slice(0, id.lastIndexOf('#')))) this.classifications.delete(id);
     for (const [k, v] of fresh) this.classifications.set(k, v);
     const runs = [...this.result.runs.filter(r => !files.has(r.provenance.file)), ...applyPatchTruth(added, fresh)];
-    this.result = { ...this.result, runs, files: this.result.files.filter(f => !files.has(f.path)).concat(xs.map(x => x.record)).sort((a, b) => (a.path < b.path ? -1 : 1)) };
+    this.result = {
+      ...this.result,
+      runs,
+      files: this.result.files
+        .filter(f => !files.has(f.path))
+        .concat(xs.map(x => x.record))
+        .sort((a, b) => (a.path < b.path ? -1 : 1)),
+    };
     const mine = runs.filter(r => commitsHit.has(r.commit));
     const s = this.settings();
-    const updated = triage(mine, this.classifications, { tieBand: s.tieBand, primaryMetric: s.primaryMetric, conflicts: this.result.conflicts, commits: new Map(this.result.commits.filter(c => commitsHit.has(c.hash)).map(c => [c.hash, c])) });
-    this.entries = [...this.entries.filter(e => !commitsHit.has(e.commit)), ...updated]
-      .sort((a, b) => a.project.localeCompare(b.project) || a.commit.localeCompare(b.commit) || String(a.agent).localeCompare(String(b.agent)));
+    const updated = triage(mine, this.classifications, {
+      tieBand: s.tieBand,
+      primaryMetric: s.primaryMetric,
+      conflicts: this.result.conflicts,
+      commits: new Map(this.result.commits.filter(c => commitsHit.has(c.hash)).map(c => [c.hash, c])),
+    });
+    this.entries = [...this.entries.filter(e => !commitsHit.has(e.commit)), ...updated].sort(
+      (a, b) => a.project.localeCompare(b.project) || a.commit.localeCompare(b.commit) || String(a.agent).localeCompare(String(b.agent)),
+    );
     this.saveIndexSoon();
     return { kind: 'commits', commits: [...commitsHit] };
   }
@@ -287,11 +410,17 @@ export class Workspace {
 
   private triageAll(): CommitTriage[] {
     const s = this.settings();
-    return triage(this.result.runs, this.classifications, { tieBand: s.tieBand, primaryMetric: s.primaryMetric, conflicts: this.result.conflicts, commits: new Map(this.result.commits.map(c => [c.hash, c])) });
+    return triage(this.result.runs, this.classifications, {
+      tieBand: s.tieBand,
+      primaryMetric: s.primaryMetric,
+      conflicts: this.result.conflicts,
+      commits: new Map(this.result.commits.map(c => [c.hash, c])),
+    });
   }
 
   private replaceExtracts(extracts: Map<string, FileExtract>, stamps: Map<string, string>): void {
-    this.extracts.clear(); this.stamps.clear();
+    this.extracts.clear();
+    this.stamps.clear();
     for (const [k, v] of extracts) this.extracts.set(k, v);
     for (const [k, v] of stamps) this.stamps.set(k, v);
   }
@@ -301,25 +430,52 @@ export class Workspace {
   private saveIndexSoon(): void {
     if (!this.index) return;
     if (this.saveTimer) clearTimeout(this.saveTimer);
-    this.saveTimer = setTimeout(() => { this.saveTimer = null; void this.saveIndex(); }, 500);
+    this.saveTimer = setTimeout(() => {
+      this.saveTimer = null;
+      void this.saveIndex();
+    }, 500);
     this.saveTimer.unref?.();
   }
 
   /** The index now (the CLI saves before it exits). */
   async saveIndex(): Promise<void> {
     if (!this.index) return;
-    if (this.saveTimer) { clearTimeout(this.saveTimer); this.saveTimer = null; }
+    if (this.saveTimer) {
+      clearTimeout(this.saveTimer);
+      this.saveTimer = null;
+    }
     const byFile = new Map<string, Record<string, Classification>>();
     for (const [id, c] of this.classifications) {
       const file = id.slice(0, id.lastIndexOf('#'));
       (byFile.get(file) ?? byFile.set(file, {}).get(file)!)[id] = c;
     }
-    const data: IndexData = { version: INDEX_VERSION, build: BUILD, folder: this.folder, rulesKey: this.rulesKey, files: {},
-      listing: { files: this.listing.files.map(f => [f.path, f.size, f.mtimeMs ?? null]), records: this.listing.records } };
+    const data: IndexData = {
+      version: INDEX_VERSION,
+      build: BUILD,
+      folder: this.folder,
+      rulesKey: this.rulesKey,
+      files: {},
+      listing: { files: this.listing.files.map(f => [f.path, f.size, f.mtimeMs ?? null]), records: this.listing.records },
+    };
     for (const [p, x] of this.extracts) data.files[p] = { stamp: this.stamps.get(p) ?? '', extract: x, classifications: byFile.get(p) ?? {} };
     await this.index.save(data).catch(() => undefined);
-    const state: StateData = { version: INDEX_VERSION, build: BUILD, folder: this.folder, settingsKey: this.settingsKey(), result: this.result, classifications: [...this.classifications],
-      entries: this.entries.map(e => ({ ...e, roles: Object.fromEntries(ROLES.map(role => [role, { run: e.roles[role].run?.id ?? null, history: e.roles[role].history.map(r => r.id), attempts: e.roles[role].attempts.map(r => r.id) }])) as StateData['entries'][number]['roles'] })) };
+    const state: StateData = {
+      version: INDEX_VERSION,
+      build: BUILD,
+      folder: this.folder,
+      settingsKey: this.settingsKey(),
+      result: this.result,
+      classifications: [...this.classifications],
+      entries: this.entries.map(e => ({
+        ...e,
+        roles: Object.fromEntries(
+          ROLES.map(role => [
+            role,
+            { run: e.roles[role].run?.id ?? null, history: e.roles[role].history.map(r => r.id), attempts: e.roles[role].attempts.map(r => r.id) },
+          ]),
+        ) as StateData['entries'][number]['roles'],
+      })),
+    };
     await this.index.saveState(state).catch(() => undefined);
   }
 }
@@ -336,15 +492,25 @@ const BUILD = process.env.BENCH_TRIAGE_BUILD ?? 'dev';
 
 /** Runs at most `n` tasks at once, in the order given; a cancelled signal fails the tasks not yet started. */
 function limiter(n: number, signal?: AbortSignal): (task: () => Promise<void>) => Promise<void> {
-  let active = 0, head = 0;
+  let active = 0,
+    head = 0;
   const queue: Array<() => void> = [];
-  const next = () => { if (head < queue.length) { const r = queue[head]; queue[head++] = undefined!; r(); } };
+  const next = () => {
+    if (head < queue.length) {
+      const r = queue[head];
+      queue[head++] = undefined!;
+      r();
+    }
+  };
   return async task => {
     if (active >= n) await new Promise<void>(r => queue.push(r));
     active++;
     try {
       if (signal?.aborted) throw signal.reason ?? new Error('cancelled');
       await task();
-    } finally { active--; next(); }
+    } finally {
+      active--;
+      next();
+    }
   };
 }

@@ -10,14 +10,23 @@ import { fileIndexStore } from '../app/indexStore';
 /** User rules from `--rules` or `<folder>/.bench-triage/rules.json`; problems go to stderr, loading goes on. */
 export function loadUserRules(folder: string, explicit: string | undefined, err: (s: string) => void): Rule[] {
   const file = explicit ?? path.join(folder, '.bench-triage', 'rules.json');
-  if (!existsSync(file)) { if (explicit) throw new Error(`rules file ${explicit} does not exist`); return []; }
+  if (!existsSync(file)) {
+    if (explicit) throw new Error(`rules file ${explicit} does not exist`);
+    return [];
+  }
   const { rules, problems } = parseRulesFile(readFileSync(file, 'utf8'));
-  for (const p of problems) err(`${file}: ${p.severity}: ${p.ruleId ? `rule ${p.ruleId}` : p.index !== null ? `rule #${p.index}` : 'file'}${p.field ? ` (${p.field})` : ''}: ${p.message}\n`);
+  for (const p of problems)
+    err(
+      `${file}: ${p.severity}: ${p.ruleId ? `rule ${p.ruleId}` : p.index !== null ? `rule #${p.index}` : 'file'}${p.field ? ` (${p.field})` : ''}: ${p.message}\n`,
+    );
   return rules;
 }
 
 /** A folder through the shared Workspace; with `cache`, its persistent index lives there (`--cache DIR`). */
-export function analyzeFolder(folder: string, opts: { tieBand?: number; rules?: Rule[]; primaryMetric?: PrimaryOverride; cache?: string } = {}): Promise<Analysis> {
+export function analyzeFolder(
+  folder: string,
+  opts: { tieBand?: number; rules?: Rule[]; primaryMetric?: PrimaryOverride; cache?: string } = {},
+): Promise<Analysis> {
   const abs = path.resolve(folder);
   return analyze(nodeFileSource(abs), { ...opts, folder: abs, index: opts.cache ? fileIndexStore(path.resolve(opts.cache), abs) : null });
 }
@@ -29,25 +38,82 @@ export function entryJson(e: CommitTriage) {
     if (!v.run) continue;
     const c = v.classification;
     roles[role] = {
-      status: v.run.status, originalStatus: v.run.originalStatus, source: v.run.source, file: v.run.provenance.file,
-      category: c?.category ?? null, cause: c?.cause ?? null, fixability: c?.fixability ?? null,
-      evidence: c?.evidence ?? null, rule: c?.rule ?? null, description: c?.description ?? null, strength: c?.strength ?? null,
-      findings: (c?.findings ?? []).map(f => ({ category: f.category, cause: f.cause, evidence: f.evidence, rule: f.rule, strength: f.strength, description: f.description })),
-      metrics: v.run.metrics, units: Object.fromEntries(Object.entries(v.run.metricSources).map(([k, s]) => [k, s.evidence])),
-      attempts: v.history.length + 1, comparableAttempts: v.attempts.length, problems: v.run.problems, notes: c?.notes ?? [],
+      status: v.run.status,
+      originalStatus: v.run.originalStatus,
+      source: v.run.source,
+      file: v.run.provenance.file,
+      category: c?.category ?? null,
+      cause: c?.cause ?? null,
+      fixability: c?.fixability ?? null,
+      evidence: c?.evidence ?? null,
+      rule: c?.rule ?? null,
+      description: c?.description ?? null,
+      strength: c?.strength ?? null,
+      findings: (c?.findings ?? []).map(f => ({
+        category: f.category,
+        cause: f.cause,
+        evidence: f.evidence,
+        rule: f.rule,
+        strength: f.strength,
+        description: f.description,
+      })),
+      metrics: v.run.metrics,
+      units: Object.fromEntries(Object.entries(v.run.metricSources).map(([k, s]) => [k, s.evidence])),
+      attempts: v.history.length + 1,
+      comparableAttempts: v.attempts.length,
+      problems: v.run.problems,
+      notes: c?.notes ?? [],
     };
   }
   const c = e.comparison;
   return {
-    commit: e.commit, agent: e.agent, project: e.project, subject: e.subject, model: e.model, gpuConfig: e.gpuConfig, mode: e.mode,
-    outcome: e.outcome, roles, verdict: e.verdict,
-    comparison: c ? {
-      metric: c.metric, unit: c.unit, verdict: c.verdict, basis: c.basis, ci: c.basis === 'single' ? null : c.ci, p: c.p,
-      baseline: c.baseline, human: c.human, agent: c.agent, agentVsHuman: c.agentVsHuman, humanImprovement: c.humanImprovement, agentImprovement: c.agentImprovement,
-      mixed: c.mixed, headlineMetrics: c.headlineMetrics, note: c.note,
-      metrics: c.metrics.map(m => ({ key: m.key, unit: m.unit, direction: m.direction, baseline: m.baseline, human: m.human, agent: m.agent, agentVsHuman: m.agentVsHuman,
-        humanImprovement: m.humanImprovement, agentImprovement: m.agentImprovement, verdict: m.verdict, basis: m.basis, ci: m.ci, p: m.p, n: m.n, headline: m.headline })),
-    } : null,
-    comparability: e.comparability, conflicts: e.conflicts,
+    commit: e.commit,
+    agent: e.agent,
+    project: e.project,
+    subject: e.subject,
+    model: e.model,
+    gpuConfig: e.gpuConfig,
+    mode: e.mode,
+    outcome: e.outcome,
+    roles,
+    verdict: e.verdict,
+    comparison: c
+      ? {
+          metric: c.metric,
+          unit: c.unit,
+          verdict: c.verdict,
+          basis: c.basis,
+          ci: c.basis === 'single' ? null : c.ci,
+          p: c.p,
+          baseline: c.baseline,
+          human: c.human,
+          agent: c.agent,
+          agentVsHuman: c.agentVsHuman,
+          humanImprovement: c.humanImprovement,
+          agentImprovement: c.agentImprovement,
+          mixed: c.mixed,
+          headlineMetrics: c.headlineMetrics,
+          note: c.note,
+          metrics: c.metrics.map(m => ({
+            key: m.key,
+            unit: m.unit,
+            direction: m.direction,
+            baseline: m.baseline,
+            human: m.human,
+            agent: m.agent,
+            agentVsHuman: m.agentVsHuman,
+            humanImprovement: m.humanImprovement,
+            agentImprovement: m.agentImprovement,
+            verdict: m.verdict,
+            basis: m.basis,
+            ci: m.ci,
+            p: m.p,
+            n: m.n,
+            headline: m.headline,
+          })),
+        }
+      : null,
+    comparability: e.comparability,
+    conflicts: e.conflicts,
   };
 }

@@ -10,24 +10,45 @@ type Out = (s: string) => void;
 
 function requireFolder(folder: string, cmd: string): void {
   let ok = false;
-  try { ok = statSync(folder).isDirectory(); } catch { /* reported below */ }
+  try {
+    ok = statSync(folder).isDirectory();
+  } catch {
+    /* reported below */
+  }
   if (!ok) throw new Error(`${cmd}: ${folder} is not a folder`);
 }
 
-export interface AnalysisArgs { folder: string; tieBand: number; rules?: string; primaryMetric?: PrimaryOverride; includeIncomparable?: boolean }
+export interface AnalysisArgs {
+  folder: string;
+  tieBand: number;
+  rules?: string;
+  primaryMetric?: PrimaryOverride;
+  includeIncomparable?: boolean;
+  cache?: string;
+}
 
 export async function classifyCommand(a: AnalysisArgs & { json: boolean }, out: Out, err: Out): Promise<number> {
   requireFolder(a.folder, 'classify');
   const rules = loadUserRules(a.folder, a.rules, err);
-  const an = await analyzeFolder(a.folder, { tieBand: a.tieBand, rules, primaryMetric: a.primaryMetric });
-  for (const b of an.workspace.budgetReports) err(`rule ${b.rule} exceeded its time budget on ${clean(b.file)} (${b.elapsedMs} ms); user rules were stopped for that file\n`);
-  if (a.json) { out(JSON.stringify(an.entries.map(entryJson), null, 2)); return 0; }
+  const an = await analyzeFolder(a.folder, { tieBand: a.tieBand, rules, primaryMetric: a.primaryMetric, cache: a.cache });
+  for (const b of an.workspace.budgetReports)
+    err(`rule ${b.rule} exceeded its time budget on ${clean(b.file)} (${b.elapsedMs} ms); user rules were stopped for that file\n`);
+  if (a.json) {
+    out(JSON.stringify(an.entries.map(entryJson), null, 2));
+    return 0;
+  }
   for (const e of an.entries) {
     const role = e.blockingRole ? e.roles[e.blockingRole] : null;
-    const why = role?.classification ? ` — ${e.blockingRole}: ${clean(role.classification.description.split('\n')[0]).slice(0, 120)}`
-      : !e.comparability.ok && e.comparison ? ` — not comparable: ${clean(e.comparability.reasons[0] ?? '')}` : '';
+    const why = role?.classification
+      ? ` — ${e.blockingRole}: ${clean(role.classification.description.split('\n')[0]).slice(0, 120)}`
+      : !e.comparability.ok && e.comparison
+        ? ` — not comparable: ${clean(e.comparability.reasons[0] ?? '')}`
+        : '';
     const c = e.comparison;
-    const verdict = c && e.comparability.ok ? `${e.verdict} on ${c.label} ${c.agentVsHuman > 0 ? '+' : ''}${c.agentVsHuman.toFixed(1)} %${c.basis === 'single' ? ' (single run)' : ` (${c.basis}, 95 % CI ${c.ci![0].toFixed(1)}…${c.ci![1].toFixed(1)} %, p ${c.p!.toFixed(3)})`}${c.mixed ? ' mixed' : ''}` : e.verdict;
+    const verdict =
+      c && e.comparability.ok
+        ? `${e.verdict} on ${c.label} ${c.agentVsHuman > 0 ? '+' : ''}${c.agentVsHuman.toFixed(1)} %${c.basis === 'single' ? ' (single run)' : ` (${c.basis}, 95 % CI ${c.ci![0].toFixed(1)}…${c.ci![1].toFixed(1)} %, p ${c.p!.toFixed(3)})`}${c.mixed ? ' mixed' : ''}`
+        : e.verdict;
     out(`${e.project.padEnd(7)} ${e.commit.slice(0, 8)} ${clean(e.agent ?? '-').padEnd(12)} ${e.outcome.padEnd(22)} ${verdict}${why}`);
   }
   return 0;
@@ -50,7 +71,16 @@ export async function classifyLogFile(file: string, rules: Rule[] = [], classifi
   for await (const chunk of lineChunks(file)) lc.pushBytes(chunk);
   const { classification: c, metrics } = lc.result();
   if (!c) return { file, category: null, cause: null, fixability: null, description: null, evidence: null, rule: null, metrics };
-  return { file, category: c.category, cause: c.cause, fixability: c.fixability, description: c.description, evidence: c.evidence ? { line: c.evidence.line, text: c.evidence.text } : null, rule: c.rule, metrics: {} };
+  return {
+    file,
+    category: c.category,
+    cause: c.cause,
+    fixability: c.fixability,
+    description: c.description,
+    evidence: c.evidence ? { line: c.evidence.line, text: c.evidence.text } : null,
+    rule: c.rule,
+    metrics: {},
+  };
 }
 
 export async function classifyLogCommand(a: { files: string[]; json: boolean; rules?: string }, out: Out, err: Out): Promise<number> {
@@ -58,14 +88,30 @@ export async function classifyLogCommand(a: { files: string[]; json: boolean; ru
   const classifier = new Classifier({ userRules: rules });
   const results: LogClassification[] = [];
   for (const f of a.files) {
-    try { await fs.access(f); } catch { throw new Error(`classify-log: ${f} does not exist or cannot be read`); }
+    try {
+      await fs.access(f);
+    } catch {
+      throw new Error(`classify-log: ${f} does not exist or cannot be read`);
+    }
     results.push(await classifyLogFile(f, rules, classifier));
   }
-  for (const b of classifier.budgetReports) err(`rule ${b.rule} exceeded its time budget on ${b.file} (${b.elapsedMs} ms); user rules were stopped for that file\n`);
-  if (a.json) { out(JSON.stringify(results, null, 2)); return 0; }
+  for (const b of classifier.budgetReports)
+    err(`rule ${b.rule} exceeded its time budget on ${b.file} (${b.elapsedMs} ms); user rules were stopped for that file\n`);
+  if (a.json) {
+    out(JSON.stringify(results, null, 2));
+    return 0;
+  }
   for (const r of results) {
-    if (!r.category) out(`${clean(r.file)}: success — ${Object.entries(r.metrics).map(([k, v]) => `${k}=${v}`).join(', ')}`);
-    else out(`${clean(r.file)}: ${clean(r.category)}${r.cause ? `/${clean(r.cause)}` : ''}${r.evidence ? ` at line ${r.evidence.line}: ${clean(r.evidence.text.slice(0, 160))}` : ''}`);
+    if (!r.category)
+      out(
+        `${clean(r.file)}: success — ${Object.entries(r.metrics)
+          .map(([k, v]) => `${k}=${v}`)
+          .join(', ')}`,
+      );
+    else
+      out(
+        `${clean(r.file)}: ${clean(r.category)}${r.cause ? `/${clean(r.cause)}` : ''}${r.evidence ? ` at line ${r.evidence.line}: ${clean(r.evidence.text.slice(0, 160))}` : ''}`,
+      );
   }
   return 0;
 }
@@ -73,9 +119,12 @@ export async function classifyLogCommand(a: { files: string[]; json: boolean; ru
 export async function reportCommand(a: AnalysisArgs & { format: 'md' | 'json'; out?: string }, out: Out, err: Out): Promise<number> {
   requireFolder(a.folder, 'report');
   const rules = loadUserRules(a.folder, a.rules, err);
-  const an = await analyzeFolder(a.folder, { tieBand: a.tieBand, rules, primaryMetric: a.primaryMetric });
+  const an = await analyzeFolder(a.folder, { tieBand: a.tieBand, rules, primaryMetric: a.primaryMetric, cache: a.cache });
   const report = buildReport(an.entries, a.folder, { tieBand: a.tieBand, includeIncomparable: a.includeIncomparable });
   const text = a.format === 'json' ? JSON.stringify(report, null, 2) + '\n' : renderMarkdown(report);
-  if (a.out) { await fs.writeFile(a.out, text); err(`report written to ${a.out}\n`); } else out(text.trimEnd());
+  if (a.out) {
+    await fs.writeFile(a.out, text);
+    err(`report written to ${a.out}\n`);
+  } else out(text.trimEnd());
   return 0;
 }

@@ -1,3 +1,4 @@
+import { mkdirSync } from 'node:fs';
 import { scanCommand } from './scanCommand';
 import { classifyCommand, classifyLogCommand, reportCommand } from './classifyCommands';
 import { planCommand } from './planCommand';
@@ -9,12 +10,13 @@ const USAGE = `usage: bench-triage <command> [options]
 
 commands:
   scan <folder> [--json] [--runs]             every result, run and agent run found in <folder>
-  classify <folder> [--json] [--tie-band N] [--rules FILE] [--metric [MODE=]KEY]...
+  classify <folder> [--json] [--tie-band N] [--rules FILE] [--metric [MODE=]KEY]... [--cache DIR]
                                               outcome, per-role findings with evidence, verdict on every metric, comparability
   classify-log <file>... [--json] [--rules FILE]
                                               classify plain log files (streaming)
-  report <folder> [--format md|json] [--out FILE] [--tie-band N] [--rules FILE] [--metric [MODE=]KEY]... [--include-incomparable]
+  report <folder> [--format md|json] [--out FILE] [--tie-band N] [--rules FILE] [--metric [MODE=]KEY]... [--include-incomparable] [--cache DIR]
                                               the triage report, one section per project
+                                              (--cache DIR: keep a persistent index there; the next run reads only files changed since)
   plan --folder F --commit C --role baseline|human|agent|all [--host H] [--gpus N] [--recipe ID]... [--agent-patch FILE] [--json]
                                               what a run would do, checked, without running it
   run --folder F --commit C --role baseline|human|agent|all [--host URL] [--recipe ID]... [--dry-run]
@@ -36,7 +38,10 @@ function hostOf(p: Parsed): HostConfig {
   const tlsParts = ['tls-ca', 'tls-cert', 'tls-key'].filter(k => v.has(k));
   if (tlsParts.length && tlsParts.length !== 3) throw new UsageError('TLS needs all of --tls-ca, --tls-cert and --tls-key');
   return {
-    label: v.get('label') ?? docker, docker, gpus, maxParallel: v.has('max-parallel') ? Number(v.get('max-parallel')) : undefined,
+    label: v.get('label') ?? docker,
+    docker,
+    gpus,
+    maxParallel: v.has('max-parallel') ? Number(v.get('max-parallel')) : undefined,
     tls: tlsParts.length ? { ca: v.get('tls-ca')!, cert: v.get('tls-cert')!, key: v.get('tls-key')! } : undefined,
     ssh: v.has('ssh-key') || v.has('known-hosts') ? { identityFile: v.get('ssh-key'), knownHostsFile: v.get('known-hosts') } : undefined,
   };
@@ -45,14 +50,23 @@ function hostOf(p: Parsed): HostConfig {
 /** Ctrl-C cancels the runs (containers removed, state `cancelled`, logs kept); a second one exits. */
 function interruptSignal(): AbortSignal {
   const ctl = new AbortController();
-  process.on('SIGINT', () => { if (ctl.signal.aborted) process.exit(130); process.stderr.write('cancelling (Ctrl-C again to quit at once) …\n'); ctl.abort(); });
+  process.on('SIGINT', () => {
+    if (ctl.signal.aborted) process.exit(130);
+    process.stderr.write('cancelling (Ctrl-C again to quit at once) …\n');
+    ctl.abort();
+  });
   process.on('SIGTERM', () => ctl.abort());
   return ctl.signal;
 }
 
 export class UsageError extends Error {}
 
-interface Parsed { positional: string[]; flags: Set<string>; values: Map<string, string>; lists: Map<string, string[]> }
+interface Parsed {
+  positional: string[];
+  flags: Set<string>;
+  values: Map<string, string>;
+  lists: Map<string, string[]>;
+}
 
 /** Positional arguments, boolean --flags and --options with a value; anything else is an error. */
 export class HelpRequested extends Error {}
@@ -62,7 +76,10 @@ export function parseArgs(argv: string[], flags: string[], valued: string[] = []
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === '--help' || a === '-h') throw new HelpRequested();
-    if (!a.startsWith('--')) { out.positional.push(a); continue; }
+    if (!a.startsWith('--')) {
+      out.positional.push(a);
+      continue;
+    }
     const [name, inline] = a.slice(2).split('=', 2);
     if (flags.includes(name) && inline === undefined) out.flags.add(name);
     else if (valued.includes(name)) {
@@ -83,10 +100,27 @@ function metricOf(p: Parsed): PrimaryOverride | undefined {
   for (const item of list) {
     const [mode, key] = item.includes('=') ? item.split('=', 2) : ['all', item];
     if (!(OVERRIDE_KEYS as readonly string[]).includes(mode)) throw new UsageError(`--metric ${item}: mode must be one of ${OVERRIDE_KEYS.join(', ')}`);
-    if (metricDef(key)?.kind !== 'metric') throw new UsageError(`--metric ${item}: ${key} is not a metric (known: ${METRICS.filter(m => m.kind === 'metric').map(m => m.key).join(', ')})`);
+    if (metricDef(key)?.kind !== 'metric')
+      throw new UsageError(
+        `--metric ${item}: ${key} is not a metric (known: ${METRICS.filter(m => m.kind === 'metric')
+          .map(m => m.key)
+          .join(', ')})`,
+      );
     out[mode as keyof PrimaryOverride] = key;
   }
   return out;
+}
+
+/** `--cache DIR`: a folder for the persistent index (created when missing; a file there is an error). */
+function cacheOf(p: Parsed): string | undefined {
+  const v = p.values.get('cache');
+  if (v === undefined) return undefined;
+  try {
+    mkdirSync(v, { recursive: true });
+  } catch (e) {
+    throw new UsageError(`--cache ${v}: cannot use it as a folder (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+  }
+  return v;
 }
 
 function tieBandOf(p: Parsed): number {
@@ -109,9 +143,20 @@ export async function main(argv: string[]): Promise<number> {
         return await scanCommand({ folder: a.positional[0], json: a.flags.has('json'), runs: a.flags.has('runs') }, out, err);
       }
       case 'classify': {
-        const a = parseArgs(rest, ['json'], ['tie-band', 'rules', 'metric']);
+        const a = parseArgs(rest, ['json'], ['tie-band', 'rules', 'metric', 'cache']);
         if (a.positional.length !== 1) throw new UsageError('classify needs exactly one folder');
-        return await classifyCommand({ folder: a.positional[0], json: a.flags.has('json'), tieBand: tieBandOf(a), rules: a.values.get('rules'), primaryMetric: metricOf(a) }, out, err);
+        return await classifyCommand(
+          {
+            folder: a.positional[0],
+            json: a.flags.has('json'),
+            tieBand: tieBandOf(a),
+            rules: a.values.get('rules'),
+            primaryMetric: metricOf(a),
+            cache: cacheOf(a),
+          },
+          out,
+          err,
+        );
       }
       case 'classify-log': {
         const a = parseArgs(rest, ['json'], ['rules']);
@@ -119,23 +164,65 @@ export async function main(argv: string[]): Promise<number> {
         return await classifyLogCommand({ files: a.positional, json: a.flags.has('json'), rules: a.values.get('rules') }, out, err);
       }
       case 'report': {
-        const a = parseArgs(rest, ['include-incomparable'], ['format', 'out', 'tie-band', 'rules', 'metric']);
+        const a = parseArgs(rest, ['include-incomparable'], ['format', 'out', 'tie-band', 'rules', 'metric', 'cache']);
         if (a.positional.length !== 1) throw new UsageError('report needs exactly one folder');
         const format = a.values.get('format') ?? 'md';
         if (format !== 'md' && format !== 'json') throw new UsageError(`--format must be md or json (got ${format})`);
-        return await reportCommand({ folder: a.positional[0], format, out: a.values.get('out'), tieBand: tieBandOf(a), rules: a.values.get('rules'),
-          primaryMetric: metricOf(a), includeIncomparable: a.flags.has('include-incomparable') }, out, err);
+        return await reportCommand(
+          {
+            folder: a.positional[0],
+            format,
+            out: a.values.get('out'),
+            tieBand: tieBandOf(a),
+            rules: a.values.get('rules'),
+            primaryMetric: metricOf(a),
+            includeIncomparable: a.flags.has('include-incomparable'),
+            cache: cacheOf(a),
+          },
+          out,
+          err,
+        );
       }
       case 'plan': {
         const a = parseArgs(rest, ['json'], ['folder', 'commit', 'role', 'host', 'gpus', 'recipe', 'agent-patch']);
         for (const k of ['folder', 'commit', 'role']) if (!a.values.has(k)) throw new UsageError(`plan needs --${k}`);
         const gpus = Number(a.values.get('gpus') ?? 1);
         if (!Number.isInteger(gpus) || gpus < 0) throw new UsageError(`--gpus must be a whole number (got ${a.values.get('gpus')})`);
-        return await planCommand({ folder: a.values.get('folder')!, commit: a.values.get('commit')!, role: a.values.get('role')!, host: a.values.get('host') ?? process.env.DOCKER_HOST ?? 'unix:///var/run/docker.sock',
-          gpus, recipes: a.lists.get('recipe') ?? [], agentPatch: a.values.get('agent-patch'), json: a.flags.has('json') }, out, err);
+        return await planCommand(
+          {
+            folder: a.values.get('folder')!,
+            commit: a.values.get('commit')!,
+            role: a.values.get('role')!,
+            host: a.values.get('host') ?? process.env.DOCKER_HOST ?? 'unix:///var/run/docker.sock',
+            gpus,
+            recipes: a.lists.get('recipe') ?? [],
+            agentPatch: a.values.get('agent-patch'),
+            json: a.flags.has('json'),
+          },
+          out,
+          err,
+        );
       }
       case 'run': {
-        const a = parseArgs(rest, ['dry-run'], ['folder', 'commit', 'role', 'recipe', 'agent-patch', 'checkout', 'image-human', 'image-baseline', 'env', 'secret-env', 'server-timeout', 'benchmark-timeout', ...HOST_OPTIONS]);
+        const a = parseArgs(
+          rest,
+          ['dry-run'],
+          [
+            'folder',
+            'commit',
+            'role',
+            'recipe',
+            'agent-patch',
+            'checkout',
+            'image-human',
+            'image-baseline',
+            'env',
+            'secret-env',
+            'server-timeout',
+            'benchmark-timeout',
+            ...HOST_OPTIONS,
+          ],
+        );
         for (const k of ['folder', 'commit', 'role']) if (!a.values.has(k)) throw new UsageError(`run needs --${k}`);
         const env: Record<string, string> = {};
         for (const kv of a.lists.get('env') ?? []) {
@@ -143,26 +230,55 @@ export async function main(argv: string[]): Promise<number> {
           if (i <= 0) throw new UsageError(`--env needs NAME=VALUE (got ${kv})`);
           env[kv.slice(0, i)] = kv.slice(i + 1);
         }
-        const seconds = (k: string) => { const n = a.values.has(k) ? Number(a.values.get(k)) : undefined; if (n !== undefined && !(n > 0)) throw new UsageError(`--${k} must be seconds > 0`); return n; };
-        return await runCommand({ folder: a.values.get('folder')!, commit: a.values.get('commit')!, role: a.values.get('role')!, host: hostOf(a), recipes: a.lists.get('recipe') ?? [],
-          dryRun: a.flags.has('dry-run'), agentPatch: a.values.get('agent-patch'), checkout: a.values.get('checkout'), env,
-          templates: { human: a.values.get('image-human'), baseline: a.values.get('image-baseline') }, serverTimeoutS: seconds('server-timeout'), benchmarkTimeoutS: seconds('benchmark-timeout'),
-          secretEnv: a.lists.get('secret-env') ?? [] },
-        out, err, interruptSignal());
+        const seconds = (k: string) => {
+          const n = a.values.has(k) ? Number(a.values.get(k)) : undefined;
+          if (n !== undefined && !(n > 0)) throw new UsageError(`--${k} must be seconds > 0`);
+          return n;
+        };
+        return await runCommand(
+          {
+            folder: a.values.get('folder')!,
+            commit: a.values.get('commit')!,
+            role: a.values.get('role')!,
+            host: hostOf(a),
+            recipes: a.lists.get('recipe') ?? [],
+            dryRun: a.flags.has('dry-run'),
+            agentPatch: a.values.get('agent-patch'),
+            checkout: a.values.get('checkout'),
+            env,
+            templates: { human: a.values.get('image-human'), baseline: a.values.get('image-baseline') },
+            serverTimeoutS: seconds('server-timeout'),
+            benchmarkTimeoutS: seconds('benchmark-timeout'),
+            secretEnv: a.lists.get('secret-env') ?? [],
+          },
+          out,
+          err,
+          interruptSignal(),
+        );
       }
       case 'resume': {
         const a = parseArgs(rest, [], ['folder', 'secret-env', ...HOST_OPTIONS]);
         if (!a.values.has('folder')) throw new UsageError('resume needs --folder');
         return await resumeCommand(a.values.get('folder')!, hostOf(a), out, err, interruptSignal(), a.lists.get('secret-env') ?? []);
       }
-      case undefined: case '-h': case '--help': case 'help':
-        out(USAGE); return cmd ? 0 : 2;
+      case undefined:
+      case '-h':
+      case '--help':
+      case 'help':
+        out(USAGE);
+        return cmd ? 0 : 2;
       default:
         throw new UsageError(`unknown command ${cmd}`);
     }
   } catch (e) {
-    if (e instanceof HelpRequested) { out(USAGE); return 0; }
-    if (e instanceof UsageError) { err(`bench-triage: ${e.message}\n${USAGE}`); return 2; }
+    if (e instanceof HelpRequested) {
+      out(USAGE);
+      return 0;
+    }
+    if (e instanceof UsageError) {
+      err(`bench-triage: ${e.message}\n${USAGE}`);
+      return 2;
+    }
     err(`bench-triage: ${e instanceof Error ? e.message : String(e)}\n`);
     return 1;
   }
@@ -170,5 +286,7 @@ export async function main(argv: string[]): Promise<number> {
 
 if (require.main === module) {
   // Exit explicitly: a Docker host over SSH or TLS can keep idle sockets open after the work is done.
-  main(process.argv.slice(2)).then(code => { process.stdout.write('', () => process.exit(code)); });
+  main(process.argv.slice(2)).then(code => {
+    process.stdout.write('', () => process.exit(code));
+  });
 }

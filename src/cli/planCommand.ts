@@ -1,28 +1,46 @@
 import { planRun, PlanError, type HostConfig, type RunPlan } from '../runner/plan';
 import { resolveTarget, type Target } from './target';
 
-export interface PlanArgs { folder: string; commit: string; role: string; host: string; gpus: number; recipes: string[]; agentPatch?: string; json: boolean }
+export interface PlanArgs {
+  folder: string;
+  commit: string;
+  role: string;
+  host: string;
+  gpus: number;
+  recipes: string[];
+  agentPatch?: string;
+  json: boolean;
+}
 
 /** `bench-triage plan`: what a run would do, decided and checked, without running anything. */
 export async function planCommand(a: PlanArgs, out: (s: string) => void, err: (s: string) => void): Promise<number> {
   let t: Target;
-  try { t = await resolveTarget(a.folder, a.commit, a.role, a.agentPatch); }
-  catch (e) { err(`bench-triage plan: ${(e as Error).message}\n`); return 2; }
+  try {
+    t = await resolveTarget(a.folder, a.commit, a.role, a.agentPatch);
+  } catch (e) {
+    err(`bench-triage plan: ${(e as Error).message}\n`);
+    return 2;
+  }
   const { commit, roles, patchPath: patch } = t;
   const host: HostConfig = { label: a.host, docker: a.host, gpus: a.gpus };
   const plans: RunPlan[] = [];
   let failed = false;
   for (const role of roles) {
-    try { plans.push(planRun(commit, role, { host, recipes: a.recipes, agentPatch: patch, runId: 'planned' })); }
-    catch (e) { failed = true; err(`${role}: ${e instanceof PlanError || e instanceof Error ? e.message : String(e)}\n`); }
+    try {
+      plans.push(planRun(commit, role, { host, recipes: a.recipes, agentPatch: patch, runId: 'planned' }));
+    } catch (e) {
+      failed = true;
+      err(`${role}: ${e instanceof PlanError || e instanceof Error ? e.message : String(e)}\n`);
+    }
   }
   if (a.json) out(JSON.stringify(plans, null, 2));
-  else for (const p of plans) {
-    out(`${p.role} of ${p.commit.slice(0, 12)} on ${p.host.label} (${p.host.gpus} GPU${p.host.gpus === 1 ? '' : 's'})`);
-    out(`  image      ${p.image}${p.agentPatch ? ` + agent patch ${p.agentPatch}` : ''}`);
-    for (const r of p.recipes) out(`  recipe     ${r.id}: ${r.title}`);
-    if (p.server) out(`  server     ${p.server.argv.join(' ')}\n  readiness  GET ${p.server.readiness.url} (≤ ${p.server.readiness.timeoutS} s)`);
-    out(`  benchmark  ${p.benchmark.argv.join(' ')}\n  script     ${p.benchmark.scriptSource}\n  metrics    ${p.metrics}\n  results    ${p.resultDir}`);
-  }
+  else
+    for (const p of plans) {
+      out(`${p.role} of ${p.commit.slice(0, 12)} on ${p.host.label} (${p.host.gpus} GPU${p.host.gpus === 1 ? '' : 's'})`);
+      out(`  image      ${p.image}${p.agentPatch ? ` + agent patch ${p.agentPatch}` : ''}`);
+      for (const r of p.recipes) out(`  recipe     ${r.id}: ${r.title}`);
+      if (p.server) out(`  server     ${p.server.argv.join(' ')}\n  readiness  GET ${p.server.readiness.url} (≤ ${p.server.readiness.timeoutS} s)`);
+      out(`  benchmark  ${p.benchmark.argv.join(' ')}\n  script     ${p.benchmark.scriptSource}\n  metrics    ${p.metrics}\n  results    ${p.resultDir}`);
+    }
   return failed ? 1 : 0;
 }

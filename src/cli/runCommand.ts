@@ -4,9 +4,18 @@ import { PlanRefused, Runs, type RunSettings, type RunTarget } from '../app/runs
 import { resolveTarget } from './target';
 
 export interface RunArgs {
-  folder: string; commit: string; role: string; host: HostConfig; recipes: string[]; dryRun: boolean;
-  agentPatch?: string; checkout?: string; templates?: { human?: string; baseline?: string };
-  env: Record<string, string>; serverTimeoutS?: number; benchmarkTimeoutS?: number;
+  folder: string;
+  commit: string;
+  role: string;
+  host: HostConfig;
+  recipes: string[];
+  dryRun: boolean;
+  agentPatch?: string;
+  checkout?: string;
+  templates?: { human?: string; baseline?: string };
+  env: Record<string, string>;
+  serverTimeoutS?: number;
+  benchmarkTimeoutS?: number;
   /** Names of environment variables of this process whose values go to the run as secrets. */
   secretEnv?: string[];
 }
@@ -17,7 +26,10 @@ export function secretEnvOf(names: readonly string[], env = process.env): Record
   for (const n of names) {
     if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(n)) throw new Error(`--secret-env ${n}: not an environment variable name`);
     const v = env[n];
-    if (!v) throw new Error(`--secret-env ${n}: the variable is not set in this environment (export it first; its value is never written anywhere but the container)`);
+    if (!v)
+      throw new Error(
+        `--secret-env ${n}: the variable is not set in this environment (export it first; its value is never written anywhere but the container)`,
+      );
     out[n] = v;
   }
   return out;
@@ -35,8 +47,16 @@ function follow(runs: Runs, err: (s: string) => void): () => void {
 
 /** The CLI's run settings, as the extension builds them from its settings: the same plan gives the same run.json. */
 export function cliRunSettings(a: RunArgs, secretEnv: Record<string, string>, env: Record<string, string>): RunSettings {
-  return { host: a.host, recipes: a.recipes, templates: { human: a.templates?.human, baseline: a.templates?.baseline }, serverTimeoutS: a.serverTimeoutS,
-    benchmarkTimeoutS: a.benchmarkTimeoutS, env, secretEnv, checkout: a.checkout ?? null };
+  return {
+    host: a.host,
+    recipes: a.recipes,
+    templates: { human: a.templates?.human, baseline: a.templates?.baseline },
+    serverTimeoutS: a.serverTimeoutS,
+    benchmarkTimeoutS: a.benchmarkTimeoutS,
+    env,
+    secretEnv,
+    checkout: a.checkout ?? null,
+  };
 }
 
 /**
@@ -47,19 +67,37 @@ export function cliRunSettings(a: RunArgs, secretEnv: Record<string, string>, en
 export async function runCommand(a: RunArgs, out: (s: string) => void, err: (s: string) => void, signal?: AbortSignal, runs = new Runs()): Promise<number> {
   const folder = path.resolve(a.folder);
   const t = await resolveTarget(folder, a.commit, a.role, a.agentPatch);
-  const target: RunTarget = { folder, commit: t.commit, roles: t.roles, agentRun: t.agentRun, agentPatch: t.patchPath ? path.resolve(folder, t.patchPath) : null };
+  const target: RunTarget = {
+    folder,
+    commit: t.commit,
+    roles: t.roles,
+    agentRun: t.agentRun,
+    agentPatch: t.patchPath ? path.resolve(folder, t.patchPath) : null,
+  };
   let secretEnv: Record<string, string>;
-  try { secretEnv = secretEnvOf(a.secretEnv ?? []); } catch (e) { err(`${(e as Error).message}\n`); return 2; }
+  try {
+    secretEnv = secretEnvOf(a.secretEnv ?? []);
+  } catch (e) {
+    err(`${(e as Error).message}\n`);
+    return 2;
+  }
   // An --env whose name says it is secret is treated as one (with a hint): better masked than leaked.
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(a.env)) {
-    if (/TOKEN|SECRET|KEY|PASSWORD|CREDENTIAL/i.test(k)) { secretEnv[k] = v; err(`--env ${k}: treated as a secret (masked, kept out of docker inspect); prefer --secret-env ${k}\n`); }
-    else env[k] = v;
+    if (/TOKEN|SECRET|KEY|PASSWORD|CREDENTIAL/i.test(k)) {
+      secretEnv[k] = v;
+      err(`--env ${k}: treated as a secret (masked, kept out of docker inspect); prefer --secret-env ${k}\n`);
+    } else env[k] = v;
   }
   const settings = cliRunSettings(a, secretEnv, env);
   if (a.dryRun) {
-    try { out(JSON.stringify(runs.plan(target, settings), null, 2)); return 0; }
-    catch (e) { refusals(e, err); return 1; }
+    try {
+      out(JSON.stringify(runs.plan(target, settings), null, 2));
+      return 0;
+    } catch (e) {
+      refusals(e, err);
+      return 1;
+    }
   }
   const stop = follow(runs, err);
   try {
@@ -67,21 +105,39 @@ export async function runCommand(a: RunArgs, out: (s: string) => void, err: (s: 
     for (const r of records) out(path.join(folder, r.plan.resultDir, 'result.json'));
     return records.every(r => r.status === 'succeeded') ? 0 : 1;
   } catch (e) {
-    if (e instanceof PlanRefused) { refusals(e, err); return 1; }
+    if (e instanceof PlanRefused) {
+      refusals(e, err);
+      return 1;
+    }
     throw e;
-  } finally { stop(); }
+  } finally {
+    stop();
+  }
 }
 
 function refusals(e: unknown, err: (s: string) => void): void {
-  if (e instanceof PlanRefused) for (const r of e.refusals) err(`${r.role}: ${r.role === 'agent' && r.message.startsWith('cannot read') ? '' : 'refused: '}${r.message}\n`);
+  if (e instanceof PlanRefused)
+    for (const r of e.refusals) err(`${r.role}: ${r.role === 'agent' && r.message.startsWith('cannot read') ? '' : 'refused: '}${r.message}\n`);
   else err(`${e instanceof Error ? e.message : String(e)}\n`);
 }
 
 /** `bench-triage resume`: re-attach to this folder's unfinished runs on the host and complete them. */
-export async function resumeCommand(folder: string, host: HostConfig, out: (s: string) => void, err: (s: string) => void, signal?: AbortSignal, secretNames: string[] = []): Promise<number> {
+export async function resumeCommand(
+  folder: string,
+  host: HostConfig,
+  out: (s: string) => void,
+  err: (s: string) => void,
+  signal?: AbortSignal,
+  secretNames: string[] = [],
+): Promise<number> {
   const runs = new Runs();
   let given: Record<string, string>;
-  try { given = secretEnvOf(secretNames); } catch (e) { err(`${(e as Error).message}\n`); return 2; }
+  try {
+    given = secretEnvOf(secretNames);
+  } catch (e) {
+    err(`${(e as Error).message}\n`);
+    return 2;
+  }
   const stop = follow(runs, err);
   // Secrets not given again are read back from the run's container (they were written there).
   const records = await runs.resume(folder, host, names => Object.fromEntries(names.filter(n => n in given).map(n => [n, given[n]])), signal).finally(stop);

@@ -10,8 +10,11 @@ const HEX = /\b([0-9a-f]{8,40})\b/;
 
 /** Documents that get lenses: datasets, result JSON and Markdown reports; agent patch files. Nothing else. */
 export const CODELENS_SELECTOR: vscode.DocumentSelector = [
-  { scheme: 'file', pattern: '**/*.jsonl' }, { scheme: 'file', language: 'json' }, { scheme: 'file', language: 'jsonl' },
-  { scheme: 'file', language: 'markdown' }, { scheme: 'file', pattern: '**/*.{diff,patch}' },
+  { scheme: 'file', pattern: '**/*.jsonl' },
+  { scheme: 'file', language: 'json' },
+  { scheme: 'file', language: 'jsonl' },
+  { scheme: 'file', language: 'markdown' },
+  { scheme: 'file', pattern: '**/*.{diff,patch}' },
 ];
 
 /**
@@ -22,9 +25,13 @@ export class PerfCodeLens implements vscode.CodeLensProvider {
   private readonly changed = new vscode.EventEmitter<void>();
   readonly onDidChangeCodeLenses = this.changed.event;
 
-  constructor(private readonly store: Store) { store.onDidChange(() => this.changed.fire()); }
+  constructor(private readonly store: Store) {
+    store.onDidChange(() => this.changed.fire());
+  }
 
-  dispose(): void { this.changed.dispose(); }
+  dispose(): void {
+    this.changed.dispose();
+  }
 
   private resolve(prefix: string): string {
     const hits = new Set(this.store.scans.flatMap(s => s.result.commits.filter(c => c.hash.startsWith(prefix)).map(c => c.hash)));
@@ -40,19 +47,39 @@ export class PerfCodeLens implements vscode.CodeLensProvider {
     let lastCommit: string | null = null;
     for (let i = 0; i < doc.lineCount; i++) {
       const text = doc.lineAt(i).text;
-      if (md) { const h = /^#{1,6}\s/.test(text) || /^\|/.test(text) ? HEX.exec(text) : null; if (h) lastCommit = h[1]; }
+      if (md) {
+        const h = /^#{1,6}\s/.test(text) || /^\|/.test(text) ? HEX.exec(text) : null;
+        if (h) lastCommit = h[1];
+      }
       const isCommand = md ? MD_COMMAND.test(text) : PERF_KEY.test(text);
       if (!isCommand) continue;
       let commit = (COMMIT_KEY.exec(text) ?? (md ? HEX.exec(text) : null))?.[1] ?? null;
       // Pretty-printed JSON: the commit key is a sibling a few lines away.
-      for (let d = 1; !commit && !md && d <= 40; d++) commit = COMMIT_KEY.exec(doc.lineAt(Math.max(0, i - d)).text)?.[1] ?? COMMIT_KEY.exec(doc.lineAt(Math.min(doc.lineCount - 1, i + d)).text)?.[1] ?? null;
+      for (let d = 1; !commit && !md && d <= 40; d++)
+        commit = COMMIT_KEY.exec(doc.lineAt(Math.max(0, i - d)).text)?.[1] ?? COMMIT_KEY.exec(doc.lineAt(Math.min(doc.lineCount - 1, i + d)).text)?.[1] ?? null;
       commit ??= lastCommit;
       if (!commit) continue;
       if (this.store.scanned) commit = this.resolve(commit);
       const range = new vscode.Range(i, 0, i, 0);
-      const run = (title: string, roles: string[] | 'all') => new vscode.CodeLens(range, { title, command: COMMANDS.runCommit, arguments: [commit, roles], tooltip: `Run on the configured Docker host (${commit!.slice(0, 12)})` });
-      lenses.push(run('Run baseline', ['baseline']), run('human', ['human']), run('agent', ['agent']), run('3-way on H100', 'all'),
-        new vscode.CodeLens(range, { title: 'Explain', command: COMMANDS.explainPlan, arguments: [commit], tooltip: 'What the run will do: images, server, benchmark, metrics' }));
+      const run = (title: string, roles: string[] | 'all') =>
+        new vscode.CodeLens(range, {
+          title,
+          command: COMMANDS.runCommit,
+          arguments: [commit, roles],
+          tooltip: `Run on the configured Docker host (${commit!.slice(0, 12)})`,
+        });
+      lenses.push(
+        run('Run baseline', ['baseline']),
+        run('human', ['human']),
+        run('agent', ['agent']),
+        run('3-way on H100', 'all'),
+        new vscode.CodeLens(range, {
+          title: 'Explain',
+          command: COMMANDS.explainPlan,
+          arguments: [commit],
+          tooltip: 'What the run will do: images, server, benchmark, metrics',
+        }),
+      );
     }
     return lenses;
   }

@@ -21,7 +21,10 @@ export function evidenceUri(root: vscode.Uri, ev: Pick<Evidence, 'file' | 'field
 export async function openFile(uri: vscode.Uri, at?: { line: number; column: number }): Promise<vscode.TextEditor | undefined> {
   if (uri.scheme === 'file') {
     const size = (await fs.stat(uri.fsPath).catch(() => null))?.size ?? 0;
-    if (size > LARGE_LOG_BYTES) { await openLarge(uri, at?.line); return undefined; }
+    if (size > LARGE_LOG_BYTES) {
+      await openLarge(uri, at?.line);
+      return undefined;
+    }
   }
   const doc = await vscode.workspace.openTextDocument(uri);
   const pos = at ? new vscode.Position(Math.max(0, Math.min(at.line, doc.lineCount) - 1), Math.max(0, at.column - 1)) : undefined;
@@ -43,7 +46,11 @@ export async function openLogFile(uri: vscode.Uri): Promise<vscode.TextEditor | 
   if (size > LARGE_LOG_BYTES) {
     // VS Code does not give extensions documents above 50 MB: open the file itself, in full.
     await openLarge(uri);
-    void vscode.window.showInformationMessage(`Bench Triage: ${path.basename(uri.fsPath)} is ${(size / 1024 ** 2).toFixed(0)} MB — opened in full (nothing cut); VS Code turns highlighting and folding off for files this large.`, 'Go to First Error')
+    void vscode.window
+      .showInformationMessage(
+        `Bench Triage: ${path.basename(uri.fsPath)} is ${(size / 1024 ** 2).toFixed(0)} MB — opened in full (nothing cut); VS Code turns highlighting and folding off for files this large.`,
+        'Go to First Error',
+      )
       .then(a => a && goToFirstErrorInFile(uri));
     return undefined;
   }

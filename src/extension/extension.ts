@@ -20,7 +20,15 @@ import { registerCompareCommands } from './commands/compare';
 import { registerNoteCommands } from './commands/notes';
 import { registerSecretCommands } from './commands/secrets';
 
-export interface BenchTriageApi { activationMs: number; store: Store; commitsTree: CommitsTree; languageClient: TriageLanguageClient; runs: RunService; webviews: Webviews; runsTreeForTests: RunsTree }
+export interface BenchTriageApi {
+  activationMs: number;
+  store: Store;
+  commitsTree: CommitsTree;
+  languageClient: TriageLanguageClient;
+  runs: RunService;
+  webviews: Webviews;
+  runsTreeForTests: RunsTree;
+}
 
 /** Registers everything synchronously; no file is read until the view or a command asks. */
 export function activate(context: vscode.ExtensionContext): BenchTriageApi {
@@ -56,8 +64,14 @@ export function activate(context: vscode.ExtensionContext): BenchTriageApi {
   // The language server starts with the first document it can check, not at activation.
   const languageClient = new TriageLanguageClient(context);
   context.subscriptions.push(languageClient);
-  const wantsServer = (d: vscode.TextDocument) => d.uri.scheme === 'file' && (['jsonl', 'json', 'markdown'].includes(d.languageId) || d.uri.path.endsWith('.jsonl'));
-  const maybeStart = (d: vscode.TextDocument) => { if (wantsServer(d)) void languageClient.start().catch(e => vscode.window.showErrorMessage(`Bench Triage: language server failed to start: ${e instanceof Error ? e.message : e}`)); };
+  const wantsServer = (d: vscode.TextDocument) =>
+    d.uri.scheme === 'file' && (['jsonl', 'json', 'markdown'].includes(d.languageId) || d.uri.path.endsWith('.jsonl'));
+  const maybeStart = (d: vscode.TextDocument) => {
+    if (wantsServer(d))
+      void languageClient
+        .start()
+        .catch(e => vscode.window.showErrorMessage(`Bench Triage: language server failed to start: ${e instanceof Error ? e.message : e}`));
+  };
   context.subscriptions.push(vscode.workspace.onDidOpenTextDocument(maybeStart));
   for (const d of vscode.workspace.textDocuments) maybeStart(d);
 
@@ -68,14 +82,31 @@ export function activate(context: vscode.ExtensionContext): BenchTriageApi {
   const changed = (uri: vscode.Uri) => {
     // Settings and tool folders change for reasons of their own (a group-by writes settings.json).
     if (!store.scanned || /\/(\.vscode|\.git|node_modules)\//.test(uri.path)) return;
-    if (/\/\.bench-triage\/rules\.json$/.test(uri.path)) { void store.resettle(); return; }
+    if (/\/\.bench-triage\/rules\.json$/.test(uri.path)) {
+      void store.resettle();
+      return;
+    }
     pending.set(uri.toString(), uri);
     clearTimeout(timer);
-    timer = setTimeout(() => { const uris = [...pending.values()]; pending.clear(); void store.update(uris); }, 300);
+    timer = setTimeout(() => {
+      const uris = [...pending.values()];
+      pending.clear();
+      void store.update(uris);
+    }, 300);
   };
-  context.subscriptions.push(watcher, watcher.onDidCreate(changed), watcher.onDidChange(changed), watcher.onDidDelete(changed),
-    vscode.workspace.onDidChangeWorkspaceFolders(() => { if (store.scanned) void store.rescan(); }), { dispose: () => clearTimeout(timer) },
-    vscode.workspace.onDidChangeConfiguration(e => { if (store.scanned && (e.affectsConfiguration('benchTriage.tieBand') || e.affectsConfiguration('benchTriage.primaryMetric'))) void store.resettle(); }));
+  context.subscriptions.push(
+    watcher,
+    watcher.onDidCreate(changed),
+    watcher.onDidChange(changed),
+    watcher.onDidDelete(changed),
+    vscode.workspace.onDidChangeWorkspaceFolders(() => {
+      if (store.scanned) void store.rescan();
+    }),
+    { dispose: () => clearTimeout(timer) },
+    vscode.workspace.onDidChangeConfiguration(e => {
+      if (store.scanned && (e.affectsConfiguration('benchTriage.tieBand') || e.affectsConfiguration('benchTriage.primaryMetric'))) void store.resettle();
+    }),
+  );
 
   // Runs: the Runs view (history from disk), a status-bar item while something runs, re-attachment after a reload.
   const runs = new RunService(context.secrets, store);
@@ -86,7 +117,10 @@ export function activate(context: vscode.ExtensionContext): BenchTriageApi {
   status.command = 'benchTriage.runs.focus';
   const updateStatus = () => {
     const active = runs.active();
-    if (!active.length) { status.hide(); return; }
+    if (!active.length) {
+      status.hide();
+      return;
+    }
     status.text = `$(sync~spin) ${active.length} run${active.length === 1 ? '' : 's'}`;
     status.tooltip = active.map(r => `${r.record.commit.slice(0, 8)} ${r.record.role} on ${r.host.label}: ${r.record.status}`).join('\n');
     status.accessibilityInformation = { label: `Bench Triage: ${active.length} benchmark runs active` };
@@ -111,4 +145,6 @@ export function activate(context: vscode.ExtensionContext): BenchTriageApi {
   return { activationMs: performance.now() - t0, store, commitsTree, languageClient, runs, webviews, runsTreeForTests: runsTree };
 }
 
-export function deactivate(): void { /* disposables do the work */ }
+export function deactivate(): void {
+  /* disposables do the work */
+}

@@ -1,7 +1,14 @@
 import * as vscode from 'vscode';
 import {
-  LanguageClient, TransportKind, CloseAction, ErrorAction, State,
-  type LanguageClientOptions, type ServerOptions, type ErrorHandler, type Message,
+  LanguageClient,
+  TransportKind,
+  CloseAction,
+  ErrorAction,
+  State,
+  type LanguageClientOptions,
+  type ServerOptions,
+  type ErrorHandler,
+  type Message,
 } from 'vscode-languageclient/node';
 
 /**
@@ -51,5 +58,7 @@ export class TriageLanguageClient implements vscode.Disposable {
     return this.client.state === State.Stopped ? this.client.start() : Promise.resolve();
   }
 
-  dispose(): void { void this.client.stop(); }
+  dispose(): void {
+    void this.client.stop();
+  }
 }

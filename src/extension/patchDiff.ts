@@ -10,11 +10,19 @@ import { vllmCheckoutSetting } from './settings';
 /** In-memory documents for the two sides of a diff (read-only). */
 export class DiffDocuments implements vscode.TextDocumentContentProvider {
   private readonly docs = new Map<string, string>();
-  put(uri: vscode.Uri, text: string): vscode.Uri { this.docs.set(uri.toString(), text); return uri; }
-  provideTextDocumentContent(uri: vscode.Uri): string { return this.docs.get(uri.toString()) ?? ''; }
+  put(uri: vscode.Uri, text: string): vscode.Uri {
+    this.docs.set(uri.toString(), text);
+    return uri;
+  }
+  provideTextDocumentContent(uri: vscode.Uri): string {
+    return this.docs.get(uri.toString()) ?? '';
+  }
 }
 
-export interface DiffResult { mode: 'files' | 'patches'; files: string[] }
+export interface DiffResult {
+  mode: 'files' | 'patches';
+  files: string[];
+}
 
 async function humanPatchOf(folder: FolderScan, commit: Commit, checkout: string | null): Promise<string | null> {
   if (commit.humanPatch) {
@@ -33,18 +41,36 @@ async function humanPatchOf(folder: FolderScan, commit: Commit, checkout: string
  */
 export async function diffAgentVsHuman(store: Store, docs: DiffDocuments, commitHash: string, agent: string | null): Promise<DiffResult | undefined> {
   const found = store.scans.map(folder => ({ folder, commit: folder.result.commits.find(c => c.hash === commitHash) })).find(x => x.commit);
-  if (!found?.commit) { void vscode.window.showErrorMessage(`Bench Triage: commit ${commitHash.slice(0, 12)} is not in the workspace.`); return; }
+  if (!found?.commit) {
+    void vscode.window.showErrorMessage(`Bench Triage: commit ${commitHash.slice(0, 12)} is not in the workspace.`);
+    return;
+  }
   const { folder, commit } = found;
   const checkout = vllmCheckoutSetting(found?.folder.root);
   const runs = folder.result.agentRuns.filter(r => r.commit === commit.hash && r.patch && !r.patch.empty);
   const run = runs.find(r => r.agent === agent) ?? runs[0];
-  if (!run?.patch) { void vscode.window.showErrorMessage(`Bench Triage: no agent patch (model_patch.diff) for ${commit.hash.slice(0, 12)}.`); return; }
-  if (run.patch.bytes > MAX_PATCH_BYTES) { void vscode.window.showErrorMessage(`Bench Triage: the agent patch ${run.patch.path} is ${(run.patch.bytes / 1048576).toFixed(0)} MB: too large to diff.`); return; }
+  if (!run?.patch) {
+    void vscode.window.showErrorMessage(`Bench Triage: no agent patch (model_patch.diff) for ${commit.hash.slice(0, 12)}.`);
+    return;
+  }
+  if (run.patch.bytes > MAX_PATCH_BYTES) {
+    void vscode.window.showErrorMessage(`Bench Triage: the agent patch ${run.patch.path} is ${(run.patch.bytes / 1048576).toFixed(0)} MB: too large to diff.`);
+    return;
+  }
   const agentPatch = new TextDecoder().decode(await vscode.workspace.fs.readFile(vscode.Uri.joinPath(folder.root, run.patch.path)));
   let humanPatch: string | null;
-  try { humanPatch = await humanPatchOf(folder, commit, checkout); }
-  catch (e) { void vscode.window.showErrorMessage(`Bench Triage: could not read the human patch from ${checkout}: ${e instanceof Error ? e.message : e}`); return; }
-  if (humanPatch === null) { void vscode.window.showErrorMessage(`Bench Triage: no human patch for ${commit.hash.slice(0, 12)}: the dataset has no diff_text and no vLLM checkout is configured (benchTriage.vllmCheckout).`); return; }
+  try {
+    humanPatch = await humanPatchOf(folder, commit, checkout);
+  } catch (e) {
+    void vscode.window.showErrorMessage(`Bench Triage: could not read the human patch from ${checkout}: ${e instanceof Error ? e.message : e}`);
+    return;
+  }
+  if (humanPatch === null) {
+    void vscode.window.showErrorMessage(
+      `Bench Triage: no human patch for ${commit.hash.slice(0, 12)}: the dataset has no diff_text and no vLLM checkout is configured (benchTriage.vllmCheckout).`,
+    );
+    return;
+  }
   const short = commit.hash.slice(0, 8);
   const uri = (side: 'human' | 'agent', p: string) => diffUri(short, side, p);
 
@@ -55,21 +81,37 @@ export async function diffAgentVsHuman(store: Store, docs: DiffDocuments, commit
     return { mode: 'patches', files: ['human.patch', `${run.agent ?? 'agent'}.patch`] };
   }
   let human: Map<string, FilePatch>, agentFiles: Map<string, FilePatch>;
-  try { human = new Map(splitPatch(humanPatch).map(f => [f.path, f])); }
-  catch (e) { void vscode.window.showErrorMessage(`Bench Triage: the human patch of ${short} cannot be read: ${(e as Error).message}`); return; }
-  try { agentFiles = new Map(splitPatch(agentPatch).map(f => [f.path, f])); }
-  catch (e) { void vscode.window.showErrorMessage(`Bench Triage: the agent patch ${run.patch.path} cannot be read: ${(e as Error).message}`); return; }
+  try {
+    human = new Map(splitPatch(humanPatch).map(f => [f.path, f]));
+  } catch (e) {
+    void vscode.window.showErrorMessage(`Bench Triage: the human patch of ${short} cannot be read: ${(e as Error).message}`);
+    return;
+  }
+  try {
+    agentFiles = new Map(splitPatch(agentPatch).map(f => [f.path, f]));
+  } catch (e) {
+    void vscode.window.showErrorMessage(`Bench Triage: the agent patch ${run.patch.path} cannot be read: ${(e as Error).message}`);
+    return;
+  }
   const paths = [...new Set([...human.keys(), ...agentFiles.keys()])].sort();
   const resources: Array<[vscode.Uri, vscode.Uri, vscode.Uri]> = [];
   for (const p of paths) {
     let base = '';
-    try { base = (await execa('git', ['-C', checkout, 'show', `${commit.parent}:${p}`], { timeout: 30000, stripFinalNewline: false })).stdout; } catch { /* new file */ }
+    try {
+      base = (await execa('git', ['-C', checkout, 'show', `${commit.parent}:${p}`], { timeout: 30000, stripFinalNewline: false })).stdout;
+    } catch {
+      /* new file */
+    }
     const side = (fp: FilePatch | undefined) => {
       if (!fp) return base;
       const r = applyFilePatch(base, fp);
       return r.ok ? r.text : `⚠ ${r.error}\n`;
     };
-    resources.push([vscode.Uri.joinPath(vscode.Uri.file(checkout), p), docs.put(uri('human', p), side(human.get(p))), docs.put(uri('agent', p), side(agentFiles.get(p)))]);
+    resources.push([
+      vscode.Uri.joinPath(vscode.Uri.file(checkout), p),
+      docs.put(uri('human', p), side(human.get(p))),
+      docs.put(uri('agent', p), side(agentFiles.get(p))),
+    ]);
   }
   await vscode.commands.executeCommand('vscode.changes', `${short}: human ↔ agent (${run.agent ?? 'agent'}) on ${commit.parent.slice(0, 8)}`, resources);
   return { mode: 'files', files: paths };

@@ -15,13 +15,16 @@ export class TrustError extends Error {}
 
 /** Refuses run/rerun/apply in an untrusted workspace (browsing stays available). */
 export function requireTrust(action: string): void {
-  if (!vscode.workspace.isTrusted) throw new TrustError(`Bench Triage: ${action} needs a trusted workspace (running benchmarks executes commands on a Docker host). Browsing results works untrusted.`);
+  if (!vscode.workspace.isTrusted)
+    throw new TrustError(
+      `Bench Triage: ${action} needs a trusted workspace (running benchmarks executes commands on a Docker host). Browsing results works untrusted.`,
+    );
 }
 
 /** The agent run whose patch an entry's agent role applies: the entry's own agent's, else the commit's only one. */
 export function agentRunFor(scan: FolderScan, commit: string, agent: string | null): AgentRun | null {
   const runs = scan.result.agentRuns.filter(r => r.commit === commit && r.patch && !r.patch.empty);
-  return runs.find(r => r.agent === agent) ?? (agent === null || runs.length === 1 ? runs[0] ?? null : null);
+  return runs.find(r => r.agent === agent) ?? (agent === null || runs.length === 1 ? (runs[0] ?? null) : null);
 }
 
 /**
@@ -35,7 +38,10 @@ export class RunService implements vscode.Disposable {
   readonly onDidChange = this.changed.event;
   private readonly unsubscribe: () => void;
 
-  constructor(private readonly secrets: vscode.SecretStorage, store: Store) {
+  constructor(
+    private readonly secrets: vscode.SecretStorage,
+    store: Store,
+  ) {
     this.unsubscribe = this.runs.onEvent(e => {
       this.changed.fire(e.run);
       if (e.kind === 'state' && FINAL_STATES.includes(e.run.record.status) && !e.run.fromDisk) {
@@ -45,8 +51,12 @@ export class RunService implements vscode.Disposable {
     });
   }
 
-  list(): LiveRun[] { return this.runs.list(); }
-  active(): LiveRun[] { return this.runs.active(); }
+  list(): LiveRun[] {
+    return this.runs.list();
+  }
+  active(): LiveRun[] {
+    return this.runs.active();
+  }
 
   /** The run settings for a folder, as the CLI builds them from its options. */
   async settingsFor(root: vscode.Uri, host: HostConfig, recipes: string[]): Promise<RunSettings> {
@@ -54,17 +64,35 @@ export class RunService implements vscode.Disposable {
     if (problems.length) throw new Error(`Bench Triage: settings: ${problems.join('; ')}`);
     const secretEnv = await this.secretValues(secretNames);
     const missing = secretNames.filter(n => !(n in secretEnv));
-    if (missing.length) throw new Error(`Bench Triage: secret ${missing.join(', ')} (benchTriage.runEnv) has no value: set it with "Bench Triage: Set Run Secret…", or in the environment VS Code was started from`);
+    if (missing.length)
+      throw new Error(
+        `Bench Triage: secret ${missing.join(', ')} (benchTriage.runEnv) has no value: set it with "Bench Triage: Set Run Secret…", or in the environment VS Code was started from`,
+      );
     const token = await this.secrets.get(HF_TOKEN_KEY);
     if (token) Object.assign(secretEnv, { HF_TOKEN: token, HUGGING_FACE_HUB_TOKEN: token });
     const t = timeouts(root);
-    return { host, recipes, templates: imageTemplates(root), serverTimeoutS: t.serverS, benchmarkTimeoutS: t.benchmarkS, env, secretEnv, checkout: vllmCheckoutSetting(root) };
+    return {
+      host,
+      recipes,
+      templates: imageTemplates(root),
+      serverTimeoutS: t.serverS,
+      benchmarkTimeoutS: t.benchmarkS,
+      env,
+      secretEnv,
+      checkout: vllmCheckoutSetting(root),
+    };
   }
 
   /** Plans every role first (refusals before anything runs), then starts them on the host. */
-  async start(scan: FolderScan, commitHash: string, roles: Role[], opts: { host?: HostConfig; recipes?: string[]; agent?: string | null } = {}): Promise<RunRecord[]> {
+  async start(
+    scan: FolderScan,
+    commitHash: string,
+    roles: Role[],
+    opts: { host?: HostConfig; recipes?: string[]; agent?: string | null } = {},
+  ): Promise<RunRecord[]> {
     requireTrust('Running a benchmark');
-    if (scan.root.scheme !== 'file') throw new Error(`Bench Triage: runs write their logs next to the results, which needs a local folder (${scan.root.toString()} is not)`);
+    if (scan.root.scheme !== 'file')
+      throw new Error(`Bench Triage: runs write their logs next to the results, which needs a local folder (${scan.root.toString()} is not)`);
     const commit = scan.result.commits.find(c => c.hash === commitHash);
     if (!commit) throw new Error(`Bench Triage: commit ${commitHash.slice(0, 12)} is not in ${scan.root.fsPath}`);
     const host = opts.host ?? configuredHosts(scan.root)[0];
@@ -77,18 +105,20 @@ export class RunService implements vscode.Disposable {
     const out: Record<string, string> = {};
     const token = await this.secrets.get(HF_TOKEN_KEY);
     for (const n of names) {
-      const v = (n === 'HF_TOKEN' || n === 'HUGGING_FACE_HUB_TOKEN') && token ? token : (await this.secrets.get(secretKey(n))) ?? process.env[n];
+      const v = (n === 'HF_TOKEN' || n === 'HUGGING_FACE_HUB_TOKEN') && token ? token : ((await this.secrets.get(secretKey(n))) ?? process.env[n]);
       if (v) out[n] = v;
     }
     return out;
   }
 
-  cancel(key: RunKey): boolean { return this.runs.cancel(key); }
+  cancel(key: RunKey): boolean {
+    return this.runs.cancel(key);
+  }
 
   /** The finished and unfinished runs on disk of the workspace folders (the Runs view after a reload). */
   async loadHistory(folders: readonly vscode.Uri[]): Promise<LiveRun[]> {
     const out: LiveRun[] = [];
-    for (const f of folders) if (f.scheme === 'file') out.push(...await this.runs.history(f.fsPath));
+    for (const f of folders) if (f.scheme === 'file') out.push(...(await this.runs.history(f.fsPath)));
     this.changed.fire(undefined);
     return out;
   }
@@ -97,13 +127,18 @@ export class RunService implements vscode.Disposable {
   async reattach(folders: readonly vscode.Uri[]): Promise<RunRecord[]> {
     if (!vscode.workspace.isTrusted) return [];
     const out: RunRecord[] = [];
-    for (const folder of folders) for (const host of configuredHosts(folder)) {
-      // The values of a run's secrets come from SecretStorage (or the environment) again; the runner
-      // falls back to the container's own copy, so a re-attached log is masked like the first.
-      out.push(...await this.runs.resume(folder.fsPath, host, names => this.secretValues(names)).catch(() => []));
-    }
+    for (const folder of folders)
+      for (const host of configuredHosts(folder)) {
+        // The values of a run's secrets come from SecretStorage (or the environment) again; the runner
+        // falls back to the container's own copy, so a re-attached log is masked like the first.
+        out.push(...(await this.runs.resume(folder.fsPath, host, names => this.secretValues(names)).catch(() => [])));
+      }
     return out;
   }
 
-  dispose(): void { this.runs.cancelAll(); this.unsubscribe(); this.changed.dispose(); }
+  dispose(): void {
+    this.runs.cancelAll();
+    this.unsubscribe();
+    this.changed.dispose();
+  }
 }

@@ -17,8 +17,12 @@ export function configuredHosts(scope?: vscode.Uri): HostConfig[] {
   const hosts = (c.get<Array<Partial<HostConfig>>>('hosts') ?? []).filter(h => h && typeof h === 'object');
   if (!hosts.length) return [{ label: 'H100', docker: '', gpus: c.get<number>('hostGpus', 1) }];
   return hosts.map((h, i) => ({
-    label: String(h.label ?? `host ${i + 1}`), docker: String(h.docker ?? ''), gpus: Number.isInteger(h.gpus) ? Number(h.gpus) : 1,
-    maxParallel: typeof h.maxParallel === 'number' ? h.maxParallel : undefined, tls: h.tls, ssh: h.ssh,
+    label: String(h.label ?? `host ${i + 1}`),
+    docker: String(h.docker ?? ''),
+    gpus: Number.isInteger(h.gpus) ? Number(h.gpus) : 1,
+    maxParallel: typeof h.maxParallel === 'number' ? h.maxParallel : undefined,
+    tls: h.tls,
+    ssh: h.ssh,
   }));
 }
 
@@ -57,9 +61,15 @@ export function primaryMetricSetting(scope?: vscode.Uri): PrimaryOverride {
   const out: PrimaryOverride = {};
   if (!raw || typeof raw !== 'object') return out;
   for (const [k, v] of Object.entries(raw)) {
-    const bad = !(OVERRIDE_KEYS as readonly string[]).includes(k) ? `"${k}" is not a benchmark mode (use ${OVERRIDE_KEYS.join(', ')})`
-      : typeof v !== 'string' || metricDef(v)?.kind !== 'metric' ? `${JSON.stringify(v)} is not a metric key (e.g. ttft_mean_ms, output_throughput_tok_s)` : null;
-    if (bad) { warnOnce(`benchTriage.primaryMetric.${k}: ${bad}; the built-in rule applies`); continue; }
+    const bad = !(OVERRIDE_KEYS as readonly string[]).includes(k)
+      ? `"${k}" is not a benchmark mode (use ${OVERRIDE_KEYS.join(', ')})`
+      : typeof v !== 'string' || metricDef(v)?.kind !== 'metric'
+        ? `${JSON.stringify(v)} is not a metric key (e.g. ttft_mean_ms, output_throughput_tok_s)`
+        : null;
+    if (bad) {
+      warnOnce(`benchTriage.primaryMetric.${k}: ${bad}; the built-in rule applies`);
+      continue;
+    }
     out[k as keyof PrimaryOverride] = v as string;
   }
   return out;
@@ -71,7 +81,9 @@ export async function userRules(root: vscode.Uri): Promise<Rule[]> {
     const file = vscode.Uri.joinPath(root, '.bench-triage', 'rules.json');
     if ((await vscode.workspace.fs.stat(file)).size > 4 * 1024 * 1024) return [];
     return parseRulesFile(new TextDecoder().decode(await vscode.workspace.fs.readFile(file))).rules;
-  } catch { return []; }
+  } catch {
+    return [];
+  }
 }
 
 /** What a folder's Workspace computes under. */
@@ -97,11 +109,15 @@ export function runEnvSetting(scope?: vscode.Uri): { env: Record<string, string>
       const k = e.indexOf('=');
       const name = k > 0 ? e.slice(0, k) : '';
       if (!NAME.test(name)) problems.push(`${at}: "${e.slice(0, 40)}" is not NAME=VALUE`);
-      else if (/TOKEN|SECRET|KEY|PASSWORD|CREDENTIAL/i.test(name)) problems.push(`${at}: ${name} looks like a secret: declare it as { "name": "${name}", "secret": true } and set its value with "Set Run Secret…" (settings.json is plain text)`);
+      else if (/TOKEN|SECRET|KEY|PASSWORD|CREDENTIAL/i.test(name))
+        problems.push(
+          `${at}: ${name} looks like a secret: declare it as { "name": "${name}", "secret": true } and set its value with "Set Run Secret…" (settings.json is plain text)`,
+        );
       else env[name] = e.slice(k + 1);
     } else if (e && typeof e === 'object' && typeof (e as { name?: unknown }).name === 'string' && (e as { secret?: unknown }).secret === true) {
       const name = (e as { name: string }).name;
-      if (!NAME.test(name)) problems.push(`${at}.name: "${name}" is not an environment variable name`); else secretNames.push(name);
+      if (!NAME.test(name)) problems.push(`${at}.name: "${name}" is not an environment variable name`);
+      else secretNames.push(name);
     } else problems.push(`${at}: expected "NAME=VALUE" or { "name": "NAME", "secret": true }`);
   });
   return { env, secretNames, problems };

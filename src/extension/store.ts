@@ -14,14 +14,28 @@ import { workspaceSettings } from './settings';
 /** One workspace folder's results: a thin view of its app-layer Workspace. Paths in it are relative to `root`. */
 export class FolderScan {
   readonly workspace: Workspace;
-  constructor(readonly root: vscode.Uri, folderId: string, source: FileSource, index: IndexStore | null, public settings: WorkspaceSettings) {
+  constructor(
+    readonly root: vscode.Uri,
+    folderId: string,
+    source: FileSource,
+    index: IndexStore | null,
+    public settings: WorkspaceSettings,
+  ) {
     this.workspace = new Workspace(folderId, source, () => this.settings, index);
   }
-  get result(): ScanResult { return this.workspace.result; }
-  get classifications(): Map<string, Classification> { return this.workspace.classifications; }
-  get entries(): CommitTriage[] { return this.workspace.entries; }
+  get result(): ScanResult {
+    return this.workspace.result;
+  }
+  get classifications(): Map<string, Classification> {
+    return this.workspace.classifications;
+  }
+  get entries(): CommitTriage[] {
+    return this.workspace.entries;
+  }
   /** The identity of an entry of this folder. */
-  keyOf(e: CommitTriage): EntryKey { return EntryKeys.of(this.workspace.folder, e.commit, e.agent); }
+  keyOf(e: CommitTriage): EntryKey {
+    return EntryKeys.of(this.workspace.folder, e.commit, e.agent);
+  }
   /** Path of a file of this folder relative to its root, or null when outside. */
   relative(uri: vscode.Uri): string | null {
     if (uri.scheme !== this.root.scheme) return null;
@@ -51,14 +65,21 @@ export class Store implements vscode.Disposable {
 
   constructor(private readonly cacheDir: vscode.Uri | undefined) {}
 
-  get scanned(): boolean { return this.scannedOnce; }
-  get scans(): readonly FolderScan[] { return this.folders; }
+  get scanned(): boolean {
+    return this.scannedOnce;
+  }
+  get scans(): readonly FolderScan[] {
+    return this.folders;
+  }
 
   /** Stops a scan in flight; the results of the previous scan stay as they were. */
   cancel(): boolean {
     if (!this.running) return false;
     this.running.controller.abort(new vscode.CancellationError());
-    if (!this.scannedOnce) { this.scannedOnce = true; void this.updateContext(); }
+    if (!this.scannedOnce) {
+      this.scannedOnce = true;
+      void this.updateContext();
+    }
     return true;
   }
 
@@ -69,7 +90,9 @@ export class Store implements vscode.Disposable {
   }
 
   /** Reads the workspace again (the Refresh button): every file listed, those changed since the index read. */
-  rescan(): Promise<void> { return this.load(true); }
+  rescan(): Promise<void> {
+    return this.load(true);
+  }
 
   private newFolder(f: vscode.WorkspaceFolder, settings: WorkspaceSettings): FolderScan {
     // Local folders are read with Node's fs: vscode.workspace.fs costs a round trip per call
@@ -86,43 +109,59 @@ export class Store implements vscode.Disposable {
     const controller = new AbortController();
     void vscode.commands.executeCommand('setContext', 'benchTriage.scanning', true);
     const t0 = performance.now();
-    const done = Promise.resolve(vscode.window.withProgress(
-      { location: { viewId: 'benchTriage.commits' }, title: 'Scanning benchmark results' },
-      () => vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: 'Bench Triage', cancellable: false }, async progress => {
-        const next: FolderScan[] = [];
-        const revalidations: Array<Promise<void>> = [];
-        let warmAll = true;
-        for (const f of vscode.workspace.workspaceFolders ?? []) {
-          const scan = this.folders.find(s => s.root.toString() === f.uri.toString()) ?? this.newFolder(f, await workspaceSettings(f.uri));
-          const onProgress = ({ phase, done: d, total }: { phase: string; done: number; total: number }) => progress.report({ message: `${phase === 'read' ? 'reading' : phase === 'list' ? 'listing' : 'classifying'} ${f.name}${total ? `: ${d}/${total} files` : ''}` });
-          if (full || this.scannedOnce) { await scan.workspace.load({ signal: controller.signal, onProgress }); warmAll = false; }
-          else {
-            // A warm open shows the last state at once; what changed since is applied behind it.
-            const { warm, revalidated } = await scan.workspace.open({ signal: controller.signal, onProgress });
-            warmAll &&= warm;
-            revalidations.push(revalidated.then(change => this.applied(scan, change), () => undefined));
+    const done = Promise.resolve(
+      vscode.window.withProgress({ location: { viewId: 'benchTriage.commits' }, title: 'Scanning benchmark results' }, () =>
+        vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: 'Bench Triage', cancellable: false }, async progress => {
+          const next: FolderScan[] = [];
+          const revalidations: Array<Promise<void>> = [];
+          let warmAll = true;
+          for (const f of vscode.workspace.workspaceFolders ?? []) {
+            const scan = this.folders.find(s => s.root.toString() === f.uri.toString()) ?? this.newFolder(f, await workspaceSettings(f.uri));
+            const onProgress = ({ phase, done: d, total }: { phase: string; done: number; total: number }) =>
+              progress.report({
+                message: `${phase === 'read' ? 'reading' : phase === 'list' ? 'listing' : 'classifying'} ${f.name}${total ? `: ${d}/${total} files` : ''}`,
+              });
+            if (full || this.scannedOnce) {
+              await scan.workspace.load({ signal: controller.signal, onProgress });
+              warmAll = false;
+            } else {
+              // A warm open shows the last state at once; what changed since is applied behind it.
+              const { warm, revalidated } = await scan.workspace.open({ signal: controller.signal, onProgress });
+              warmAll &&= warm;
+              revalidations.push(
+                revalidated.then(
+                  change => this.applied(scan, change),
+                  () => undefined,
+                ),
+              );
+            }
+            next.push(scan);
           }
-          next.push(scan);
-        }
-        if (controller.signal.aborted) return;
-        this.folders = next;
-        this.scannedOnce = true;
-        this.timings.openMs = performance.now() - t0;
-        this.timings.warm = warmAll;
-        await this.updateContext();
-        this.changed.fire({ kind: 'full' });
-        void Promise.all(revalidations);
-      }),
-    )).then(() => undefined, err => {
-      if (controller.signal.aborted) return;
-      this.scannedOnce = true;
-      void this.updateContext();
-      void vscode.window.showErrorMessage(`Bench Triage: scanning failed: ${err instanceof Error ? err.message : String(err)}`);
-    }).finally(() => {
-      if (this.running?.controller !== controller) return;
-      this.running = null;
-      void vscode.commands.executeCommand('setContext', 'benchTriage.scanning', false);
-    });
+          if (controller.signal.aborted) return;
+          this.folders = next;
+          this.scannedOnce = true;
+          this.timings.openMs = performance.now() - t0;
+          this.timings.warm = warmAll;
+          await this.updateContext();
+          this.changed.fire({ kind: 'full' });
+          void Promise.all(revalidations);
+        }),
+      ),
+    )
+      .then(
+        () => undefined,
+        err => {
+          if (controller.signal.aborted) return;
+          this.scannedOnce = true;
+          void this.updateContext();
+          void vscode.window.showErrorMessage(`Bench Triage: scanning failed: ${err instanceof Error ? err.message : String(err)}`);
+        },
+      )
+      .finally(() => {
+        if (this.running?.controller !== controller) return;
+        this.running = null;
+        void vscode.commands.executeCommand('setContext', 'benchTriage.scanning', false);
+      });
     this.running = { controller, done };
     return done;
   }
@@ -167,7 +206,11 @@ export class Store implements vscode.Disposable {
 
   private async updateContext(): Promise<void> {
     await vscode.commands.executeCommand('setContext', 'benchTriage.scanned', true);
-    await vscode.commands.executeCommand('setContext', 'benchTriage.hasResults', this.folders.some(f => f.result.runs.length > 0 || f.result.files.length > 0));
+    await vscode.commands.executeCommand(
+      'setContext',
+      'benchTriage.hasResults',
+      this.folders.some(f => f.result.runs.length > 0 || f.result.files.length > 0),
+    );
   }
 
   entries(): Array<{ folder: FolderScan; entry: CommitTriage }> {
@@ -194,7 +237,9 @@ export class Store implements vscode.Disposable {
 
   /** Files that could not be used (corrupt, unknown, not read), each tagged with its folder. */
   problems(): Array<{ folder: FolderScan; file: FileRecord }> {
-    return this.folders.flatMap(folder => folder.result.files.filter(f => f.kind === 'corrupt' || f.kind === 'unknown' || f.kind === 'skipped').map(file => ({ folder, file })));
+    return this.folders.flatMap(folder =>
+      folder.result.files.filter(f => f.kind === 'corrupt' || f.kind === 'unknown' || f.kind === 'skipped').map(file => ({ folder, file })),
+    );
   }
 
   dispose(): void {

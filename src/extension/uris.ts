@@ -22,7 +22,11 @@ export function embeddedLogUri(file: vscode.Uri, field: string): vscode.Uri {
 export function fromEmbeddedLogUri(uri: vscode.Uri): { file: vscode.Uri; field: string } | null {
   if (uri.scheme !== SCHEMES.embeddedLog) return null;
   let q: { scheme?: unknown; field?: unknown };
-  try { q = JSON.parse(uri.query); } catch { return null; }
+  try {
+    q = JSON.parse(uri.query);
+  } catch {
+    return null;
+  }
   if (typeof q.scheme !== 'string' || typeof q.field !== 'string') return null;
   const suffix = `/${q.field}.vllm.log`;
   if (!uri.path.endsWith(suffix)) return null;
@@ -33,10 +37,12 @@ export const liveLogUri = (file: vscode.Uri): vscode.Uri => file.with({ scheme: 
 export const fromLiveLogUri = (uri: vscode.Uri): vscode.Uri | null => (uri.scheme === SCHEMES.liveLog ? uri.with({ scheme: 'file' }) : null);
 
 /** A run's transcript: `<run folder>/run.vllm.log` under its own scheme (the folder holds run.json). */
-export const runTranscriptUri = (runDir: string): vscode.Uri => vscode.Uri.file(`${runDir.replace(/\/+$/, '')}/run.vllm.log`).with({ scheme: SCHEMES.runTranscript });
+export const runTranscriptUri = (runDir: string): vscode.Uri =>
+  vscode.Uri.file(`${runDir.replace(/\/+$/, '')}/run.vllm.log`).with({ scheme: SCHEMES.runTranscript });
 export function fromRunTranscriptUri(uri: vscode.Uri): string | null {
   if (uri.scheme !== SCHEMES.runTranscript || !uri.path.endsWith('/run.vllm.log')) return null;
   return uri.with({ scheme: 'file', path: uri.path.slice(0, -'/run.vllm.log'.length) }).fsPath;
 }
 
-export const diffUri = (commit8: string, side: 'human' | 'agent', file: string): vscode.Uri => vscode.Uri.from({ scheme: SCHEMES.diff, path: `/${commit8}/${side}/${file}` });
+export const diffUri = (commit8: string, side: 'human' | 'agent', file: string): vscode.Uri =>
+  vscode.Uri.from({ scheme: SCHEMES.diff, path: `/${commit8}/${side}/${file}` });

@@ -11,13 +11,21 @@ export function vscodeFileSource(root: vscode.Uri): FileSource {
   const at = (rel: string) => (rel ? vscode.Uri.joinPath(root, rel) : root);
   return {
     groupedByFolder: true,
-    list: signal => walkFiles(
-      async rel => (await vscode.workspace.fs.readDirectory(at(rel))).map(([name, type]) => ({
-        name, dir: !!(type & vscode.FileType.Directory) && !(type & vscode.FileType.SymbolicLink), file: (type & ~vscode.FileType.SymbolicLink) === vscode.FileType.File && !(type & vscode.FileType.SymbolicLink),
-        link: !!(type & vscode.FileType.SymbolicLink),
-      })),
-      async rel => { const s = await vscode.workspace.fs.stat(at(rel)); return { size: s.size, mtimeMs: s.mtime }; },
-      signal),
+    list: signal =>
+      walkFiles(
+        async rel =>
+          (await vscode.workspace.fs.readDirectory(at(rel))).map(([name, type]) => ({
+            name,
+            dir: !!(type & vscode.FileType.Directory) && !(type & vscode.FileType.SymbolicLink),
+            file: (type & ~vscode.FileType.SymbolicLink) === vscode.FileType.File && !(type & vscode.FileType.SymbolicLink),
+            link: !!(type & vscode.FileType.SymbolicLink),
+          })),
+        async rel => {
+          const s = await vscode.workspace.fs.stat(at(rel));
+          return { size: s.size, mtimeMs: s.mtime };
+        },
+        signal,
+      ),
     async readText(rel: string, opts: ReadOptions = {}) {
       if (rel.split('/').some(s => s === '..') || rel.startsWith('/')) throw new FileRefused(`${rel} points outside the scanned folder: not read`);
       const st = await vscode.workspace.fs.stat(at(rel));
@@ -29,9 +37,18 @@ export function vscodeFileSource(root: vscode.Uri): FileSource {
     async stat(rel: string) {
       try {
         const s = await vscode.workspace.fs.stat(at(rel));
-        return { path: rel, size: s.size, mtimeMs: s.mtime, ...(s.type & vscode.FileType.SymbolicLink ? { kind: 'symlink' as const } : s.type !== vscode.FileType.File ? { kind: 'special' as const } : {}) };
-      } catch { return null; }
+        return {
+          path: rel,
+          size: s.size,
+          mtimeMs: s.mtime,
+          ...(s.type & vscode.FileType.SymbolicLink ? { kind: 'symlink' as const } : s.type !== vscode.FileType.File ? { kind: 'special' as const } : {}),
+        };
+      } catch {
+        return null;
+      }
     },
-    async describe() { return { target: null, inside: false, regular: false, error: 'links are not followed in this workspace' }; },
+    async describe() {
+      return { target: null, inside: false, regular: false, error: 'links are not followed in this workspace' };
+    },
   };
 }

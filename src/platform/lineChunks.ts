@@ -12,19 +12,25 @@ export async function* lineChunks(path: string, chunkBytes = 4 * 1024 * 1024, si
   let pendingLen = 0;
   const take = (tail?: Buffer): Buffer => {
     const out = pending.length === 0 ? tail! : Buffer.concat(tail ? [...pending, tail] : pending, pendingLen + (tail?.length ?? 0));
-    pending = []; pendingLen = 0;
+    pending = [];
+    pendingLen = 0;
     return out;
   };
   for await (const raw of createReadStream(path, { highWaterMark: chunkBytes, signal })) {
     const piece = raw as Buffer;
     const cut = piece.lastIndexOf(10);
     if (cut === -1) {
-      pending.push(piece); pendingLen += piece.length;
+      pending.push(piece);
+      pendingLen += piece.length;
       if (pendingLen >= maxLineBytes) yield take();
       continue;
     }
     yield take(piece.subarray(0, cut + 1));
-    if (cut + 1 < piece.length) { const rest = piece.subarray(cut + 1); pending.push(rest); pendingLen += rest.length; }
+    if (cut + 1 < piece.length) {
+      const rest = piece.subarray(cut + 1);
+      pending.push(rest);
+      pendingLen += rest.length;
+    }
   }
   if (pendingLen) yield take();
 }

@@ -32,10 +32,25 @@ export function nodeFileSource(root: string): FileSource {
   const inside = (base: string, p: string) => p === base || p.startsWith(base.endsWith(path.sep) ? base : base + path.sep);
   return {
     groupedByFolder: true,
-    list: (signal, lopts) => walkFiles(
-      async rel => { await slice(); return readdirSync(path.join(abs, rel), { withFileTypes: true }).map(e => ({ name: e.name, dir: e.isDirectory(), file: e.isFile(), link: e.isSymbolicLink() })); },
-      async rel => { await slice(); const s = statSync(path.join(abs, rel)); return { size: s.size, mtimeMs: s.mtimeMs }; },
-      signal, lopts?.statOnRead ? name => name.endsWith('.json') || name.endsWith('.jsonl') : undefined),
+    list: (signal, lopts) =>
+      walkFiles(
+        async rel => {
+          await slice();
+          return readdirSync(path.join(abs, rel), { withFileTypes: true }).map(e => ({
+            name: e.name,
+            dir: e.isDirectory(),
+            file: e.isFile(),
+            link: e.isSymbolicLink(),
+          }));
+        },
+        async rel => {
+          await slice();
+          const s = statSync(path.join(abs, rel));
+          return { size: s.size, mtimeMs: s.mtimeMs };
+        },
+        signal,
+        lopts?.statOnRead ? name => name.endsWith('.json') || name.endsWith('.jsonl') : undefined,
+      ),
     async readText(rel: string, opts: ReadOptions = {}) {
       let real: string;
       if (opts.listed && !rel.split('/').includes('..')) {
@@ -53,7 +68,9 @@ export function nodeFileSource(root: string): FileSource {
             const n = st.size ? readSync(fd, buf, 0, st.size, 0) : 0;
             return buf.toString('utf8', 0, n);
           }
-        } finally { closeSync(fd); }
+        } finally {
+          closeSync(fd);
+        }
         // Larger files: read asynchronously below, capped.
       } else {
         realRoot ??= fs.realpath(abs);
@@ -65,19 +82,31 @@ export function nodeFileSource(root: string): FileSource {
       const fh = await fs.open(real, constants.O_RDONLY | constants.O_NONBLOCK | (opts.listed ? constants.O_NOFOLLOW : 0));
       try {
         const st = await fh.stat();
-        if (!st.isFile()) throw new FileRefused(`${rel} is not a regular file (${st.isFIFO() ? 'a FIFO' : st.isSocket() ? 'a socket' : st.isCharacterDevice() || st.isBlockDevice() ? 'a device' : 'not a file'}): not read`);
+        if (!st.isFile())
+          throw new FileRefused(
+            `${rel} is not a regular file (${st.isFIFO() ? 'a FIFO' : st.isSocket() ? 'a socket' : st.isCharacterDevice() || st.isBlockDevice() ? 'a device' : 'not a file'}): not read`,
+          );
         return await readCapped(rel, st.size, opts, async (pos, len) => {
           const buf = Buffer.alloc(len);
           const { bytesRead } = await fh.read(buf, 0, len, pos);
           return buf.subarray(0, bytesRead);
         });
-      } finally { await fh.close(); }
+      } finally {
+        await fh.close();
+      }
     },
     async stat(rel: string) {
       try {
         const s = await fs.lstat(path.join(abs, rel));
-        return { path: rel, size: s.size, mtimeMs: s.mtimeMs, ...(s.isSymbolicLink() ? { kind: 'symlink' as const } : !s.isFile() ? { kind: 'special' as const } : {}) };
-      } catch { return null; }
+        return {
+          path: rel,
+          size: s.size,
+          mtimeMs: s.mtimeMs,
+          ...(s.isSymbolicLink() ? { kind: 'symlink' as const } : !s.isFile() ? { kind: 'special' as const } : {}),
+        };
+      } catch {
+        return null;
+      }
     },
     async describe(rel: string) {
       try {
@@ -85,7 +114,9 @@ export function nodeFileSource(root: string): FileSource {
         const base = await (realRoot ??= fs.realpath(abs));
         const st = await fs.stat(real);
         return { target: inside(base, real) ? path.relative(base, real).split(path.sep).join('/') : real, inside: inside(base, real), regular: st.isFile() };
-      } catch (e) { return { target: null, inside: false, regular: false, error: (e as NodeJS.ErrnoException).code ?? String(e) }; }
+      } catch (e) {
+        return { target: null, inside: false, regular: false, error: (e as NodeJS.ErrnoException).code ?? String(e) };
+      }
     },
   };
 }

@@ -6,7 +6,13 @@ import * as path from 'node:path';
  * temporary file in the same folder, flush it to disk, then rename over the target. A crash
  * before the rename leaves the previous file intact (and a stray `.tmp` the next write replaces).
  */
-export async function writeJsonAtomic(file: string, value: unknown, fsImpl: Pick<typeof fs, 'open' | 'rename' | 'mkdir' | 'rm'> = fs, mask: (text: string) => string = t => t, indent = 2): Promise<void> {
+export async function writeJsonAtomic(
+  file: string,
+  value: unknown,
+  fsImpl: Pick<typeof fs, 'open' | 'rename' | 'mkdir' | 'rm'> = fs,
+  mask: (text: string) => string = t => t,
+  indent = 2,
+): Promise<void> {
   await fsImpl.mkdir(path.dirname(file), { recursive: true });
   const tmp = `${file}.${process.pid}.tmp`;
   const handle = await fsImpl.open(tmp, 'w');

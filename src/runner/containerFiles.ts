@@ -9,8 +9,13 @@ export { C } from './containerPaths';
 export async function tarOf(files: Array<{ name: string; body: string | Buffer; mode?: number }>): Promise<Buffer> {
   const p = pack();
   const chunks: Buffer[] = [];
-  p.on('data', (b: unknown) => { chunks.push(b as Buffer); });
-  const done = new Promise<void>((resolve, reject) => { p.on('end', resolve); p.on('error', reject); });
+  p.on('data', (b: unknown) => {
+    chunks.push(b as Buffer);
+  });
+  const done = new Promise<void>((resolve, reject) => {
+    p.on('end', resolve);
+    p.on('error', reject);
+  });
   for (const f of files) p.entry({ name: f.name.replace(/^\//, ''), mode: f.mode ?? 0o644 }, f.body);
   for (const d of ['bench-triage/logs', 'bench-triage/src', 'bench-triage/files', 'results']) p.entry({ name: d, type: 'directory', mode: 0o777 });
   p.entry({ name: 'bench-triage/secrets', type: 'directory', mode: 0o700 });
@@ -27,7 +32,11 @@ export const helperFile = () => ({ name: C.helper, body: HELPER, mode: 0o755 });
  */
 export async function benchmarksFromCheckout(checkout: string, commit: string, signal?: AbortSignal): Promise<Buffer> {
   try {
-    const r = await execa('git', ['-C', checkout, 'archive', '--format=tar', commit, 'benchmarks'], { encoding: 'buffer', timeout: 60_000, cancelSignal: signal });
+    const r = await execa('git', ['-C', checkout, 'archive', '--format=tar', commit, 'benchmarks'], {
+      encoding: 'buffer',
+      timeout: 60_000,
+      cancelSignal: signal,
+    });
     return Buffer.from(r.stdout);
   } catch (e) {
     const msg = (e as { stderr?: Buffer | string; shortMessage?: string }).stderr?.toString().trim() || (e as Error).message;
@@ -36,6 +45,9 @@ export async function benchmarksFromCheckout(checkout: string, commit: string, s
 }
 
 export async function fileFromCheckout(checkout: string, commit: string, rel: string): Promise<Buffer> {
-  try { return Buffer.from((await execa('git', ['-C', checkout, 'show', `${commit}:${rel}`], { encoding: 'buffer', timeout: 30_000 })).stdout); }
-  catch { throw new Error(`vLLM checkout ${checkout}: ${rel} does not exist at ${commit.slice(0, 12)}`); }
+  try {
+    return Buffer.from((await execa('git', ['-C', checkout, 'show', `${commit}:${rel}`], { encoding: 'buffer', timeout: 30_000 })).stdout);
+  } catch {
+    throw new Error(`vLLM checkout ${checkout}: ${rel} does not exist at ${commit.slice(0, 12)}`);
+  }
 }

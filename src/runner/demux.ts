@@ -12,7 +12,12 @@ export class DockerDemuxer extends Writable {
   private remaining = 0;
   private target: Writable | null = null;
 
-  constructor(private readonly out: Writable, private readonly err: Writable) { super({ highWaterMark: 1 << 20 }); }
+  constructor(
+    private readonly out: Writable,
+    private readonly err: Writable,
+  ) {
+    super({ highWaterMark: 1 << 20 });
+  }
 
   override _write(chunk: Buffer, _enc: BufferEncoding, done: (e?: Error | null) => void): void {
     let pos = 0;
@@ -21,11 +26,15 @@ export class DockerDemuxer extends Writable {
       if (this.remaining === 0) {
         const take = Math.min(8 - this.headerFill, chunk.length - pos);
         chunk.copy(this.header, this.headerFill, pos, pos + take);
-        this.headerFill += take; pos += take;
+        this.headerFill += take;
+        pos += take;
         if (this.headerFill < 8) break;
         this.headerFill = 0;
         const type = this.header[0];
-        if (type !== 1 && type !== 2 && type !== 0) { done(new Error(`Docker stream out of sync (frame type ${type})`)); return; }
+        if (type !== 1 && type !== 2 && type !== 0) {
+          done(new Error(`Docker stream out of sync (frame type ${type})`));
+          return;
+        }
         this.remaining = this.header.readUInt32BE(4);
         this.target = type === 2 ? this.err : this.out;
         continue;
@@ -33,12 +42,22 @@ export class DockerDemuxer extends Writable {
       const take = Math.min(this.remaining, chunk.length - pos);
       const ok = this.target!.write(chunk.subarray(pos, pos + take));
       if (!ok) waitFor = this.target;
-      this.remaining -= take; pos += take;
+      this.remaining -= take;
+      pos += take;
     }
-    if (!waitFor) { done(); return; }
+    if (!waitFor) {
+      done();
+      return;
+    }
     const w = waitFor;
-    const onDrain = () => { w.off('error', onError); done(); };
-    const onError = (e: Error) => { w.off('drain', onDrain); done(e); };
+    const onDrain = () => {
+      w.off('error', onError);
+      done();
+    };
+    const onError = (e: Error) => {
+      w.off('drain', onDrain);
+      done(e);
+    };
     w.once('drain', onDrain).once('error', onError);
   }
 }

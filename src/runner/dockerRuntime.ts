@@ -17,7 +17,10 @@ export class DockerRuntime implements ContainerRuntime {
   private readonly docker: Docker;
   private readonly hostKeyProblem: () => string | null;
 
-  constructor(private readonly host: HostConfig, env = process.env) {
+  constructor(
+    private readonly host: HostConfig,
+    env = process.env,
+  ) {
     const url = effectiveDockerUrl(host, env);
     this.where = `${host.label} (${url})`;
     const { options, hostKeyProblem } = connectOptions(host, env);
@@ -49,67 +52,120 @@ export class DockerRuntime implements ContainerRuntime {
     }
   }
 
-  async ping(signal?: AbortSignal): Promise<void> { await this.call(s => (this.docker.ping as (o: object) => Promise<unknown>).call(this.docker, withSignal(s)), signal, 15_000); }
+  async ping(signal?: AbortSignal): Promise<void> {
+    await this.call(s => (this.docker.ping as (o: object) => Promise<unknown>).call(this.docker, withSignal(s)), signal, 15_000);
+  }
 
   async facts(): Promise<HostFacts> {
     const info = await this.call(s => (this.docker.info as (o: object) => Promise<Record<string, any>>).call(this.docker, withSignal(s)));
-    return { serverVersion: String(info.ServerVersion ?? ''), runtimes: Object.keys(info.Runtimes ?? {}), ncpu: Number(info.NCPU ?? 0), memBytes: Number(info.MemTotal ?? 0) };
+    return {
+      serverVersion: String(info.ServerVersion ?? ''),
+      runtimes: Object.keys(info.Runtimes ?? {}),
+      ncpu: Number(info.NCPU ?? 0),
+      memBytes: Number(info.MemTotal ?? 0),
+    };
   }
 
   async hasImage(image: string): Promise<boolean> {
-    try { await this.call(s => this.docker.getImage(image).inspect(withSignal(s))); return true; }
-    catch (e) { if (/no such image|404/i.test(String((e as Error).message))) return false; throw e; }
+    try {
+      await this.call(s => this.docker.getImage(image).inspect(withSignal(s)));
+      return true;
+    } catch (e) {
+      if (/no such image|404/i.test(String((e as Error).message))) return false;
+      throw e;
+    }
   }
 
   async pull(image: string, signal?: AbortSignal): Promise<void> {
-    await this.call(async s => {
-      const stream = await this.docker.pull(image, withSignal(s));
-      await new Promise<void>((resolve, reject) => this.docker.modem.followProgress(stream, (err: Error | null, events: Array<{ error?: string }>) => {
-        const bad = err ?? (events.find(e => e.error) ? new Error(events.find(e => e.error)!.error) : null);
-        if (bad) reject(bad); else resolve();
-      }));
-    }, signal, 3 * 3600_000);
+    await this.call(
+      async s => {
+        const stream = await this.docker.pull(image, withSignal(s));
+        await new Promise<void>((resolve, reject) =>
+          this.docker.modem.followProgress(stream, (err: Error | null, events: Array<{ error?: string }>) => {
+            const bad = err ?? (events.find(e => e.error) ? new Error(events.find(e => e.error)!.error) : null);
+            if (bad) reject(bad);
+            else resolve();
+          }),
+        );
+      },
+      signal,
+      3 * 3600_000,
+    );
   }
 
   async create(spec: ContainerSpec): Promise<string> {
-    const c = await this.call(s => this.docker.createContainer({
-      name: spec.name, Image: spec.image, Cmd: spec.cmd, Entrypoint: [], Labels: spec.labels, WorkingDir: spec.workdir,
-      Env: Object.entries(spec.env).map(([k, v]) => `${k}=${v}`),
-      HostConfig: {
-        ShmSize: 2 * 1024 ** 3,
-        DeviceRequests: spec.gpuIds.length ? [{ Driver: 'nvidia', DeviceIDs: spec.gpuIds, Capabilities: [['gpu']] }] : undefined,
-      },
-      abortSignal: s,
-    } as Docker.ContainerCreateOptions & { abortSignal: AbortSignal }));
+    const c = await this.call(s =>
+      this.docker.createContainer({
+        name: spec.name,
+        Image: spec.image,
+        Cmd: spec.cmd,
+        Entrypoint: [],
+        Labels: spec.labels,
+        WorkingDir: spec.workdir,
+        Env: Object.entries(spec.env).map(([k, v]) => `${k}=${v}`),
+        HostConfig: {
+          ShmSize: 2 * 1024 ** 3,
+          DeviceRequests: spec.gpuIds.length ? [{ Driver: 'nvidia', DeviceIDs: spec.gpuIds, Capabilities: [['gpu']] }] : undefined,
+        },
+        abortSignal: s,
+      } as Docker.ContainerCreateOptions & { abortSignal: AbortSignal }),
+    );
     return c.id;
   }
 
   async putArchive(id: string, dir: string, tar: Buffer | NodeJS.ReadableStream): Promise<void> {
-    await this.call(s => this.docker.getContainer(id).putArchive(tar as NodeJS.ReadableStream, withSignal(s, { path: dir }) as { path: string }), undefined, 120_000);
+    await this.call(
+      s => this.docker.getContainer(id).putArchive(tar as NodeJS.ReadableStream, withSignal(s, { path: dir }) as { path: string }),
+      undefined,
+      120_000,
+    );
   }
 
-  async start(id: string): Promise<void> { await this.call(s => this.docker.getContainer(id).start(withSignal(s))); }
+  async start(id: string): Promise<void> {
+    await this.call(s => this.docker.getContainer(id).start(withSignal(s)));
+  }
 
   async exec(id: string, argv: string[], opts: ExecOptions = {}): Promise<ExecOutcome> {
-    const exec = await this.call(s => this.docker.getContainer(id).exec({ Cmd: argv, AttachStdout: !opts.detach, AttachStderr: !opts.detach, abortSignal: s } as Docker.ExecCreateOptions), opts.signal);
+    const exec = await this.call(
+      s => this.docker.getContainer(id).exec({ Cmd: argv, AttachStdout: !opts.detach, AttachStderr: !opts.detach, abortSignal: s } as Docker.ExecCreateOptions),
+      opts.signal,
+    );
     if (opts.detach) {
       await this.call(s => exec.start({ Detach: true, abortSignal: s } as Docker.ExecStartOptions), opts.signal);
       return { exitCode: null, stdout: Buffer.alloc(0), stderr: Buffer.alloc(0) };
     }
     const collected: [Buffer[], Buffer[]] = [[], []];
     const sink = (w: Writable | undefined, k: 0 | 1): Writable => w ?? new PassThrough().on('data', (b: Buffer) => collected[k].push(b));
-    const stream = await this.call(s => exec.start({ hijack: true, stdin: false, abortSignal: s } as Docker.ExecStartOptions), opts.signal) as NodeJS.ReadableStream & { destroy(e?: Error): void };
+    const stream = (await this.call(
+      s => exec.start({ hijack: true, stdin: false, abortSignal: s } as Docker.ExecStartOptions),
+      opts.signal,
+    )) as NodeJS.ReadableStream & { destroy(e?: Error): void };
     const demux = new DockerDemuxer(sink(opts.stdout, 0), sink(opts.stderr, 1));
     await new Promise<void>((resolve, reject) => {
       let timer: NodeJS.Timeout | undefined;
-      const stop = (e: Error) => { stream.destroy(); reject(e); };
+      const stop = (e: Error) => {
+        stream.destroy();
+        reject(e);
+      };
       const onAbort = () => stop(new RunnerError(`${this.where}: cancelled`, 'cancelled'));
       if (opts.signal?.aborted) return onAbort();
       opts.signal?.addEventListener('abort', onAbort, { once: true });
-      if (opts.timeoutMs) timer = setTimeout(() => stop(new RunnerError(`${this.where}: ${argv.join(' ').slice(0, 80)} did not finish within ${opts.timeoutMs! / 1000} s`, 'timeout')), opts.timeoutMs);
-      const finish = (e?: Error | null) => { clearTimeout(timer); opts.signal?.removeEventListener('abort', onAbort); if (e) reject(this.fail(e)); else resolve(); };
+      if (opts.timeoutMs)
+        timer = setTimeout(
+          () => stop(new RunnerError(`${this.where}: ${argv.join(' ').slice(0, 80)} did not finish within ${opts.timeoutMs! / 1000} s`, 'timeout')),
+          opts.timeoutMs,
+        );
+      const finish = (e?: Error | null) => {
+        clearTimeout(timer);
+        opts.signal?.removeEventListener('abort', onAbort);
+        if (e) reject(this.fail(e));
+        else resolve();
+      };
       stream.on('error', finish);
-      demux.on('error', e => { stream.destroy(); finish(e); });
+      demux.on('error', e => {
+        stream.destroy();
+        finish(e);
+      });
       stream.pipe(demux).on('finish', () => finish());
     });
     const info = await this.call(s => exec.inspect(withSignal(s)));
@@ -119,7 +175,13 @@ export class DockerRuntime implements ContainerRuntime {
   async inspect(id: string): Promise<ContainerState | null> {
     try {
       const i = await this.call(s => this.docker.getContainer(id).inspect(withSignal(s)));
-      return { running: i.State.Running, status: i.State.Status, exitCode: i.State.Running ? null : i.State.ExitCode, oomKilled: i.State.OOMKilled, error: i.State.Error ?? '' };
+      return {
+        running: i.State.Running,
+        status: i.State.Status,
+        exitCode: i.State.Running ? null : i.State.ExitCode,
+        oomKilled: i.State.OOMKilled,
+        error: i.State.Error ?? '',
+      };
     } catch (e) {
       if (/no such container|404/i.test((e as Error).message)) return null;
       throw e;
@@ -127,12 +189,17 @@ export class DockerRuntime implements ContainerRuntime {
   }
 
   async remove(id: string): Promise<void> {
-    try { await this.call(s => this.docker.getContainer(id).remove(withSignal(s, { force: true, v: true }))); }
-    catch (e) { if (!/no such container|404|already in progress/i.test((e as Error).message)) throw e; }
+    try {
+      await this.call(s => this.docker.getContainer(id).remove(withSignal(s, { force: true, v: true })));
+    } catch (e) {
+      if (!/no such container|404|already in progress/i.test((e as Error).message)) throw e;
+    }
   }
 
   async list(label: string): Promise<LabelledContainer[]> {
-    const all = await this.call(s => this.docker.listContainers(withSignal(s, { all: true, filters: JSON.stringify({ label: [label] }) })) as Promise<Docker.ContainerInfo[]>);
+    const all = await this.call(
+      s => this.docker.listContainers(withSignal(s, { all: true, filters: JSON.stringify({ label: [label] }) })) as Promise<Docker.ContainerInfo[]>,
+    );
     return all.map(c => ({ id: c.Id, labels: c.Labels ?? {}, state: c.State }));
   }
 }

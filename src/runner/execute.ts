@@ -2,7 +2,7 @@ import { appendFileSync, mkdirSync, promises as fs, readFileSync, statfsSync } f
 import { hostname } from 'node:os';
 import * as path from 'node:path';
 import { PrintedMetricsParser, samplesFromResultJson } from '../core/metrics';
-import { normalisedMetrics } from '../core/ingest/detectors/common';
+import { normalisedMetrics } from '../core/ingest';
 import { benchmarksFromCheckout, C, fileFromCheckout, helperFile, tarOf } from './containerFiles';
 import { RunnerError } from './errors';
 import type { HostQueue } from './hostQueue';
@@ -53,9 +53,17 @@ function ownerAlive(owner: string | undefined): boolean {
   if (!owner || owner === OWNER) return owner === OWNER;
   const [host, pid] = owner.split(':');
   if (host !== hostname()) return true; // another machine: never steal its run
-  try { process.kill(Number(pid), 0); } catch (e) { return (e as NodeJS.ErrnoException).code === 'EPERM'; }
+  try {
+    process.kill(Number(pid), 0);
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
   // A killed process its parent has not reaped yet still answers kill(0): a zombie is gone.
-  try { return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8')); } catch { return true; }
+  try {
+    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return true;
+  }
 }
 const MIN_FREE_BYTES = 256 * 1024 ** 2;
 
@@ -69,12 +77,17 @@ async function patchRefusal(file: string): Promise<string | null> {
       await fh.read(buf, 0, buf.length, size - buf.length);
       const m = /AGENT_PATCH_FAILED: (\S+ cannot be applied[^\n]*)/.exec(buf.toString('utf8'));
       return m ? m[1] : null;
-    } finally { await fh.close(); }
-  } catch { return null; }
+    } finally {
+      await fh.close();
+    }
+  } catch {
+    return null;
+  }
 }
 
 /** Every value a run must never store. */
-const secretValues = (req: Pick<RunRequest, 'secretEnv' | 'secrets'>) => [...Object.values(req.secretEnv ?? {}), ...(req.secrets ?? [])].filter(s => s.length >= 4);
+const secretValues = (req: Pick<RunRequest, 'secretEnv' | 'secrets'>) =>
+  [...Object.values(req.secretEnv ?? {}), ...(req.secrets ?? [])].filter(s => s.length >= 4);
 
 /** Masks secret values in text the runner stores itself (notes, errors, run.json, result.json). */
 export function maskText(text: string, secrets: readonly string[]): string {
@@ -84,7 +97,15 @@ export function maskText(text: string, secrets: readonly string[]): string {
 }
 
 /** Thrown inside a run to end it with a state (not a crash of the runner). */
-class RunEnd extends Error { constructor(readonly state: RunState, message: string, readonly exitCode: number | null = null) { super(message); } }
+class RunEnd extends Error {
+  constructor(
+    readonly state: RunState,
+    message: string,
+    readonly exitCode: number | null = null,
+  ) {
+    super(message);
+  }
+}
 
 /**
  * Executes plans on one host: preflight → container → setup (recipes) → agent patch → server +
@@ -93,7 +114,11 @@ class RunEnd extends Error { constructor(readonly state: RunState, message: stri
  * (another runner, after a reload) continues a run from where it is.
  */
 export class Runner {
-  constructor(readonly runtime: ContainerRuntime, readonly queue: HostQueue, private readonly events: RunEvents = {}) {}
+  constructor(
+    readonly runtime: ContainerRuntime,
+    readonly queue: HostQueue,
+    private readonly events: RunEvents = {},
+  ) {}
 
   /** The secret values of each run this runner drives: masked in everything it stores. */
   private readonly masks = new WeakMap<RunRecord, string[]>();
@@ -108,7 +133,9 @@ export class Runner {
     try {
       const tp = req.plan.tensorParallel;
       this.note(dir, r, `queued on ${this.runtime.where} (${this.queue.queued} ahead)`);
-      gpuIds = await this.queue.acquire(tp, req.signal).catch(() => { throw new RunEnd('cancelled', 'cancelled while queued'); });
+      gpuIds = await this.queue.acquire(tp, req.signal).catch(() => {
+        throw new RunEnd('cancelled', 'cancelled while queued');
+      });
       r.gpuIds = gpuIds;
       await this.setState(dir, r, 'preflight');
       await this.preflight(dir, r, req);
@@ -130,30 +157,48 @@ export class Runner {
    * values come from `secretValues` (SecretStorage, the environment) or, failing that, from the
    * container's own secret files: masking never depends on the path a run took.
    */
-  async resume(folder: string, signal?: AbortSignal, secretValues: (names: string[]) => Record<string, string> | Promise<Record<string, string>> = () => ({})): Promise<RunRecord[]> {
+  async resume(
+    folder: string,
+    signal?: AbortSignal,
+    secretValues: (names: string[]) => Record<string, string> | Promise<Record<string, string>> = () => ({}),
+  ): Promise<RunRecord[]> {
     const root = path.resolve(folder);
     const out: RunRecord[] = [];
     for (const c of await this.runtime.list(LABEL.runId)) {
       const dir = c.labels[LABEL.dir];
       if (!dir || !path.resolve(dir).startsWith(root + path.sep)) continue;
       let r: RunRecord;
-      try { r = JSON.parse(await fs.readFile(path.join(dir, 'run.json'), 'utf8')) as RunRecord; }
-      catch { await this.runtime.remove(c.id); continue; }
-      if (FINAL_STATES.includes(r.status)) { await this.runtime.remove(c.id); continue; }
+      try {
+        r = JSON.parse(await fs.readFile(path.join(dir, 'run.json'), 'utf8')) as RunRecord;
+      } catch {
+        await this.runtime.remove(c.id);
+        continue;
+      }
+      if (FINAL_STATES.includes(r.status)) {
+        await this.runtime.remove(c.id);
+        continue;
+      }
       if (ownerAlive(r.owner)) continue; // its runner is alive (this window or another process)
       const names = r.secretNames ?? [];
       const given = names.length ? await secretValues(names) : {};
       const secretEnv: Record<string, string> = {};
       for (const n of names) secretEnv[n] = given[n] ?? (c.state === 'running' ? await this.secretFromContainer(c.id, n) : null) ?? '';
       const req: RunRequest = { plan: r.plan, folder, signal, model: null, agent: null, secretEnv };
-      this.masks.set(r, Object.values(secretEnv).filter(v => v.length >= 4));
+      this.masks.set(
+        r,
+        Object.values(secretEnv).filter(v => v.length >= 4),
+      );
       r.owner = OWNER;
       const missing = names.filter(n => !secretEnv[n]);
       this.note(dir, r, `re-attached by a new runner (container ${c.id.slice(0, 12)}, ${c.state})`);
       try {
         if (c.state !== 'running') throw new RunEnd('interrupted', `the container stopped while no runner was attached (state ${c.state}); partial logs kept`);
         // Without a secret's value its mask is unknown: stop rather than store it in clear.
-        if (missing.length) throw new RunEnd('interrupted', `the value of secret ${missing.join(', ')} is not known to this runner and not in the container, so the rest of the log could not be masked; the run was stopped (logs so far kept)`);
+        if (missing.length)
+          throw new RunEnd(
+            'interrupted',
+            `the value of secret ${missing.join(', ')} is not known to this runner and not in the container, so the rest of the log could not be masked; the run was stopped (logs so far kept)`,
+          );
         await this.phases(dir, r, req);
       } catch (e) {
         await this.ended(dir, r, e, req);
@@ -168,16 +213,40 @@ export class Runner {
     try {
       const res = await this.runtime.exec(id, ['python3', C.helper, 'secret', name], { timeoutMs: 15_000 });
       return res.exitCode === 0 ? res.stdout.toString('utf8') : null;
-    } catch { return null; }
+    } catch {
+      return null;
+    }
   }
 
   private newRecord(req: RunRequest): RunRecord {
     const p = req.plan;
     return {
-      schema: RECORD_SCHEMA, runId: path.basename(p.resultDir) || newRunId(), commit: p.commit, role: p.role,
-      host: { label: p.host.label, docker: p.host.docker, gpus: p.host.gpus }, image: p.image, plan: p, recipes: p.recipes.map(x => x.id),
-      status: 'queued', error: null, exitCode: null, containerId: null, gpuIds: [], createdAt: now(), startedAt: null, endedAt: null, durationS: null,
-      phases: [], readinessS: null, benchmarkScripts: null, metrics: {}, metricsSource: null, envNames: Object.keys(req.env ?? {}), secretNames: Object.keys(req.secretEnv ?? {}).sort(), runnerLog: 'logs/runner.log', owner: OWNER,
+      schema: RECORD_SCHEMA,
+      runId: path.basename(p.resultDir) || newRunId(),
+      commit: p.commit,
+      role: p.role,
+      host: { label: p.host.label, docker: p.host.docker, gpus: p.host.gpus },
+      image: p.image,
+      plan: p,
+      recipes: p.recipes.map(x => x.id),
+      status: 'queued',
+      error: null,
+      exitCode: null,
+      containerId: null,
+      gpuIds: [],
+      createdAt: now(),
+      startedAt: null,
+      endedAt: null,
+      durationS: null,
+      phases: [],
+      readinessS: null,
+      benchmarkScripts: null,
+      metrics: {},
+      metricsSource: null,
+      envNames: Object.keys(req.env ?? {}),
+      secretNames: Object.keys(req.secretEnv ?? {}).sort(),
+      runnerLog: 'logs/runner.log',
+      owner: OWNER,
     };
   }
 
@@ -187,16 +256,26 @@ export class Runner {
     const facts = await this.runtime.facts();
     this.note(dir, r, `Docker ${facts.serverVersion} on ${this.runtime.where}: ${facts.ncpu} CPUs, runtimes ${facts.runtimes.join(', ')}`);
     if (host.gpus > 0 && !facts.runtimes.includes('nvidia'))
-      throw new RunEnd('refused', `${this.runtime.where} has no NVIDIA container runtime, so it cannot give the run GPUs (runtimes: ${facts.runtimes.join(', ') || 'none'}); install nvidia-container-toolkit, or set gpus: 0 for a CPU-only test host`);
+      throw new RunEnd(
+        'refused',
+        `${this.runtime.where} has no NVIDIA container runtime, so it cannot give the run GPUs (runtimes: ${facts.runtimes.join(', ') || 'none'}); install nvidia-container-toolkit, or set gpus: 0 for a CPU-only test host`,
+      );
     if (!(await this.runtime.hasImage(r.image))) {
       this.note(dir, r, `pulling ${r.image} …`);
-      try { await this.runtime.pull(r.image, req.signal); }
-      catch (e) { throw new RunEnd('refused', `image ${r.image} is not on ${this.runtime.where} and could not be pulled: ${(e as Error).message}`); }
+      try {
+        await this.runtime.pull(r.image, req.signal);
+      } catch (e) {
+        throw new RunEnd('refused', `image ${r.image} is not on ${this.runtime.where} and could not be pulled: ${(e as Error).message}`);
+      }
     }
     const st = statfsSync(dir);
     const free = Number(st.bavail) * Number(st.bsize);
     const need = req.minFreeBytes ?? MIN_FREE_BYTES;
-    if (free < need) throw new RunEnd('refused', `log directory ${dir} has only ${(free / 1024 ** 2).toFixed(0)} MB free (need ${(need / 1024 ** 2).toFixed(0)} MB): logs are never truncated, so free some space first`);
+    if (free < need)
+      throw new RunEnd(
+        'refused',
+        `log directory ${dir} has only ${(free / 1024 ** 2).toFixed(0)} MB free (need ${(need / 1024 ** 2).toFixed(0)} MB): logs are never truncated, so free some space first`,
+      );
   }
 
   private async createContainer(dir: string, r: RunRecord, req: RunRequest): Promise<void> {
@@ -214,19 +293,27 @@ export class Runner {
       files.push({ name: `${C.files}/${path.basename(step.argv[1])}`, body: await fileFromCheckout(req.checkout, benchCommit, step.argv[1]), mode: 0o644 });
     }
     const scripts = req.checkout && !p.benchmark.script.startsWith('vllm bench') ? await benchmarksFromCheckout(req.checkout, benchCommit, req.signal) : null;
-    r.benchmarkScripts = scripts ? `git archive ${benchCommit} benchmarks (checkout ${req.checkout})` : p.benchmark.script.startsWith('vllm bench') ? 'the vLLM CLI in the image' : 'the image (no vLLM checkout configured)';
+    r.benchmarkScripts = scripts
+      ? `git archive ${benchCommit} benchmarks (checkout ${req.checkout})`
+      : p.benchmark.script.startsWith('vllm bench')
+        ? 'the vLLM CLI in the image'
+        : 'the image (no vLLM checkout configured)';
     const id = await this.runtime.create({
-      image: r.image, name: `bench-triage-${p.commit.slice(0, 8)}-${p.role}-${r.runId}`,
+      image: r.image,
+      name: `bench-triage-${p.commit.slice(0, 8)}-${p.role}-${r.runId}`,
       labels: { [LABEL.runId]: r.runId, [LABEL.commit]: p.commit, [LABEL.role]: p.role, [LABEL.dir]: path.resolve(dir) },
-      env: { ...p.env, ...(req.env ?? {}) }, cmd: ['python3', C.helper, 'idle'], gpuIds: r.gpuIds,
+      env: { ...p.env, ...(req.env ?? {}) },
+      cmd: ['python3', C.helper, 'idle'],
+      gpuIds: r.gpuIds,
     });
     r.containerId = id;
     await this.save(dir, r);
     await this.runtime.putArchive(id, '/', await tarOf(files));
     if (scripts) await this.runtime.putArchive(id, C.src, scripts);
     // The engine's own reason (no bridge, no GPU, a bad mount …) is what the user needs to read.
-    try { await this.runtime.start(id); }
-    catch (e) {
+    try {
+      await this.runtime.start(id);
+    } catch (e) {
       if (req.signal?.aborted) throw e;
       const why = (e as Error).message.replace(/^.*?\): /, '');
       throw new RunEnd('failed', `${this.runtime.where} could not start the container: ${why}`);
@@ -236,14 +323,22 @@ export class Runner {
   }
 
   /** The phase list of a plan, in order (setup steps, patch, server, benchmark). */
-  private phaseList(p: RunPlan, fromCheckout: boolean): Array<Omit<PhaseRecord, 'launchedAt' | 'endedAt' | 'exitCode' | 'stdout' | 'stderr'> & { kind: 'step' | 'patch' | 'server' | 'benchmark' }> {
+  private phaseList(
+    p: RunPlan,
+    fromCheckout: boolean,
+  ): Array<Omit<PhaseRecord, 'launchedAt' | 'endedAt' | 'exitCode' | 'stdout' | 'stderr'> & { kind: 'step' | 'patch' | 'server' | 'benchmark' }> {
     const list: ReturnType<Runner['phaseList']> = [];
     // Without a checkout the scripts come from the image (the helper copies them into place).
     if (!fromCheckout) list.push({ name: 'benchmarks', kind: 'step', argv: ['python3', C.helper, 'provide-benchmarks', C.benchmarks], cwd: '/' });
-    p.recipes.forEach(rec => rec.steps.forEach((s, i) => {
-      const argv = s.argv[0] === 'bench-triage-copy' ? ['python3', C.helper, 'copy-into-vllm', `${C.files}/${path.basename(s.argv[1])}`, s.argv[1].replace(/^vllm\//, '')] : s.argv;
-      list.push({ name: `setup-${rec.id}${rec.steps.length > 1 ? `-${i + 1}` : ''}`, kind: 'step', argv, cwd: '/' });
-    }));
+    p.recipes.forEach(rec =>
+      rec.steps.forEach((s, i) => {
+        const argv =
+          s.argv[0] === 'bench-triage-copy'
+            ? ['python3', C.helper, 'copy-into-vllm', `${C.files}/${path.basename(s.argv[1])}`, s.argv[1].replace(/^vllm\//, '')]
+            : s.argv;
+        list.push({ name: `setup-${rec.id}${rec.steps.length > 1 ? `-${i + 1}` : ''}`, kind: 'step', argv, cwd: '/' });
+      }),
+    );
     if (p.role === 'agent') list.push({ name: 'patch', kind: 'patch', argv: ['python3', C.helper, 'apply-patch', C.patch], cwd: '/' });
     if (p.server) list.push({ name: 'server', kind: 'server', argv: p.server.argv, cwd: '/' });
     list.push({ name: 'benchmark', kind: 'benchmark', argv: p.benchmark.argv, cwd: C.benchmarks });
@@ -268,7 +363,16 @@ export class Runner {
       let ph = r.phases.find(x => x.name === spec.name);
       if (ph?.exitCode != null && spec.kind !== 'server') continue;
       if (!ph) {
-        ph = { name: spec.name, argv: spec.argv, cwd: spec.cwd, launchedAt: null, endedAt: null, exitCode: null, stdout: `logs/${spec.name}.stdout.log`, stderr: `logs/${spec.name}.stderr.log` };
+        ph = {
+          name: spec.name,
+          argv: spec.argv,
+          cwd: spec.cwd,
+          launchedAt: null,
+          endedAt: null,
+          exitCode: null,
+          stdout: `logs/${spec.name}.stdout.log`,
+          stderr: `logs/${spec.name}.stderr.log`,
+        };
         r.phases.push(ph);
       }
       if (!ph.launchedAt) {
@@ -290,7 +394,13 @@ export class Runner {
       if (spec.kind === 'patch') {
         // The helper names the file it refused (csrc/ on an installed package …), else git's rejected hunks are in the log.
         const why = await patchRefusal(path.join(dir, ph.stderr));
-        throw new RunEnd('agent-patch-failed', why ? `the agent patch does not wholly apply to ${r.image}: ${why}` : `the agent patch does not apply to ${r.image} (git apply --check; rejected hunks in ${ph.stderr} and ${ph.stdout})`, ph.exitCode);
+        throw new RunEnd(
+          'agent-patch-failed',
+          why
+            ? `the agent patch does not wholly apply to ${r.image}: ${why}`
+            : `the agent patch does not apply to ${r.image} (git apply --check; rejected hunks in ${ph.stderr} and ${ph.stdout})`,
+          ph.exitCode,
+        );
       }
       if (spec.kind === 'benchmark') throw new RunEnd('failed', `the benchmark exited with code ${ph.exitCode} (see ${ph.stderr})`, ph.exitCode);
       throw new RunEnd('failed', `setup step ${ph.name} failed with exit code ${ph.exitCode} (see ${ph.stderr})`, ph.exitCode);
@@ -307,16 +417,24 @@ export class Runner {
     const out = new LogSink(path.join(dir, ph.stdout), secretValues(req), true, () => stop.abort());
     const err = new LogSink(path.join(dir, ph.stderr), secretValues(req), true, () => stop.abort());
     const signal = req.signal ? AbortSignal.any([req.signal, stop.signal]) : stop.signal;
+    let failed: { error: unknown } | null = null;
     try {
       await this.runtime.exec(r.containerId!, ['python3', C.helper, 'follow', ph.name, String(o), String(e)], { stdout: out, stderr: err, signal, timeoutMs });
     } catch (x) {
-      if (stop.signal.aborted && !req.signal?.aborted) return; // reported by the finally block below
+      failed = { error: x };
+    }
+    await Promise.all([out.close(), err.close()]);
+    // A log that could not be written ends the run first: that is what stopped the stream.
+    const full = out.failure ?? err.failure;
+    if (full)
+      throw new RunEnd(
+        'failed',
+        `cannot write the log ${full.code === 'ENOSPC' ? `— the log directory ${path.join(dir, 'logs')} is full (ENOSPC)` : `${(full as NodeJS.ErrnoException).path ?? ''}: ${full.message}`}; the run was stopped so that nothing is silently lost`,
+      );
+    if (failed) {
+      const x = failed.error;
       if (x instanceof RunnerError && x.kind === 'timeout' && timeoutMs) throw new RunEnd('timeout', `${ph.name} did not finish within ${timeoutMs / 1000} s`);
       throw x;
-    } finally {
-      await Promise.all([out.close(), err.close()]);
-      const full = out.failure ?? err.failure;
-      if (full) throw new RunEnd('failed', `cannot write the log ${full.code === 'ENOSPC' ? `— the log directory ${path.join(dir, 'logs')} is full (ENOSPC)` : `${(full as NodeJS.ErrnoException).path ?? ''}: ${full.message}`}; the run was stopped so that nothing is silently lost`);
     }
   }
 
@@ -326,9 +444,16 @@ export class Runner {
     if (st?.exit == null) {
       // No exit code: the follow stream ended because the container stopped (killed, OOM, removed).
       let state = await this.runtime.inspect(r.containerId!);
-      for (let i = 0; state?.running && i < 50; i++) { await new Promise(res => setTimeout(res, 100)); state = await this.runtime.inspect(r.containerId!); }
+      for (let i = 0; state?.running && i < 50; i++) {
+        await new Promise(res => setTimeout(res, 100));
+        state = await this.runtime.inspect(r.containerId!);
+      }
       const code = state?.exitCode ?? null;
-      throw new RunEnd('failed', `the container ${state ? `stopped (exit code ${code}${code === 137 ? ', killed' : ''}${state.oomKilled ? ', out of memory' : ''})` : 'was removed'} during ${ph.name}; partial logs kept`, code);
+      throw new RunEnd(
+        'failed',
+        `the container ${state ? `stopped (exit code ${code}${code === 137 ? ', killed' : ''}${state.oomKilled ? ', out of memory' : ''})` : 'was removed'} during ${ph.name}; partial logs kept`,
+        code,
+      );
     }
     ph.exitCode = st.exit;
     ph.endedAt = now();
@@ -343,7 +468,11 @@ export class Runner {
       if (e instanceof RunnerError && e.kind === 'docker') return null; // "container is not running"
       throw e;
     });
-    try { return res && res.exitCode === 0 ? JSON.parse(res.stdout.toString()) as { exit: number | null } : null; } catch { return null; }
+    try {
+      return res && res.exitCode === 0 ? (JSON.parse(res.stdout.toString()) as { exit: number | null }) : null;
+    } catch {
+      return null;
+    }
   }
 
   private async awaitReady(dir: string, r: RunRecord, ph: PhaseRecord, req: RunRequest): Promise<void> {
@@ -361,7 +490,8 @@ export class Runner {
       const st = await this.phaseStatus(r, ph.name);
       if (st === null) await this.phaseEnded(dir, r, ph); // the container stopped: throws with its exit code
       if (st?.exit != null) {
-        ph.exitCode = st.exit; ph.endedAt = now();
+        ph.exitCode = st.exit;
+        ph.endedAt = now();
         throw new RunEnd('failed', `the vLLM server exited with code ${st.exit} before it was ready (see ${ph.stderr})`, st.exit);
       }
       await new Promise(res => setTimeout(res, 1000));
@@ -377,12 +507,22 @@ export class Runner {
           const doc = JSON.parse(res.stdout.toString());
           const m = normalisedMetrics([doc]);
           if (Object.keys(m.metrics).length) {
-            r.metrics = { ...m.counts, ...m.metrics }; r.metricsSource = 'save-result-json';
+            r.metrics = { ...m.counts, ...m.metrics };
+            r.metricsSource = 'save-result-json';
             r.samples = samplesFromResultJson(doc);
-            if (r.samples) this.note(dir, r, `per-request samples kept: ${Object.entries(r.samples).map(([k, v]) => `${k} ×${v.length}`).join(', ')}`);
+            if (r.samples)
+              this.note(
+                dir,
+                r,
+                `per-request samples kept: ${Object.entries(r.samples)
+                  .map(([k, v]) => `${k} ×${v.length}`)
+                  .join(', ')}`,
+              );
             return;
           }
-        } catch { /* fall back to the printed block */ }
+        } catch {
+          /* fall back to the printed block */
+        }
       }
       this.note(dir, r, 'no --save-result JSON: reading the printed result block');
     }
@@ -398,7 +538,9 @@ export class Runner {
         carry = text.slice(cut + 1).slice(-4096);
       }
       parser.chunk(carry);
-    } finally { await fh.close(); }
+    } finally {
+      await fh.close();
+    }
     const m = parser.result();
     r.metrics = { ...m.counts, ...m.metrics };
     r.metricsSource = 'printed-block';
@@ -406,12 +548,29 @@ export class Runner {
   }
 
   private async ended(dir: string, r: RunRecord, e: unknown, req: RunRequest): Promise<void> {
-    if (req.signal?.aborted && !(e instanceof RunEnd && e.state !== 'cancelled')) { r.status = 'cancelled'; r.error = 'cancelled by the user; logs so far kept'; return; }
-    if (e instanceof RunEnd) { r.status = e.state; r.error = e.message; r.exitCode = e.exitCode; return; }
+    if (req.signal?.aborted && !(e instanceof RunEnd && e.state !== 'cancelled')) {
+      r.status = 'cancelled';
+      r.error = 'cancelled by the user; logs so far kept';
+      return;
+    }
+    if (e instanceof RunEnd) {
+      r.status = e.state;
+      r.error = e.message;
+      r.exitCode = e.exitCode;
+      return;
+    }
     if (e instanceof RunnerError && ['unreachable', 'timeout', 'docker'].includes(e.kind) && r.containerId) {
-      const alive = await this.runtime.ping().then(() => true, () => false);
+      const alive = await this.runtime.ping().then(
+        () => true,
+        () => false,
+      );
       const state = alive && r.containerId ? await this.runtime.inspect(r.containerId).catch(() => null) : null;
-      if (alive && state && !state.running) { r.status = 'failed'; r.exitCode = state.exitCode; r.error = `the container stopped (exit code ${state.exitCode})${state.error ? `: ${state.error}` : ''}; partial logs kept`; return; }
+      if (alive && state && !state.running) {
+        r.status = 'failed';
+        r.exitCode = state.exitCode;
+        r.error = `the container stopped (exit code ${state.exitCode})${state.error ? `: ${state.error}` : ''}; partial logs kept`;
+        return;
+      }
       r.status = 'interrupted';
       r.error = `lost the Docker daemon during the run: ${e.message}; partial logs kept`;
       return;
@@ -439,8 +598,12 @@ export class Runner {
   /** Removes the run's container; after a daemon restart, retries until the daemon is back (≤ 30 s). */
   private async removeContainer(dir: string, r: RunRecord): Promise<void> {
     for (let i = 0; i < 30; i++) {
-      try { await this.runtime.remove(r.containerId!); if ((await this.runtime.inspect(r.containerId!)) === null) return; }
-      catch (e) { if (i === 29) this.note(dir, r, `could not remove container ${r.containerId!.slice(0, 12)}: ${(e as Error).message}`); }
+      try {
+        await this.runtime.remove(r.containerId!);
+        if ((await this.runtime.inspect(r.containerId!)) === null) return;
+      } catch (e) {
+        if (i === 29) this.note(dir, r, `could not remove container ${r.containerId!.slice(0, 12)}: ${(e as Error).message}`);
+      }
       await new Promise(res => setTimeout(res, 1000));
     }
   }
@@ -452,9 +615,11 @@ export class Runner {
   }
 
   private async save(dir: string, r: RunRecord): Promise<void> {
-    try { await saveRecord(dir, r, this.mask(r)); }
-    catch (e) {
-      if (/ENOSPC/.test((e as Error).message)) throw new RunEnd('failed', `cannot write run.json — the log directory ${dir} is full (ENOSPC); the previous run.json is intact`);
+    try {
+      await saveRecord(dir, r, this.mask(r));
+    } catch (e) {
+      if (/ENOSPC/.test((e as Error).message))
+        throw new RunEnd('failed', `cannot write run.json — the log directory ${dir} is full (ENOSPC); the previous run.json is intact`);
       throw e;
     }
   }
@@ -466,7 +631,11 @@ export class Runner {
 
   private note(dir: string, r: RunRecord, line: string): void {
     const masked = this.mask(r)(line);
-    try { appendFileSync(path.join(dir, r.runnerLog), `${now()} ${masked}\n`); } catch { /* a full disk is reported by the phase that hits it */ }
+    try {
+      appendFileSync(path.join(dir, r.runnerLog), `${now()} ${masked}\n`);
+    } catch {
+      /* a full disk is reported by the phase that hits it */
+    }
     this.events.note?.(r, masked);
   }
 }

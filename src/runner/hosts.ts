@@ -27,7 +27,9 @@ export interface ConnectOptions {
   host?: string;
   port?: number;
   protocol?: 'http' | 'https' | 'ssh';
-  ca?: Buffer; cert?: Buffer; key?: Buffer;
+  ca?: Buffer;
+  cert?: Buffer;
+  key?: Buffer;
   username?: string;
   sshOptions?: Record<string, unknown>;
 }
@@ -37,8 +39,11 @@ export class HostConfigError extends Error {}
 export const hostKind = (h: HostConfig): HostKind => h.kind ?? 'docker';
 
 function readConfigFile(file: string, what: string, host: HostConfig): Buffer {
-  try { return readFileSync(file.replace(/^~(?=\/)/, homedir())); }
-  catch (e) { throw new HostConfigError(`${host.label}: cannot read the ${what} ${file} (${(e as NodeJS.ErrnoException).code ?? String(e)})`); }
+  try {
+    return readFileSync(file.replace(/^~(?=\/)/, homedir()));
+  } catch (e) {
+    throw new HostConfigError(`${host.label}: cannot read the ${what} ${file} (${(e as NodeJS.ErrnoException).code ?? String(e)})`);
+  }
 }
 
 export function effectiveDockerUrl(host: HostConfig, env = process.env): string {
@@ -51,15 +56,22 @@ export function connectOptions(host: HostConfig, env = process.env): { options: 
   const result = (options: ConnectOptions) => ({ options, hostKeyProblem: () => hostKeyProblem });
   if (raw.startsWith('unix://')) return result({ socketPath: raw.slice('unix://'.length) });
   let url: URL;
-  try { url = new URL(raw.includes('://') ? raw : `tcp://${raw}`); }
-  catch { throw new HostConfigError(`${host.label}: "${raw}" is not a Docker host (use unix:///path, tcp://host:port or ssh://user@host)`); }
+  try {
+    url = new URL(raw.includes('://') ? raw : `tcp://${raw}`);
+  } catch {
+    throw new HostConfigError(`${host.label}: "${raw}" is not a Docker host (use unix:///path, tcp://host:port or ssh://user@host)`);
+  }
   if (url.protocol === 'tcp:' || url.protocol === 'http:' || url.protocol === 'https:') {
     const tls = host.tls;
     const port = Number(url.port || (tls ? 2376 : 2375));
     if (!tls) return result({ host: url.hostname, port, protocol: 'http' });
     return result({
-      host: url.hostname, port, protocol: 'https',
-      ca: readConfigFile(tls.ca, 'TLS CA certificate', host), cert: readConfigFile(tls.cert, 'TLS client certificate', host), key: readConfigFile(tls.key, 'TLS client key', host),
+      host: url.hostname,
+      port,
+      protocol: 'https',
+      ca: readConfigFile(tls.ca, 'TLS CA certificate', host),
+      cert: readConfigFile(tls.cert, 'TLS client certificate', host),
+      key: readConfigFile(tls.key, 'TLS client key', host),
     });
   }
   if (url.protocol === 'ssh:') {
@@ -84,8 +96,11 @@ export function connectOptions(host: HostConfig, env = process.env): { options: 
 /** null when `key` is listed for the host in known_hosts; otherwise why not. Handles hashed names and [host]:port. */
 export function verifyHostKey(knownHostsFile: string, hostname: string, port: number, key: Buffer): string | null {
   let text: string;
-  try { text = readFileSync(knownHostsFile, 'utf8'); }
-  catch { return `the host key of ${hostname} cannot be checked: ${knownHostsFile} does not exist (connect once with ssh to record it)`; }
+  try {
+    text = readFileSync(knownHostsFile, 'utf8');
+  } catch {
+    return `the host key of ${hostname} cannot be checked: ${knownHostsFile} does not exist (connect once with ssh to record it)`;
+  }
   const names = port === 22 ? [hostname] : [`[${hostname}]:${port}`];
   let listed = false;
   for (const line of text.split('\n')) {

@@ -15,14 +15,24 @@ export class LogSink extends Writable {
   private readonly secrets: Buffer[];
   private readonly keep: number;
 
-  constructor(readonly path: string, secrets: string[] = [], append = false, private readonly onFailure?: (e: Error) => void) {
+  constructor(
+    readonly path: string,
+    secrets: string[] = [],
+    append = false,
+    private readonly onFailure?: (e: Error) => void,
+  ) {
     super({ highWaterMark: 1 << 20 });
     this.secrets = secrets.filter(s => s.length >= 4).map(s => Buffer.from(s));
     this.keep = Math.max(0, ...this.secrets.map(s => s.length - 1));
     this.file = createWriteStream(path, { flags: append ? 'a' : 'w', highWaterMark: 1 << 20 });
     // The failure is kept and reported by the runner; the sink itself never emits 'error', so the
     // demultiplexer feeding it is not torn down mid-frame.
-    this.file.on('error', e => { if (!this.failure) { this.failure = e; this.onFailure?.(e); } });
+    this.file.on('error', e => {
+      if (!this.failure) {
+        this.failure = e;
+        this.onFailure?.(e);
+      }
+    });
   }
 
   private redact(buf: Buffer, final: boolean): Buffer {
@@ -33,7 +43,10 @@ export class LogSink extends Writable {
       if (i < 0) continue;
       const parts: Buffer[] = [];
       let from = 0;
-      for (; i >= 0; i = data.indexOf(s, from)) { parts.push(data.subarray(from, i), Buffer.alloc(s.length, '*')); from = i + s.length; }
+      for (; i >= 0; i = data.indexOf(s, from)) {
+        parts.push(data.subarray(from, i), Buffer.alloc(s.length, '*'));
+        from = i + s.length;
+      }
       parts.push(data.subarray(from));
       data = Buffer.concat(parts);
     }
@@ -43,23 +56,39 @@ export class LogSink extends Writable {
   }
 
   override _write(chunk: Buffer, _e: BufferEncoding, done: (e?: Error | null) => void): void {
-    if (this.failure) { done(); return; }
+    if (this.failure) {
+      done();
+      return;
+    }
     this.bytes += chunk.length;
     const out = this.redact(chunk, false);
-    if (!out.length || this.file.write(out)) { done(); return; }
-    const settle = () => { this.file.off('drain', settle); this.file.off('error', settle); done(); };
+    if (!out.length || this.file.write(out)) {
+      done();
+      return;
+    }
+    const settle = () => {
+      this.file.off('drain', settle);
+      this.file.off('error', settle);
+      done();
+    };
     this.file.once('drain', settle).once('error', settle);
   }
 
   override _final(done: (e?: Error | null) => void): void {
     const rest = this.redact(Buffer.alloc(0), true);
     if (rest.length) this.file.write(rest);
-    if (this.file.destroyed) { done(); return; }
+    if (this.file.destroyed) {
+      done();
+      return;
+    }
     this.file.end(() => done());
   }
 
   /** Ends the file and waits until it is on disk (or failed). */
   close(): Promise<void> {
-    return new Promise(resolve => { if (this.writableFinished || this.destroyed) resolve(); else this.end(() => resolve()); });
+    return new Promise(resolve => {
+      if (this.writableFinished || this.destroyed) resolve();
+      else this.end(() => resolve());
+    });
   }
 }

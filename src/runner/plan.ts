@@ -6,7 +6,10 @@ import { recipe, type Recipe } from './recipes';
 import type { HostConfig } from './hosts';
 export type { HostConfig } from './hosts';
 
-export interface ImageTemplates { human: string; baseline: string }
+export interface ImageTemplates {
+  human: string;
+  baseline: string;
+}
 export const DEFAULT_TEMPLATES: ImageTemplates = { human: 'anonymous/vllm-bench:{commit}', baseline: 'anonymous/vllm-baseline:baseline-{parent12}' };
 
 export interface PlanOptions {
@@ -39,7 +42,12 @@ export interface RunPlan {
 }
 
 export class PlanError extends Error {
-  constructor(message: string, readonly problems: PerfProblem[] = []) { super(message); }
+  constructor(
+    message: string,
+    readonly problems: PerfProblem[] = [],
+  ) {
+    super(message);
+  }
 }
 
 const fill = (t: string, v: Record<string, string>) => t.replace(/\{(\w+)\}/g, (_, k) => v[k] ?? `{${k}}`);
@@ -54,12 +62,20 @@ export function planRun(commit: Commit, role: Role, opts: PlanOptions): RunPlan 
   const parsed = parsePerfCommand(command, { hostGpus: opts.host.gpus });
   // Engine flags on a serving command are meant for the server: the plan moves them there.
   const blocking = parsed.problems.filter(p => p.severity === 'error' && p.code !== 'server-flag');
-  if (blocking.length) throw new PlanError(`refused: ${blocking.map(p => p.message).join('; ')} (perf command of ${commit.hash.slice(0, 12)}: ${command})`, blocking);
+  if (blocking.length)
+    throw new PlanError(`refused: ${blocking.map(p => p.message).join('; ')} (perf command of ${commit.hash.slice(0, 12)}: ${command})`, blocking);
   if (!parsed.kind) throw new PlanError(`refused: ${parsed.script ?? 'the command'} is not a supported vLLM benchmark script`);
-  if (role !== 'human' && !commit.parent) throw new PlanError(`the parent of ${commit.hash.slice(0, 12)} is unknown, so the baseline image cannot be named; add it to a mapping file or the dataset`);
+  if (role !== 'human' && !commit.parent)
+    throw new PlanError(`the parent of ${commit.hash.slice(0, 12)} is unknown, so the baseline image cannot be named; add it to a mapping file or the dataset`);
   if (role === 'agent' && !opts.agentPatch) throw new PlanError(`no agent patch for ${commit.hash.slice(0, 12)}: pick a model_patch.diff`);
   const templates = opts.templates ?? DEFAULT_TEMPLATES;
-  const vars = { commit: commit.hash, commit8: commit.hash.slice(0, 8), commit12: commit.hash.slice(0, 12), parent: commit.parent ?? '', parent12: (commit.parent ?? '').slice(0, 12) };
+  const vars = {
+    commit: commit.hash,
+    commit8: commit.hash.slice(0, 8),
+    commit12: commit.hash.slice(0, 12),
+    parent: commit.parent ?? '',
+    parent12: (commit.parent ?? '').slice(0, 12),
+  };
   const image = fill(role === 'human' ? templates.human : templates.baseline, vars);
   const benchCommit = role === 'human' ? commit.hash : commit.parent!;
   const script = parsed.script!.startsWith('vllm bench') ? parsed.script! : `benchmarks/${parsed.script}`;
@@ -78,19 +94,29 @@ export function planRun(commit: Commit, role: Role, opts: PlanOptions): RunPlan 
   const resultDir = `.bench-triage/runs/${vars.commit8}/${role}/${opts.runId}`;
   // Scripts are copied to C.src in the container (from the commit's checkout, or from the image).
   const benchArgv = script.startsWith('vllm bench') ? [...script.split(' '), ...args] : ['python3', `${C.src}/${script}`, ...args];
-  if (serving) benchArgv.push('--host', '127.0.0.1', '--port', String(port), ...(args.includes('--save-result') ? [] : ['--save-result']), '--result-dir', C.results);
+  if (serving)
+    benchArgv.push('--host', '127.0.0.1', '--port', String(port), ...(args.includes('--save-result') ? [] : ['--save-result']), '--result-dir', C.results);
   return {
-    commit: commit.hash, parent: commit.parent, role, host: opts.host, image,
+    commit: commit.hash,
+    parent: commit.parent,
+    role,
+    host: opts.host,
+    image,
     agentPatch: role === 'agent' ? opts.agentPatch! : null,
     env: { PYTHONUNBUFFERED: '1', VLLM_WORKER_MULTIPROC_METHOD: 'spawn' },
     recipes: (opts.recipes ?? []).map(recipe),
-    server: serving ? {
-      argv: ['python3', '-m', 'vllm.entrypoints.openai.api_server', '--model', parsed.model!, '--host', '127.0.0.1', '--port', String(port),
-        ...engineArgs],
-      port,
-      readiness: { url: `http://127.0.0.1:${port}/health`, timeoutS: opts.serverTimeoutS ?? 600 },
-    } : null,
-    benchmark: { script, scriptSource: parsed.script!.startsWith('vllm bench') ? 'the installed vLLM CLI' : `git show ${benchCommit}:${script}`, argv: benchArgv },
+    server: serving
+      ? {
+          argv: ['python3', '-m', 'vllm.entrypoints.openai.api_server', '--model', parsed.model!, '--host', '127.0.0.1', '--port', String(port), ...engineArgs],
+          port,
+          readiness: { url: `http://127.0.0.1:${port}/health`, timeoutS: opts.serverTimeoutS ?? 600 },
+        }
+      : null,
+    benchmark: {
+      script,
+      scriptSource: parsed.script!.startsWith('vllm bench') ? 'the installed vLLM CLI' : `git show ${benchCommit}:${script}`,
+      argv: benchArgv,
+    },
     tensorParallel: parsed.tensorParallel,
     metrics: supportsSaveResult ? 'save-result-json' : 'printed-block',
     resultDir,

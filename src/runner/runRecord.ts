@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import * as path from 'node:path';
-import { OWN_SCHEMA } from '../core/ingest/detectors/own';
+import { OWN_SCHEMA } from '../core/ingest';
 import type { Role } from '../core/model';
 import { writeJsonAtomic } from './atomicJson';
 import type { RunPlan } from './plan';
@@ -67,12 +67,26 @@ export const saveRecord = (dir: string, r: RunRecord, mask?: (t: string) => stri
 /** result.json in the `bench-triage.run/v1` schema that `scan` reads (detector BT1). */
 export function resultOf(r: RunRecord, model: string | null, agent: string | null): Record<string, unknown> {
   return {
-    schema: OWN_SCHEMA, commit: r.commit, role: r.role, status: r.status, error: r.error, metrics: r.metrics,
-    agent, model, command: r.plan.benchmark.argv.join(' '), image: r.image, fixes: r.recipes,
-    startedAt: r.startedAt, durationS: r.durationS, host: r.host.label, runId: r.runId, exitCode: r.exitCode,
+    schema: OWN_SCHEMA,
+    commit: r.commit,
+    role: r.role,
+    status: r.status,
+    error: r.error,
+    metrics: r.metrics,
+    agent,
+    model,
+    command: r.plan.benchmark.argv.join(' '),
+    image: r.image,
+    fixes: r.recipes,
+    startedAt: r.startedAt,
+    durationS: r.durationS,
+    host: r.host.label,
+    runId: r.runId,
+    exitCode: r.exitCode,
     logs: [r.runnerLog, ...r.phases.flatMap(p => [p.stdout, p.stderr])],
     ...(r.samples ? { samples: r.samples } : {}),
   };
 }
 
-export const saveResult = (dir: string, r: RunRecord, model: string | null, agent: string | null, mask?: (t: string) => string) => writeJsonAtomic(path.join(dir, 'result.json'), resultOf(r, model, agent), undefined, mask);
+export const saveResult = (dir: string, r: RunRecord, model: string | null, agent: string | null, mask?: (t: string) => string) =>
+  writeJsonAtomic(path.join(dir, 'result.json'), resultOf(r, model, agent), undefined, mask);

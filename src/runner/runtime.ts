@@ -12,10 +12,29 @@ export interface ContainerSpec {
   workdir?: string;
 }
 
-export interface ContainerState { running: boolean; status: string; exitCode: number | null; oomKilled: boolean; error: string }
-export interface ExecOutcome { exitCode: number | null; stdout: Buffer; stderr: Buffer }
-export interface HostFacts { serverVersion: string; runtimes: string[]; ncpu: number; memBytes: number }
-export interface LabelledContainer { id: string; labels: Record<string, string>; state: string }
+export interface ContainerState {
+  running: boolean;
+  status: string;
+  exitCode: number | null;
+  oomKilled: boolean;
+  error: string;
+}
+export interface ExecOutcome {
+  exitCode: number | null;
+  stdout: Buffer;
+  stderr: Buffer;
+}
+export interface HostFacts {
+  serverVersion: string;
+  runtimes: string[];
+  ncpu: number;
+  memBytes: number;
+}
+export interface LabelledContainer {
+  id: string;
+  labels: Record<string, string>;
+  state: string;
+}
 
 export interface ExecOptions {
   /** Where stdout/stderr go as they arrive (demultiplexed, byte-exact); collected when absent. */

@@ -1,6 +1,6 @@
 import { parseTree, findNodeAtLocation, type Node as JsonNode, type ParseError, printParseErrorCode } from 'jsonc-parser';
 import { parsePerfCommand, type CheckOptions, type ParsedPerfCommand, type PerfProblem } from '../core/perfcmd';
-import { detect } from '../core/ingest/detectors';
+import { detect } from '../core/ingest';
 import { parseRulesFile } from '../core/classify/rulesFile';
 import { stringToken, type StringToken } from './jsonString';
 
@@ -24,7 +24,11 @@ export interface PerfCommandSite {
   json: boolean;
 }
 
-export interface Analysis { findings: Finding[]; sites: PerfCommandSite[]; kind: DocKind }
+export interface Analysis {
+  findings: Finding[];
+  sites: PerfCommandSite[];
+  kind: DocKind;
+}
 export type DocKind = 'jsonl' | 'json' | 'rules' | 'markdown' | 'other';
 
 export interface AnalyzeOptions extends CheckOptions {
@@ -52,7 +56,13 @@ export function analyze(uri: string, text: string, opts: AnalyzeOptions = {}): A
     else if (kind === 'markdown') analyzeMarkdown(text, opts, out);
   } catch (e) {
     // A document must never take the server down: report what happened instead.
-    out.findings.push({ start: 0, end: 0, severity: 'warning', code: 'internal', message: `Bench Triage could not analyse this document: ${e instanceof Error ? e.message : String(e)}` });
+    out.findings.push({
+      start: 0,
+      end: 0,
+      severity: 'warning',
+      code: 'internal',
+      message: `Bench Triage could not analyse this document: ${e instanceof Error ? e.message : String(e)}`,
+    });
   }
   return out;
 }
@@ -86,7 +96,13 @@ function checkCommand(tok: StringToken, models: string[], json: boolean, opts: A
   }
   const ds = parsed.flags.find(f => f.name === '--dataset-path' || f.name === '--dataset');
   if (ds?.value && opts.pathExists && !/^[\w-]+\/[\w.-]+$/.test(ds.value.text) && !opts.pathExists(ds.value.text)) {
-    out.findings.push({ start: tok.at(ds.value.start), end: tok.at(ds.value.end), severity: 'warning', code: 'dataset-missing', message: `dataset file ${ds.value.text} does not exist (relative to the workspace)` });
+    out.findings.push({
+      start: tok.at(ds.value.start),
+      end: tok.at(ds.value.end),
+      severity: 'warning',
+      code: 'dataset-missing',
+      message: `dataset file ${ds.value.text} does not exist (relative to the workspace)`,
+    });
   }
 }
 
@@ -108,12 +124,27 @@ function analyzeJsonl(text: string, opts: AnalyzeOptions, out: Analysis): void {
     const start = offset;
     offset += line.length + 1;
     if (!line.trim()) continue;
-    if (line.length > LARGE_LINE) { out.findings.push({ start, end: start + 200, severity: 'information', code: 'large-line', message: `line of ${(line.length / 1048576).toFixed(0)} MB not analysed` }); continue; }
+    if (line.length > LARGE_LINE) {
+      out.findings.push({
+        start,
+        end: start + 200,
+        severity: 'information',
+        code: 'large-line',
+        message: `line of ${(line.length / 1048576).toFixed(0)} MB not analysed`,
+      });
+      continue;
+    }
     const errors: ParseError[] = [];
     const root = parseTree(line, errors, { disallowComments: true });
     if (errors.length || !root || root.type !== 'object') {
       const e = errors[0];
-      out.findings.push({ start: start + (e?.offset ?? 0), end: start + (e?.offset ?? 0) + (e?.length ?? 1), severity: 'error', code: 'invalid-json', message: e ? `invalid JSON: ${printParseErrorCode(e.error)}` : 'not a JSON object' });
+      out.findings.push({
+        start: start + (e?.offset ?? 0),
+        end: start + (e?.offset ?? 0) + (e?.length ?? 1),
+        severity: 'error',
+        code: 'invalid-json',
+        message: e ? `invalid JSON: ${printParseErrorCode(e.error)}` : 'not a JSON object',
+      });
       continue;
     }
     checkRecord(line, root, start, opts, out, true);
@@ -131,7 +162,13 @@ function checkRecord(text: string, record: JsonNode, base: number, opts: Analyze
   const isRecord = !!findNodeAtLocation(record, ['commit_hash']);
   if (requirePerf && isRecord) {
     const at = pc?.parent ?? record;
-    out.findings.push({ start: base + at.offset, end: base + at.offset + Math.min(at.length, pc ? at.length : 1), severity: 'information', code: 'no-perf-command', message: 'record without a perf command: nothing can be benchmarked for this commit' });
+    out.findings.push({
+      start: base + at.offset,
+      end: base + at.offset + Math.min(at.length, pc ? at.length : 1),
+      severity: 'information',
+      code: 'no-perf-command',
+      message: 'record without a perf command: nothing can be benchmarked for this commit',
+    });
   }
 }
 
@@ -140,25 +177,41 @@ function analyzeJson(uri: string, text: string, opts: AnalyzeOptions, out: Analy
   const root = parseTree(text, errors, { disallowComments: true });
   if (errors.length) {
     const e = errors[0];
-    out.findings.push({ start: e.offset, end: e.offset + Math.max(1, e.length), severity: 'error', code: 'invalid-json', message: `invalid JSON: ${printParseErrorCode(e.error)}` });
+    out.findings.push({
+      start: e.offset,
+      end: e.offset + Math.max(1, e.length),
+      severity: 'error',
+      code: 'invalid-json',
+      message: `invalid JSON: ${printParseErrorCode(e.error)}`,
+    });
     return;
   }
   if (!root) return;
   // Dataset-like arrays of records.
-  if (root.type === 'array') { for (const r of root.children ?? []) if (r.type === 'object' && findNodeAtLocation(r, ['perf_command'])) checkRecord(text, r, 0, opts, out, true); return; }
+  if (root.type === 'array') {
+    for (const r of root.children ?? []) if (r.type === 'object' && findNodeAtLocation(r, ['perf_command'])) checkRecord(text, r, 0, opts, out, true);
+    return;
+  }
   if (root.type !== 'object') return;
   const value = safeParse(text);
   const name = uri.slice(uri.lastIndexOf('/') + 1);
   const role = /_(baseline|human|agent)_result\.json$/.exec(name)?.[1] ?? null;
   const d = detect(value, { path: decodeURIComponent(uri), folderAgent: null, fileRole: role as never, siblings: new Map() });
-  const version = (findNodeAtLocation(root, ['result', 'baseline_version'])?.value ?? findNodeAtLocation(root, ['baseline_version'])?.value) as string | undefined;
-  const cleanVersion = typeof version === 'string' ? /\d+\.\d+\.\d+\S*/.exec(version.split('\n').pop() ?? '')?.[0] ?? null : null;
+  const version = (findNodeAtLocation(root, ['result', 'baseline_version'])?.value ?? findNodeAtLocation(root, ['baseline_version'])?.value) as
+    string | undefined;
+  const cleanVersion = typeof version === 'string' ? (/\d+\.\d+\.\d+\S*/.exec(version.split('\n').pop() ?? '')?.[0] ?? null) : null;
   for (const path of [['perf_command'], ['instance', 'perf_command'], ['result', 'perf_command']]) {
     const tok = stringAt(text, findNodeAtLocation(root, path));
     if (tok) checkCommand(tok, modelsOf(findNodeAtLocation(root, ['instance'])), true, opts, out, { vllmVersion: cleanVersion });
   }
   if (d.kind === 'unknown' && /result/.test(name)) {
-    out.findings.push({ start: root.offset, end: root.offset + 1, severity: 'warning', code: 'unknown-schema', message: `not a known result schema: ${d.reason}` });
+    out.findings.push({
+      start: root.offset,
+      end: root.offset + 1,
+      severity: 'warning',
+      code: 'unknown-schema',
+      message: `not a known result schema: ${d.reason}`,
+    });
     return;
   }
   if (d.kind !== 'run') return;
@@ -166,8 +219,15 @@ function analyzeJson(uri: string, text: string, opts: AnalyzeOptions, out: Analy
     for (const log of run.logs) {
       if (!log.truncation) continue;
       const node = findNodeAtLocation(root, log.field.split('.'));
-      if (node) out.findings.push({ start: node.offset, end: node.offset + Math.min(node.length, 80), severity: 'information', code: 'truncated-output',
-        message: `${log.field} was cut by the pipeline: only the ${log.truncation.kind} ${log.truncation.cap.toLocaleString('en')} characters were kept`, data: { ...log.truncation } });
+      if (node)
+        out.findings.push({
+          start: node.offset,
+          end: node.offset + Math.min(node.length, 80),
+          severity: 'information',
+          code: 'truncated-output',
+          message: `${log.field} was cut by the pipeline: only the ${log.truncation.kind} ${log.truncation.cap.toLocaleString('en')} characters were kept`,
+          data: { ...log.truncation },
+        });
     }
   }
   suspiciousUnits(root, d.schema, role, out);
@@ -178,27 +238,57 @@ function suspiciousUnits(root: JsonNode, schema: string, role: string | null, ou
     const n = findNodeAtLocation(root, path);
     if (n?.parent) out.findings.push({ start: n.parent.offset, end: n.parent.offset + n.parent.length, severity, code: 'suspicious-unit', message });
   };
-  for (const r of ['baseline', 'human', 'agent']) if (findNodeAtLocation(root, ['result', `${r}_metrics`, 'throughput'])) note(['result', `${r}_metrics`, 'throughput'], '`throughput` comes from a catch-all regex: its unit (req/s or tok/s) is not known');
-  for (const k of ['avg_latency_s', 'p50_latency_s', 'p99_latency_s']) if (findNodeAtLocation(root, [k])) note([k], `${k} is in seconds (other latencies are ms); Bench Triage converts it to ms`);
+  for (const r of ['baseline', 'human', 'agent'])
+    if (findNodeAtLocation(root, ['result', `${r}_metrics`, 'throughput']))
+      note(['result', `${r}_metrics`, 'throughput'], '`throughput` comes from a catch-all regex: its unit (req/s or tok/s) is not known');
+  for (const k of ['avg_latency_s', 'p50_latency_s', 'p99_latency_s'])
+    if (findNodeAtLocation(root, [k])) note([k], `${k} is in seconds (other latencies are ms); Bench Triage converts it to ms`);
   if (schema === 'S2' && role === 'baseline') {
     const m = findNodeAtLocation(root, ['metrics']);
     const keys = (m?.children ?? []).map(c => c.children?.[0]?.value);
-    if (keys.includes('output_token_throughput_tok_s') && !keys.includes('request_throughput_req_s')) note(['metrics', 'output_token_throughput_tok_s'], 'the baseline inline parser may have stored requests/s or an unrelated "throughput" here, not output tokens/s', 'warning');
+    if (keys.includes('output_token_throughput_tok_s') && !keys.includes('request_throughput_req_s'))
+      note(
+        ['metrics', 'output_token_throughput_tok_s'],
+        'the baseline inline parser may have stored requests/s or an unrelated "throughput" here, not output tokens/s',
+        'warning',
+      );
   }
 }
 
-function safeParse(text: string): unknown { try { return JSON.parse(text); } catch { return null; } }
+function safeParse(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return null;
+  }
+}
 
 function analyzeRules(text: string, out: Analysis): void {
   const { problems } = parseRulesFile(text);
   const errors: ParseError[] = [];
   const root = parseTree(text, errors);
   for (const p of problems) {
-    let node = root && p.field ? findNodeAtLocation(root, p.field.split('.').map(s => (/^\d+$/.test(s) ? Number(s) : s))) : undefined;
+    let node =
+      root && p.field
+        ? findNodeAtLocation(
+            root,
+            p.field.split('.').map(s => (/^\d+$/.test(s) ? Number(s) : s)),
+          )
+        : undefined;
     // A missing field: point at the rule that lacks it.
-    for (let path = p.field.split('.'); !node && root && path.length > 1; path = path.slice(0, -1)) node = findNodeAtLocation(root, path.slice(0, -1).map(s => (/^\d+$/.test(s) ? Number(s) : s)));
+    for (let path = p.field.split('.'); !node && root && path.length > 1; path = path.slice(0, -1))
+      node = findNodeAtLocation(
+        root,
+        path.slice(0, -1).map(s => (/^\d+$/.test(s) ? Number(s) : s)),
+      );
     const start = node?.offset ?? 0;
-    out.findings.push({ start, end: start + (node ? Math.min(node.length, 200) : 1), severity: p.severity, code: 'rule', message: `${p.ruleId ? `rule ${p.ruleId}` : p.index !== null ? `rule #${p.index}` : 'rules file'}: ${p.message}` });
+    out.findings.push({
+      start,
+      end: start + (node ? Math.min(node.length, 200) : 1),
+      severity: p.severity,
+      code: 'rule',
+      message: `${p.ruleId ? `rule ${p.ruleId}` : p.index !== null ? `rule #${p.index}` : 'rules file'}: ${p.message}`,
+    });
   }
 }
 
@@ -218,7 +308,11 @@ function analyzeMarkdown(text: string, opts: AnalyzeOptions, out: Analysis): voi
       let end = i;
       while (end < text.length && end - i < 2000 && !'`|\n'.includes(text[end])) end++;
       const value = text.slice(start, end).replace(/\s+$/, '');
-      if (seen.has(start) || !/^(?:\S*python3?\s+)?\S*(?:benchmark_(?:serving|latency|throughput|prefix_caching)\.py|vllm bench (?:serve|latency|throughput))\b/.test(value)) continue;
+      if (
+        seen.has(start) ||
+        !/^(?:\S*python3?\s+)?\S*(?:benchmark_(?:serving|latency|throughput|prefix_caching)\.py|vllm bench (?:serve|latency|throughput))\b/.test(value)
+      )
+        continue;
       seen.add(start);
       checkCommand({ value, start, end: start + value.length, at: k => start + Math.min(k, value.length) }, [], false, opts, out);
     }

@@ -9,8 +9,16 @@ import { mdText } from '../core/report/markdown';
 /** Data in a hover is escaped for Markdown: a model name or a key cannot inject links, HTML or code. */
 const md = (s: string) => mdText(s, 200);
 
-export interface Edit { start: number; end: number; newText: string }
-export interface Fix { title: string; edit: Edit; preferred?: boolean }
+export interface Edit {
+  start: number;
+  end: number;
+  newText: string;
+}
+export interface Fix {
+  title: string;
+  edit: Edit;
+  preferred?: boolean;
+}
 
 export function siteAt(a: Analysis, offset: number): PerfCommandSite | null {
   return a.sites.find(s => s.token.start <= offset && offset <= s.token.end) ?? null;
@@ -33,7 +41,9 @@ export function hover(a: Analysis, text: string, offset: number): string | null 
       if (k >= f.nameTok.start && k <= f.nameTok.end) {
         const doc = p.kind ? SCRIPT_FLAGS[p.kind][f.name] : undefined;
         if (!doc) return `**${md(f.name)}** — not a flag of ${md(p.script ?? '')}`;
-        const versions = VERSIONED_FLAGS.filter(v => v.flag === f.name).map(v => `\n\nvLLM ≥ ${v.since}: ${f.name} ${v.note}`).join('');
+        const versions = VERSIONED_FLAGS.filter(v => v.flag === f.name)
+          .map(v => `\n\nvLLM ≥ ${v.since}: ${f.name} ${v.note}`)
+          .join('');
         return `**${md(f.name)}**${doc.takesValue ? ' `<value>`' : ''} — ${doc.meaning}${doc.default ? `\n\nDefault: \`${doc.default}\`` : ''}${versions}\n\n(${md(p.script ?? '')})`;
       }
       if (f.value && k >= f.value.start && k <= f.value.end && f.name === '--model') {
@@ -53,7 +63,8 @@ export function hover(a: Analysis, text: string, offset: number): string | null 
     if (typeof key === 'string' && loc.isAtPropertyKey) {
       const al = lookupAlias(key);
       const def = al && metricDef(al.canonical);
-      if (def) return `**${md(key)}** → \`${def.key}\` — ${def.label}${def.unit ? ` (${def.unit})` : ''}${al!.scale ? `, ×${al!.scale} to convert` : ''}\n\n${def.direction === 'lower' ? 'Lower is better.' : def.direction === 'higher' ? 'Higher is better.' : 'A count, not a performance metric.'}`;
+      if (def)
+        return `**${md(key)}** → \`${def.key}\` — ${def.label}${def.unit ? ` (${def.unit})` : ''}${al!.scale ? `, ×${al!.scale} to convert` : ''}\n\n${def.direction === 'lower' ? 'Lower is better.' : def.direction === 'higher' ? 'Higher is better.' : 'A count, not a performance metric.'}`;
     }
     const v = loc.previousNode?.type === 'string' ? String(loc.previousNode.value) : null;
     if (v && CATEGORIES.some(c => c.id === v)) {
@@ -65,7 +76,13 @@ export function hover(a: Analysis, text: string, offset: number): string | null 
   return null;
 }
 
-export interface CompletionEntry { label: string; detail: string; documentation?: string; kind: 'flag' | 'model'; edit: Edit }
+export interface CompletionEntry {
+  label: string;
+  detail: string;
+  documentation?: string;
+  kind: 'flag' | 'model';
+  edit: Edit;
+}
 
 /** Flags of the command's script, or model names after `--model`. */
 export function complete(a: Analysis, offset: number, modelsSeen: Iterable<string>): CompletionEntry[] {
@@ -77,14 +94,23 @@ export function complete(a: Analysis, offset: number, modelsSeen: Iterable<strin
   const prev = /(\S+)\s+\S*$/.exec(before)?.[1];
   const edit = (text: string): Edit => ({ start: site.token.at(k - word.length), end: offset, newText: site.json ? jsonEscape(text) : text });
   if (prev === '--model') {
-    return [...new Set(modelsSeen)].filter(m => m.startsWith(word) || !word).sort().map(m => ({ label: m, detail: 'model seen in the workspace', kind: 'model', edit: edit(m) }));
+    return [...new Set(modelsSeen)]
+      .filter(m => m.startsWith(word) || !word)
+      .sort()
+      .map(m => ({ label: m, detail: 'model seen in the workspace', kind: 'model', edit: edit(m) }));
   }
   if (!site.parsed.kind || (word && !word.startsWith('-'))) return [];
   // The flag being typed does not count as already used.
   const used = new Set(site.parsed.flags.filter(f => !(k >= f.nameTok.start && k <= f.nameTok.end)).map(f => f.name));
   return Object.entries(SCRIPT_FLAGS[site.parsed.kind])
     .filter(([name]) => !used.has(name) && name.startsWith(word))
-    .map(([name, doc]) => ({ label: name, detail: doc.default ? `default ${doc.default}` : doc.takesValue ? 'takes a value' : 'switch', documentation: doc.meaning, kind: 'flag', edit: edit(name) }));
+    .map(([name, doc]) => ({
+      label: name,
+      detail: doc.default ? `default ${doc.default}` : doc.takesValue ? 'takes a value' : 'switch',
+      documentation: doc.meaning,
+      kind: 'flag',
+      edit: edit(name),
+    }));
 }
 
 /** Quick fixes for one finding. */
@@ -95,8 +121,18 @@ export function fixes(a: Analysis, f: Finding): Fix[] {
   if (f.code === 'placeholder') {
     const flag = String(f.data?.flag ?? '');
     const ph = String(f.data?.placeholder ?? '');
-    const values = flag === '--model' ? site.models : (() => { const d = site.parsed.kind ? SCRIPT_FLAGS[site.parsed.kind][flag]?.default : undefined; return d ? [d] : []; })();
-    return values.map((v, i) => ({ title: `Replace ${ph} with ${v}${flag !== '--model' ? ' (the default)' : ''}`, edit: { start: f.start, end: f.end, newText: esc(v) }, preferred: i === 0 }));
+    const values =
+      flag === '--model'
+        ? site.models
+        : (() => {
+            const d = site.parsed.kind ? SCRIPT_FLAGS[site.parsed.kind][flag]?.default : undefined;
+            return d ? [d] : [];
+          })();
+    return values.map((v, i) => ({
+      title: `Replace ${ph} with ${v}${flag !== '--model' ? ' (the default)' : ''}`,
+      edit: { start: f.start, end: f.end, newText: esc(v) },
+      preferred: i === 0,
+    }));
   }
   if (f.code === 'no-model') {
     const close = site.token.end - (site.json ? 1 : 0);
@@ -105,7 +141,8 @@ export function fixes(a: Analysis, f: Finding): Fix[] {
   if (f.code === 'version-bug') {
     const offline = toOfflineCommand(site.token.value);
     if (!offline) return [];
-    const s = site.token.start + (site.json ? 1 : 0), e = site.token.end - (site.json ? 1 : 0);
+    const s = site.token.start + (site.json ? 1 : 0),
+      e = site.token.end - (site.json ? 1 : 0);
     return [{ title: 'Switch to an offline benchmark (benchmark_throughput.py)', edit: { start: s, end: e, newText: esc(offline) }, preferred: true }];
   }
   return [];

@@ -3,7 +3,12 @@
  * offset, so a range found in the value (a placeholder) lands on the right characters even when
  * the raw string has escapes.
  */
-export interface StringToken { value: string; start: number; end: number; at(i: number): number }
+export interface StringToken {
+  value: string;
+  start: number;
+  end: number;
+  at(i: number): number;
+}
 
 /** `start` is the offset of the opening quote; `raw` the token text including quotes. */
 export function stringToken(raw: string, start: number): StringToken {
@@ -14,7 +19,11 @@ export function stringToken(raw: string, start: number): StringToken {
     offsets.push(start + i);
     if (raw[i] === '\\') {
       const e = raw[i + 1];
-      if (e === 'u') { value += String.fromCharCode(parseInt(raw.slice(i + 2, i + 6), 16)); i += 6; continue; }
+      if (e === 'u') {
+        value += String.fromCharCode(parseInt(raw.slice(i + 2, i + 6), 16));
+        i += 6;
+        continue;
+      }
       value += ({ n: '\n', t: '\t', r: '\r', b: '\b', f: '\f' } as Record<string, string>)[e] ?? e;
       i += 2;
       continue;

@@ -2,8 +2,16 @@ import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
-  createConnection, ProposedFeatures, TextDocuments, TextDocumentSyncKind, DiagnosticSeverity, CodeActionKind, CompletionItemKind, MarkupKind,
-  type Diagnostic, type Connection,
+  createConnection,
+  ProposedFeatures,
+  TextDocuments,
+  TextDocumentSyncKind,
+  DiagnosticSeverity,
+  CodeActionKind,
+  CompletionItemKind,
+  MarkupKind,
+  type Diagnostic,
+  type Connection,
 } from 'vscode-languageserver/node';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import { analyze, type Analysis, type AnalyzeOptions, type Finding } from './analyze';
@@ -17,11 +25,17 @@ import { nodeFileSource } from '../platform/nodeFileSource';
  * IPC from the extension or `--stdio` for any editor. Every handler is guarded: a malformed
  * document yields a finding, never a crash.
  */
-export interface ServerSettings { hostGpus: number; blockedModels: string[] }
+export interface ServerSettings {
+  hostGpus: number;
+  blockedModels: string[];
+}
 const DEFAULTS: ServerSettings = { hostGpus: 1, blockedModels: ['deepseek-v3', 'deepseek-r1', 'nemotron-4-340b', 'dbrx', 'Llama-4-Scout'] };
 
 const SEVERITY: Record<Finding['severity'], DiagnosticSeverity> = {
-  error: DiagnosticSeverity.Error, warning: DiagnosticSeverity.Warning, information: DiagnosticSeverity.Information, hint: DiagnosticSeverity.Hint,
+  error: DiagnosticSeverity.Error,
+  warning: DiagnosticSeverity.Warning,
+  information: DiagnosticSeverity.Information,
+  hint: DiagnosticSeverity.Hint,
 };
 
 /** Diagnostics a document gets at most; the rest are summed up in one more. */
@@ -34,7 +48,10 @@ export function toDiagnostics(doc: TextDocument, findings: readonly Finding[]): 
   const shown = findings.slice(0, MAX_DIAGNOSTICS);
   const out: Diagnostic[] = shown.map(f => ({
     range: { start: doc.positionAt(f.start), end: doc.positionAt(Math.min(f.end, f.start + 100_000)) },
-    severity: SEVERITY[f.severity], code: f.code, source: 'bench-triage', message: cut(f.message),
+    severity: SEVERITY[f.severity],
+    code: f.code,
+    source: 'bench-triage',
+    message: cut(f.message),
     // Quick-fix data travels with the diagnostic; a huge value (a 5 MB "placeholder") does not.
     data: f.data && JSON.stringify(f.data).length <= 2000 ? f.data : undefined,
   }));
@@ -42,8 +59,13 @@ export function toDiagnostics(doc: TextDocument, findings: readonly Finding[]): 
     const counts = new Map<string, number>();
     for (const f of findings.slice(shown.length)) counts.set(f.code, (counts.get(f.code) ?? 0) + 1);
     const first = findings[shown.length];
-    out.push({ range: { start: doc.positionAt(first.start), end: doc.positionAt(first.start) }, severity: DiagnosticSeverity.Information, code: 'more-findings', source: 'bench-triage',
-      message: `${findings.length - shown.length} more findings in this document are not shown (${[...counts].map(([c, n]) => `${c} ×${n}`).join(', ')}); the first ${MAX_DIAGNOSTICS} are` });
+    out.push({
+      range: { start: doc.positionAt(first.start), end: doc.positionAt(first.start) },
+      severity: DiagnosticSeverity.Information,
+      code: 'more-findings',
+      source: 'bench-triage',
+      message: `${findings.length - shown.length} more findings in this document are not shown (${[...counts].map(([c, n]) => `${c} ×${n}`).join(', ')}); the first ${MAX_DIAGNOSTICS} are`,
+    });
   }
   return out;
 }
@@ -58,17 +80,22 @@ export function startServer(connection: Connection): void {
   const options = (): AnalyzeOptions => ({
     hostGpus: settings.hostGpus,
     blockedModels: settings.blockedModels,
-    pathExists: p => path.isAbsolute(p) ? existsSync(p) : roots.some(r => existsSync(path.join(r, p))),
+    pathExists: p => (path.isAbsolute(p) ? existsSync(p) : roots.some(r => existsSync(path.join(r, p)))),
   });
 
   // Models named anywhere in the workspace (datasets, mappings, results), scanned once, lazily.
   const workspaceModels = new Set<string>();
   let modelScan: Promise<void> | null = null;
-  const scanModels = () => modelScan ??= (async () => {
-    for (const root of roots) {
-      try { for (const c of (await scan(nodeFileSource(root))).commits) for (const m of c.models) workspaceModels.add(m); } catch { /* best effort */ }
-    }
-  })();
+  const scanModels = () =>
+    (modelScan ??= (async () => {
+      for (const root of roots) {
+        try {
+          for (const c of (await scan(nodeFileSource(root))).commits) for (const m of c.models) workspaceModels.add(m);
+        } catch {
+          /* best effort */
+        }
+      }
+    })());
 
   const analysisOf = (doc: TextDocument): Analysis => {
     const hit = analyses.get(doc.uri);
@@ -90,7 +117,13 @@ export function startServer(connection: Connection): void {
   connection.onInitialize(params => {
     const init = (params.initializationOptions ?? {}) as Partial<ServerSettings>;
     settings = { ...DEFAULTS, ...init };
-    roots = (params.workspaceFolders ?? []).flatMap(f => { try { return [fileURLToPath(f.uri)]; } catch { return []; } });
+    roots = (params.workspaceFolders ?? []).flatMap(f => {
+      try {
+        return [fileURLToPath(f.uri)];
+      } catch {
+        return [];
+      }
+    });
     return {
       capabilities: {
         textDocumentSync: TextDocumentSyncKind.Incremental,
@@ -113,7 +146,14 @@ export function startServer(connection: Connection): void {
   documents.onDidChangeContent(e => {
     // Typing bursts: analyse once the edits pause.
     clearTimeout(timers.get(e.document.uri));
-    timers.set(e.document.uri, setTimeout(() => { timers.delete(e.document.uri); const d = documents.get(e.document.uri); if (d) publish(d); }, 50));
+    timers.set(
+      e.document.uri,
+      setTimeout(() => {
+        timers.delete(e.document.uri);
+        const d = documents.get(e.document.uri);
+        if (d) publish(d);
+      }, 50),
+    );
   });
   documents.onDidClose(e => {
     clearTimeout(timers.get(e.document.uri));
@@ -128,7 +168,9 @@ export function startServer(connection: Connection): void {
     try {
       const md = hover(analysisOf(doc), doc.getText(), doc.offsetAt(p.position));
       return md ? { contents: { kind: MarkupKind.Markdown, value: md } } : null;
-    } catch { return null; }
+    } catch {
+      return null;
+    }
   });
 
   connection.onCompletion(async p => {
@@ -137,12 +179,21 @@ export function startServer(connection: Connection): void {
     try {
       await Promise.race([scanModels(), new Promise(r => setTimeout(r, 2000))]);
       const models = new Set<string>(workspaceModels);
-      for (const d of documents.all()) for (const s of analysisOf(d).sites) { if (s.parsed.model) models.add(s.parsed.model); for (const m of s.models) models.add(m); }
+      for (const d of documents.all())
+        for (const s of analysisOf(d).sites) {
+          if (s.parsed.model) models.add(s.parsed.model);
+          for (const m of s.models) models.add(m);
+        }
       return complete(analysisOf(doc), doc.offsetAt(p.position), models).map(c => ({
-        label: c.label, detail: c.detail, documentation: c.documentation, kind: c.kind === 'flag' ? CompletionItemKind.Property : CompletionItemKind.Value,
+        label: c.label,
+        detail: c.detail,
+        documentation: c.documentation,
+        kind: c.kind === 'flag' ? CompletionItemKind.Property : CompletionItemKind.Value,
         textEdit: { range: { start: doc.positionAt(c.edit.start), end: doc.positionAt(c.edit.end) }, newText: c.edit.newText },
       }));
-    } catch { return []; }
+    } catch {
+      return [];
+    }
   });
 
   connection.onCodeAction(p => {
@@ -150,13 +201,22 @@ export function startServer(connection: Connection): void {
     if (!doc) return [];
     try {
       const a = analysisOf(doc);
-      const start = doc.offsetAt(p.range.start), end = doc.offsetAt(p.range.end);
-      return a.findings.filter(f => f.start <= end && f.end >= start).flatMap(f => fixes(a, f).map(x => ({
-        title: x.title, kind: CodeActionKind.QuickFix, isPreferred: x.preferred,
-        diagnostics: p.context.diagnostics.filter(d => d.code === f.code),
-        edit: { changes: { [doc.uri]: [{ range: { start: doc.positionAt(x.edit.start), end: doc.positionAt(x.edit.end) }, newText: x.edit.newText }] } },
-      })));
-    } catch { return []; }
+      const start = doc.offsetAt(p.range.start),
+        end = doc.offsetAt(p.range.end);
+      return a.findings
+        .filter(f => f.start <= end && f.end >= start)
+        .flatMap(f =>
+          fixes(a, f).map(x => ({
+            title: x.title,
+            kind: CodeActionKind.QuickFix,
+            isPreferred: x.preferred,
+            diagnostics: p.context.diagnostics.filter(d => d.code === f.code),
+            edit: { changes: { [doc.uri]: [{ range: { start: doc.positionAt(x.edit.start), end: doc.positionAt(x.edit.end) }, newText: x.edit.newText }] } },
+          })),
+        );
+    } catch {
+      return [];
+    }
   });
 
   // Lets tests and the restart logic find the process.
@@ -169,6 +229,12 @@ export function startServer(connection: Connection): void {
 if (require.main === module) {
   const connection = process.argv.includes('--stdio') ? createConnection(process.stdin, process.stdout) : createConnection(ProposedFeatures.all);
   // Last line of defence: log, never die, on a bug in a handler.
-  process.on('uncaughtException', e => { try { connection.console.error(`bench-triage server: ${e.stack ?? e}`); } catch { /* stdout closed */ } });
+  process.on('uncaughtException', e => {
+    try {
+      connection.console.error(`bench-triage server: ${e.stack ?? e}`);
+    } catch {
+      /* stdout closed */
+    }
+  });
   startServer(connection);
 }

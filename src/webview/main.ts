@@ -11,7 +11,11 @@ declare function acquireVsCodeApi(): { postMessage(msg: WebviewToHost): void; ge
 const vscode = acquireVsCodeApi();
 const root = document.getElementById('root')!;
 
-function el<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Record<string, string> = {}, ...children: Array<Node | string | null>): HTMLElementTagNameMap[K] {
+function el<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  attrs: Record<string, string> = {},
+  ...children: Array<Node | string | null>
+): HTMLElementTagNameMap[K] {
   const e = document.createElement(tag);
   for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
   for (const c of children) if (c !== null) e.append(c);
@@ -22,7 +26,11 @@ const fmt = (v: number | null, digits = 2) => (v === null ? '—' : Math.abs(v) 
 const pct = (v: number | null) => (v === null ? '' : `${v > 0 ? '+' : ''}${v.toFixed(1)} %`);
 const interval = (c: [number, number] | null) => (c ? `[${c[0].toFixed(1)}, ${c[1].toFixed(1)}] %` : '—');
 const pval = (p: number | null) => (p === null ? '—' : p < 0.001 ? '< 0.001' : p.toFixed(3));
-const button = (label: string, onClick: () => void, aria?: string) => { const b = el('button', { type: 'button', 'aria-label': aria ?? label }, label); b.addEventListener('click', onClick); return b; };
+const button = (label: string, onClick: () => void, aria?: string) => {
+  const b = el('button', { type: 'button', 'aria-label': aria ?? label }, label);
+  b.addEventListener('click', onClick);
+  return b;
+};
 const unitText = (u: string) => (u === 'unit unknown' ? 'unit unknown' : u);
 
 function deltaCell(v: number | null): HTMLTableCellElement {
@@ -48,16 +56,32 @@ function keyboardRows(table: HTMLTableElement): HTMLTableElement {
 function metricsTable(rows: MetricRow[]): HTMLElement {
   const heads = ['Metric', 'Baseline', 'Human', 'Agent', 'Human vs baseline', 'Agent vs baseline', 'Agent vs human', '95 % CI', 'p', 'Basis', 'Verdict'];
   const body = rows.map(r => {
-    const tr = el('tr', { tabindex: '0', class: `${r.primary ? 'primary ' : ''}${r.headline ? 'headline' : ''}`, title: r.unitEvidence ? `unit from: ${r.unitEvidence}` : '' },
+    const tr = el(
+      'tr',
+      { tabindex: '0', class: `${r.primary ? 'primary ' : ''}${r.headline ? 'headline' : ''}`, title: r.unitEvidence ? `unit from: ${r.unitEvidence}` : '' },
       el('th', { scope: 'row' }, `${r.label} (${unitText(r.unit)})${r.direction === 'lower' ? ' ↓' : r.direction === 'higher' ? ' ↑' : ''}`),
-      el('td', {}, fmt(r.baseline)), el('td', {}, fmt(r.human)), el('td', {}, fmt(r.agent)), deltaCell(r.humanDelta), deltaCell(r.agentDelta), deltaCell(r.agentVsHuman),
-      el('td', {}, interval(r.ci)), el('td', {}, pval(r.p)), el('td', {}, r.basis === 'single' ? 'single run' : r.basis ? `${r.basis} (${r.n?.human ?? 0} vs ${r.n?.agent ?? 0})` : '—'),
-      el('td', { class: r.verdict ? `verdict-${r.verdict}` : '' }, r.verdict ?? '—'));
+      el('td', {}, fmt(r.baseline)),
+      el('td', {}, fmt(r.human)),
+      el('td', {}, fmt(r.agent)),
+      deltaCell(r.humanDelta),
+      deltaCell(r.agentDelta),
+      deltaCell(r.agentVsHuman),
+      el('td', {}, interval(r.ci)),
+      el('td', {}, pval(r.p)),
+      el('td', {}, r.basis === 'single' ? 'single run' : r.basis ? `${r.basis} (${r.n?.human ?? 0} vs ${r.n?.agent ?? 0})` : '—'),
+      el('td', { class: r.verdict ? `verdict-${r.verdict}` : '' }, r.verdict ?? '—'),
+    );
     if (r.primary) tr.setAttribute('aria-label', `${r.label}: headline metric`);
     return tr;
   });
-  return keyboardRows(el('table', { id: 'metrics', 'aria-label': 'Every metric by role; ★ marks the headline metric, bold rows the other headline metrics; arrow keys move between rows' },
-    el('thead', {}, el('tr', {}, ...heads.map(h => el('th', { scope: 'col' }, h)))), el('tbody', {}, ...body)));
+  return keyboardRows(
+    el(
+      'table',
+      { id: 'metrics', 'aria-label': 'Every metric by role; ★ marks the headline metric, bold rows the other headline metrics; arrow keys move between rows' },
+      el('thead', {}, el('tr', {}, ...heads.map(h => el('th', { scope: 'col' }, h)))),
+      el('tbody', {}, ...body),
+    ),
+  );
 }
 
 function chart(canvas: HTMLCanvasElement, config: ConstructorParameters<typeof Chart>[1]): void {
@@ -70,20 +94,45 @@ const ROLE_X: Record<string, number> = { baseline: 0, human: 1, agent: 2 };
 
 function renderComparison(d: ComparisonData): void {
   root.replaceChildren();
-  root.append(el('h1', {}, `${d.commit.slice(0, 12)} ${d.subject ?? ''}`),
-    el('p', { class: 'meta' }, [`project ${d.project}`, d.model && `model ${d.model}`, d.agent && `agent ${d.agent}`, `outcome ${d.outcome}`].filter(Boolean).join(' · ')));
+  root.append(
+    el('h1', {}, `${d.commit.slice(0, 12)} ${d.subject ?? ''}`),
+    el(
+      'p',
+      { class: 'meta' },
+      [`project ${d.project}`, d.model && `model ${d.model}`, d.agent && `agent ${d.agent}`, `outcome ${d.outcome}`].filter(Boolean).join(' · '),
+    ),
+  );
   for (const c of d.conflicts) root.append(el('div', { class: 'warning', role: 'alert' }, `Data conflict: ${c}`));
   const h = d.headline;
   if (h) {
     const noise = h.basis === 'single' ? 'single run — noise unknown' : `${h.basis}: 95 % CI ${interval(h.ci)}, Mann–Whitney p ${pval(h.p)}`;
-    const box = el('div', { class: 'headline', id: 'headline', role: 'status' },
-      el('strong', {}, d.comparability.ok ? `Verdict: ${h.verdict} on ${h.label} (${unitText(h.unit)})` : `Not comparable — verdict withheld (would be ${h.verdict} on ${h.label})`),
-      el('p', {}, `Agent vs human ${pct(h.agentVsHuman)} · ${noise} · tie band ±${d.tieBand} %${h.mixed ? ' · mixed: the agent wins on one headline metric and loses on another' : ''}`));
+    const box = el(
+      'div',
+      { class: 'headline', id: 'headline', role: 'status' },
+      el(
+        'strong',
+        {},
+        d.comparability.ok
+          ? `Verdict: ${h.verdict} on ${h.label} (${unitText(h.unit)})`
+          : `Not comparable — verdict withheld (would be ${h.verdict} on ${h.label})`,
+      ),
+      el(
+        'p',
+        {},
+        `Agent vs human ${pct(h.agentVsHuman)} · ${noise} · tie band ±${d.tieBand} %${h.mixed ? ' · mixed: the agent wins on one headline metric and loses on another' : ''}`,
+      ),
+    );
     if (h.note) box.append(el('p', { class: 'meta' }, h.note));
     if (d.runMore !== null) {
       const n = d.runMore;
-      box.append(el('p', {}, 'Not enough evidence either way: more attempts of each role, interleaved baseline → human → agent, can settle it.'),
-        button(`Run ${n} more`, () => vscode.postMessage({ type: 'runMore', commit: d.commit, agent: d.agent, n }), `Run ${n} more attempts of every role of ${d.commit.slice(0, 8)}`));
+      box.append(
+        el('p', {}, 'Not enough evidence either way: more attempts of each role, interleaved baseline → human → agent, can settle it.'),
+        button(
+          `Run ${n} more`,
+          () => vscode.postMessage({ type: 'runMore', commit: d.commit, agent: d.agent, n }),
+          `Run ${n} more attempts of every role of ${d.commit.slice(0, 8)}`,
+        ),
+      );
     }
     root.append(box);
   }
@@ -93,55 +142,138 @@ function renderComparison(d: ComparisonData): void {
   const pm = h && d.metrics.find(m => m.key === h.key);
   if (pm) {
     const points = d.attempts.filter(a => a.value !== null);
-    const canvas = el('canvas', { role: 'img', 'aria-label': `${pm.label}: every attempt by role (${points.map(a => `${a.role} ${fmt(a.value)}`).join(', ')})` });
+    const canvas = el('canvas', {
+      role: 'img',
+      'aria-label': `${pm.label}: every attempt by role (${points.map(a => `${a.role} ${fmt(a.value)}`).join(', ')})`,
+    });
     root.append(el('h2', {}, `${pm.label} (${unitText(pm.unit)}): every attempt`), el('div', { class: 'chart' }, canvas));
     const colour: Record<string, string> = { baseline: css('--vscode-charts-blue'), human: css('--vscode-charts-green'), agent: css('--vscode-charts-purple') };
-    chart(canvas, { type: 'scatter', data: { datasets: ['baseline', 'human', 'agent'].map(role => ({
-      label: role, backgroundColor: colour[role],
-      data: points.filter(a => a.role === role).map((a, i, all) => ({ x: ROLE_X[role] + (all.length > 1 ? (i / (all.length - 1) - 0.5) * 0.3 : 0), y: a.value! })),
-    })) }, options: { scales: { x: { min: -0.5, max: 2.5, ticks: { stepSize: 1, callback: v => ['baseline', 'human', 'agent'][Number(v)] ?? '' } } } } });
+    chart(canvas, {
+      type: 'scatter',
+      data: {
+        datasets: ['baseline', 'human', 'agent'].map(role => ({
+          label: role,
+          backgroundColor: colour[role],
+          data: points
+            .filter(a => a.role === role)
+            .map((a, i, all) => ({ x: ROLE_X[role] + (all.length > 1 ? (i / (all.length - 1) - 0.5) * 0.3 : 0), y: a.value! })),
+        })),
+      },
+      options: { scales: { x: { min: -0.5, max: 2.5, ticks: { stepSize: 1, callback: v => ['baseline', 'human', 'agent'][Number(v)] ?? '' } } } },
+    });
     if (h && h.ci) {
-      const ci = el('canvas', { role: 'img', 'aria-label': `agent vs human ${pct(h.agentVsHuman)}, 95 % interval ${interval(h.ci)}, tie band ±${d.tieBand} %` });
+      const ci = el('canvas', {
+        role: 'img',
+        'aria-label': `agent vs human ${pct(h.agentVsHuman)}, 95 % interval ${interval(h.ci)}, tie band ±${d.tieBand} %`,
+      });
       root.append(el('h2', {}, 'Agent vs human: estimate, 95 % interval and tie band (%)'), el('div', { class: 'chart', style: 'height:120px' }, ci));
-      chart(ci, { type: 'bar', data: { labels: ['agent vs human'], datasets: [
-        { label: `tie band ±${d.tieBand} %`, data: [[-d.tieBand, d.tieBand]], backgroundColor: css('--vscode-editorWidget-border') },
-        { label: '95 % interval', data: [h.ci], backgroundColor: css('--vscode-charts-orange') },
-        { label: 'estimate', data: [[h.agentVsHuman - 0.05, h.agentVsHuman + 0.05]], backgroundColor: css('--vscode-foreground') },
-      ] }, options: { indexAxis: 'y', scales: { y: { stacked: true } } } });
+      chart(ci, {
+        type: 'bar',
+        data: {
+          labels: ['agent vs human'],
+          datasets: [
+            { label: `tie band ±${d.tieBand} %`, data: [[-d.tieBand, d.tieBand]], backgroundColor: css('--vscode-editorWidget-border') },
+            { label: '95 % interval', data: [h.ci], backgroundColor: css('--vscode-charts-orange') },
+            { label: 'estimate', data: [[h.agentVsHuman - 0.05, h.agentVsHuman + 0.05]], backgroundColor: css('--vscode-foreground') },
+          ],
+        },
+        options: { indexAxis: 'y', scales: { y: { stacked: true } } },
+      });
     }
   }
   if (d.dataProblems.length) {
-    root.append(el('h2', {}, 'Data read with caution'), el('ul', {}, ...d.dataProblems.map(x => el('li', {}, `${x.role}: ${x.file}, field ${x.field}: ${x.message}`))));
+    root.append(
+      el('h2', {}, 'Data read with caution'),
+      el('ul', {}, ...d.dataProblems.map(x => el('li', {}, `${x.role}: ${x.file}, field ${x.field}: ${x.message}`))),
+    );
   }
   if (d.failures.length) {
     root.append(el('h2', {}, 'Why roles failed'));
     for (const f of d.failures) {
-      const item = el('div', { class: 'failure' }, el('strong', {}, `${f.role}: ${f.title}`), f.cause ? ` (${f.cause})` : '', f.fixability ? ` · fix: ${f.fixability}` : '', el('p', {}, f.description));
+      const item = el(
+        'div',
+        { class: 'failure' },
+        el('strong', {}, `${f.role}: ${f.title}`),
+        f.cause ? ` (${f.cause})` : '',
+        f.fixability ? ` · fix: ${f.fixability}` : '',
+        el('p', {}, f.description),
+      );
       if (f.evidence) {
         const ev = f.evidence;
-        item.append(el('pre', {}, ev.text), button(`Open log at line ${ev.line}`, () => vscode.postMessage({ type: 'openEvidence', file: ev.file, field: ev.field, line: ev.line }), `Open the ${f.role} log at the evidence line ${ev.line}`));
+        item.append(
+          el('pre', {}, ev.text),
+          button(
+            `Open log at line ${ev.line}`,
+            () => vscode.postMessage({ type: 'openEvidence', file: ev.file, field: ev.field, line: ev.line }),
+            `Open the ${f.role} log at the evidence line ${ev.line}`,
+          ),
+        );
       }
       const more = f.findings.slice(1);
       if (more.length) {
-        item.append(el('p', {}, 'Also found:'), el('ul', {}, ...more.map(x => {
-          const li = el('li', {}, `${x.title}${x.cause ? ` (${x.cause})` : ''} — ${x.description} [${x.strength}]`);
-          if (x.evidence) { const ev = x.evidence; li.append(' ', button(`line ${ev.line}`, () => vscode.postMessage({ type: 'openEvidence', file: ev.file, field: ev.field, line: ev.line }), `Open the ${f.role} log at line ${ev.line}`)); }
-          return li;
-        })));
+        item.append(
+          el('p', {}, 'Also found:'),
+          el(
+            'ul',
+            {},
+            ...more.map(x => {
+              const li = el('li', {}, `${x.title}${x.cause ? ` (${x.cause})` : ''} — ${x.description} [${x.strength}]`);
+              if (x.evidence) {
+                const ev = x.evidence;
+                li.append(
+                  ' ',
+                  button(
+                    `line ${ev.line}`,
+                    () => vscode.postMessage({ type: 'openEvidence', file: ev.file, field: ev.field, line: ev.line }),
+                    `Open the ${f.role} log at line ${ev.line}`,
+                  ),
+                );
+              }
+              return li;
+            }),
+          ),
+        );
       }
       root.append(item);
     }
   }
   if (d.attempts.length > 3) {
     root.append(el('h2', {}, 'Run history'));
-    const rows = d.attempts.map(a => el('tr', { tabindex: '0' }, el('td', {}, a.role), el('td', {}, a.status), el('td', {}, fmt(a.value)), el('td', {}, a.source), el('td', a.timestamp ? { title: a.timestamp } : {}, a.when), el('td', {}, a.counted ? 'yes' : 'no')));
-    root.append(keyboardRows(el('table', { 'aria-label': 'Attempts per role' }, el('thead', {}, el('tr', {}, ...['Role', 'Status', h?.label ?? 'Value', 'Source', 'When', 'Counted'].map(x => el('th', { scope: 'col' }, x)))), el('tbody', {}, ...rows))));
+    const rows = d.attempts.map(a =>
+      el(
+        'tr',
+        { tabindex: '0' },
+        el('td', {}, a.role),
+        el('td', {}, a.status),
+        el('td', {}, fmt(a.value)),
+        el('td', {}, a.source),
+        el('td', a.timestamp ? { title: a.timestamp } : {}, a.when),
+        el('td', {}, a.counted ? 'yes' : 'no'),
+      ),
+    );
+    root.append(
+      keyboardRows(
+        el(
+          'table',
+          { 'aria-label': 'Attempts per role' },
+          el('thead', {}, el('tr', {}, ...['Role', 'Status', h?.label ?? 'Value', 'Source', 'When', 'Counted'].map(x => el('th', { scope: 'col' }, x)))),
+          el('tbody', {}, ...rows),
+        ),
+      ),
+    );
   }
 }
 
 function table(caption: string, head: string[], rows: Array<Array<string | number>>): HTMLTableElement {
-  return keyboardRows(el('table', { 'aria-label': caption }, el('caption', {}, caption),
-    el('thead', {}, el('tr', {}, ...head.map(h => el('th', { scope: 'col' }, h)))), el('tbody', {}, ...rows.map(r => el('tr', { tabindex: '0' }, ...r.map(c => el('td', {}, String(c))))))));
+  return keyboardRows(
+    el(
+      'table',
+      { 'aria-label': caption },
+      el('caption', {}, caption),
+      el('thead', {}, el('tr', {}, ...head.map(h => el('th', { scope: 'col' }, h)))),
+      el('tbody', {}, ...rows.map(r => el('tr', { tabindex: '0' }, ...r.map(c => el('td', {}, String(c)))))),
+    ),
+  );
 }
 
 const verdictRows = (rows: VerdictRow[]) => rows.map(v => [v.label, v.win, v.tie, v.loss, v.unknown, v.agentFailed, v.mixed]);
@@ -149,21 +281,61 @@ const VERDICT_HEAD = ['Win', 'Tie', 'Loss', 'Unknown', 'Agent failed', 'Mixed'];
 
 function renderProject(p: DashboardProject, include: boolean): HTMLElement {
   const t = p.totals;
-  const sec = el('section', { 'aria-label': `project ${p.project}` }, el('h2', {}, `Project ${p.project}`),
-    el('p', { class: 'meta' }, `${t.commits} commits, ${t.entries} entries: ${t.complete} complete, ${t.incomparable} incomparable, ${t.partial} partial, ${t.failed} failed`));
-  sec.append(table(`Commits per category (${p.project})`, ['Category', 'Count', 'Fixability'], p.byCategory.map(c => [c.title, c.count, c.fixability ?? '—'])),
-    table(`Failures per fixability (${p.project})`, ['Fixability', 'Count'], p.byFixability.map(f => [f.fixability, f.count])),
+  const sec = el(
+    'section',
+    { 'aria-label': `project ${p.project}` },
+    el('h2', {}, `Project ${p.project}`),
+    el(
+      'p',
+      { class: 'meta' },
+      `${t.commits} commits, ${t.entries} entries: ${t.complete} complete, ${t.incomparable} incomparable, ${t.partial} partial, ${t.failed} failed`,
+    ),
+  );
+  sec.append(
+    table(
+      `Commits per category (${p.project})`,
+      ['Category', 'Count', 'Fixability'],
+      p.byCategory.map(c => [c.title, c.count, c.fixability ?? '—']),
+    ),
+    table(
+      `Failures per fixability (${p.project})`,
+      ['Fixability', 'Count'],
+      p.byFixability.map(f => [f.fixability, f.count]),
+    ),
     table(`Verdicts per agent (${p.project})`, ['Agent', ...VERDICT_HEAD], verdictRows(p.agents)),
-    table(`Verdicts per headline metric (${p.project})`, ['Headline metric', ...VERDICT_HEAD], verdictRows(p.metrics)));
-  if (!include && p.leftOut) sec.append(el('p', {}, `${p.leftOut} measured ${p.leftOut === 1 ? 'entry is' : 'entries are'} not comparable and left out of these counts.`));
-  if (p.incomparable.length) sec.append(table(`Not comparable (${p.project})`, ['Commit', 'Agent', 'Why not'], p.incomparable.map(i => [i.commit.slice(0, 8), i.agent ?? '—', i.reasons.join('; ')])));
+    table(`Verdicts per headline metric (${p.project})`, ['Headline metric', ...VERDICT_HEAD], verdictRows(p.metrics)),
+  );
+  if (!include && p.leftOut)
+    sec.append(el('p', {}, `${p.leftOut} measured ${p.leftOut === 1 ? 'entry is' : 'entries are'} not comparable and left out of these counts.`));
+  if (p.incomparable.length)
+    sec.append(
+      table(
+        `Not comparable (${p.project})`,
+        ['Commit', 'Agent', 'Why not'],
+        p.incomparable.map(i => [i.commit.slice(0, 8), i.agent ?? '—', i.reasons.join('; ')]),
+      ),
+    );
   if (p.scatter.length) {
     const canvas = el('canvas', { role: 'img', 'aria-label': `Human vs agent improvement over baseline for ${p.scatter.length} commits of ${p.project}` });
     sec.append(el('h3', {}, 'Human vs agent improvement over baseline (%)'), el('div', { class: 'chart' }, canvas));
-    chart(canvas, { type: 'scatter', data: { datasets: [{ label: 'commits', data: p.scatter.map(s => ({ x: s.human, y: s.agent_ })), backgroundColor: css('--vscode-charts-orange') }] },
-      options: { scales: { x: { title: { display: true, text: 'human %' } }, y: { title: { display: true, text: 'agent %' } } },
-        plugins: { tooltip: { callbacks: { label: c => `${p.scatter[c.dataIndex].commit.slice(0, 8)}: human ${pct(p.scatter[c.dataIndex].human)}, agent ${pct(p.scatter[c.dataIndex].agent_)}${p.scatter[c.dataIndex].comparable ? '' : ' (not comparable)'}` } } },
-        onClick: (_e, items) => { if (items[0]) vscode.postMessage({ type: 'openCommit', commit: p.scatter[items[0].index].commit, agent: p.scatter[items[0].index].agent }); } } });
+    chart(canvas, {
+      type: 'scatter',
+      data: { datasets: [{ label: 'commits', data: p.scatter.map(s => ({ x: s.human, y: s.agent_ })), backgroundColor: css('--vscode-charts-orange') }] },
+      options: {
+        scales: { x: { title: { display: true, text: 'human %' } }, y: { title: { display: true, text: 'agent %' } } },
+        plugins: {
+          tooltip: {
+            callbacks: {
+              label: c =>
+                `${p.scatter[c.dataIndex].commit.slice(0, 8)}: human ${pct(p.scatter[c.dataIndex].human)}, agent ${pct(p.scatter[c.dataIndex].agent_)}${p.scatter[c.dataIndex].comparable ? '' : ' (not comparable)'}`,
+            },
+          },
+        },
+        onClick: (_e, items) => {
+          if (items[0]) vscode.postMessage({ type: 'openCommit', commit: p.scatter[items[0].index].commit, agent: p.scatter[items[0].index].agent });
+        },
+      },
+    });
   }
   return sec;
 }
@@ -173,19 +345,28 @@ function renderDashboard(d: DashboardData): void {
   const toggle = el('input', { type: 'checkbox', id: 'include-incomparable' });
   toggle.checked = d.includeIncomparable;
   toggle.addEventListener('change', () => vscode.postMessage({ type: 'setIncludeIncomparable', include: toggle.checked }));
-  root.append(el('h1', {}, `Bench Triage — ${d.folder}`),
-    el('div', { class: 'toolbar' }, button('Export report', () => vscode.postMessage({ type: 'exportReport' }), 'Export the triage report as Markdown'),
-      el('label', { for: 'include-incomparable' }, toggle, ' Include incomparable commits in the counts')));
+  root.append(
+    el('h1', {}, `Bench Triage — ${d.folder}`),
+    el(
+      'div',
+      { class: 'toolbar' },
+      button('Export report', () => vscode.postMessage({ type: 'exportReport' }), 'Export the triage report as Markdown'),
+      el('label', { for: 'include-incomparable' }, toggle, ' Include incomparable commits in the counts'),
+    ),
+  );
   if (!d.projects.length) root.append(el('p', {}, 'No results in this folder.'));
   for (const p of d.projects) root.append(renderProject(p, d.includeIncomparable));
 }
 
 function show(data: ComparisonData | DashboardData): void {
   vscode.setState(data);
-  if (data.view === 'comparison') renderComparison(data); else renderDashboard(data);
+  if (data.view === 'comparison') renderComparison(data);
+  else renderDashboard(data);
 }
 
-window.addEventListener('message', (ev: MessageEvent<HostToWebview>) => { if (ev.data?.type === 'show') show(ev.data.data); });
+window.addEventListener('message', (ev: MessageEvent<HostToWebview>) => {
+  if (ev.data?.type === 'show') show(ev.data.data);
+});
 const saved = vscode.getState() as ComparisonData | DashboardData | undefined;
 if (saved) show(saved);
 vscode.postMessage({ type: 'ready' });

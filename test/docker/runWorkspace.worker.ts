@@ -11,26 +11,57 @@ import { makeRunFixture } from '../support/runFixture';
 
 async function main(): Promise<void> {
   const engine = await startEngine();
-  const built = spawnSync(process.execPath, [path.join(repoRoot(), 'scripts/fake-image.mjs')], { encoding: 'utf8', env: { ...process.env, DOCKER_HOST: engine.unix } });
+  const built = spawnSync(process.execPath, [path.join(repoRoot(), 'scripts/fake-image.mjs')], {
+    encoding: 'utf8',
+    env: { ...process.env, DOCKER_HOST: engine.unix },
+  });
   if (built.status !== 0) throw new Error(built.stderr);
   const fx = makeRunFixture();
   const old = path.join(fx.folder, '.bench-triage/runs', fx.human.slice(0, 8), 'human', '20261101-000000-0000');
   mkdirSync(old, { recursive: true });
-  writeFileSync(path.join(old, 'result.json'), JSON.stringify({
-    schema: 'bench-triage.run/v1', commit: fx.human, role: 'human', status: 'failed', metrics: {}, model: 'facebook/opt-125m', image: 'bench-triage/fake-vllm:test',
-    error: "Traceback (most recent call last):\n  File \"/opt/fakevllm/vllm/transformers_utils/configs/ovis.py\", line 13, in <module>\n    AutoConfig.register(\"aimv2\", AIMv2Config)\nValueError: 'aimv2' is already used by a Transformers config, pick another name. <img src=x onerror=alert(1)>",
-    startedAt: '2026-11-01T00:00:00Z', durationS: 12, logs: [],
-  }, null, 2));
+  writeFileSync(
+    path.join(old, 'result.json'),
+    JSON.stringify(
+      {
+        schema: 'bench-triage.run/v1',
+        commit: fx.human,
+        role: 'human',
+        status: 'failed',
+        metrics: {},
+        model: 'facebook/opt-125m',
+        image: 'bench-triage/fake-vllm:test',
+        error:
+          'Traceback (most recent call last):\n  File "/opt/fakevllm/vllm/transformers_utils/configs/ovis.py", line 13, in <module>\n    AutoConfig.register("aimv2", AIMv2Config)\nValueError: \'aimv2\' is already used by a Transformers config, pick another name. <img src=x onerror=alert(1)>',
+        startedAt: '2026-11-01T00:00:00Z',
+        durationS: 12,
+        logs: [],
+      },
+      null,
+      2,
+    ),
+  );
   mkdirSync(path.join(fx.folder, '.vscode'), { recursive: true });
-  writeFileSync(path.join(fx.folder, '.vscode/settings.json'), JSON.stringify({
-    'benchTriage.hosts': [{ label: 'fake-h100', docker: engine.unix, gpus: 0 }],
-    'benchTriage.imageTemplates': { human: 'bench-triage/fake-vllm:test', baseline: 'bench-triage/fake-vllm:test' },
-    'benchTriage.vllmCheckout': fx.checkout,
-    'benchTriage.serverTimeoutSeconds': 30,
-    'benchTriage.runEnv': ['FAKE_VLLM_BENCH_SECONDS=6', 'FAKE_VLLM_FAULT=leak-token'],
-  }, null, 2));
+  writeFileSync(
+    path.join(fx.folder, '.vscode/settings.json'),
+    JSON.stringify(
+      {
+        'benchTriage.hosts': [{ label: 'fake-h100', docker: engine.unix, gpus: 0 }],
+        'benchTriage.imageTemplates': { human: 'bench-triage/fake-vllm:test', baseline: 'bench-triage/fake-vllm:test' },
+        'benchTriage.vllmCheckout': fx.checkout,
+        'benchTriage.serverTimeoutSeconds': 30,
+        'benchTriage.runEnv': ['FAKE_VLLM_BENCH_SECONDS=6', 'FAKE_VLLM_FAULT=leak-token'],
+      },
+      null,
+      2,
+    ),
+  );
   // The engine keeps running after this process (its pid files let the caller stop it).
-  process.stdout.write(JSON.stringify({ folder: fx.folder, checkout: fx.checkout, engine: engine.unix, human: fx.human, parent: fx.parent }), () => process.exit(0));
+  process.stdout.write(JSON.stringify({ folder: fx.folder, checkout: fx.checkout, engine: engine.unix, human: fx.human, parent: fx.parent }), () =>
+    process.exit(0),
+  );
 }
 
-main().catch(e => { process.stderr.write(String(e?.stack ?? e)); process.exit(1); });
+main().catch(e => {
+  process.stderr.write(String(e?.stack ?? e));
+  process.exit(1);
+});

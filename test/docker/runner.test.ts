@@ -23,27 +23,87 @@ const IMAGES = ['--image-human', IMAGE, '--image-baseline', IMAGE];
 let engine: Engine;
 let fx: RunFixture;
 const host = (over: Partial<HostConfig> = {}): HostConfig => ({ label: 'test-engine', docker: engine.unix, gpus: 0, ...over });
-const cli = (...args: string[]) => spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', maxBuffer: 64 << 20, env: { ...process.env, DOCKER_HOST: '' } });
-const runArgs = (folder: string, role: string, ...more: string[]) => ['run', '--folder', folder, '--commit', fx.human.slice(0, 10), '--role', role, '--gpus', '0', '--checkout', fx.checkout, ...IMAGES, ...more];
+const cli = (...args: string[]) =>
+  spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', maxBuffer: 64 << 20, env: { ...process.env, DOCKER_HOST: '' } });
+const runArgs = (folder: string, role: string, ...more: string[]) => [
+  'run',
+  '--folder',
+  folder,
+  '--commit',
+  fx.human.slice(0, 10),
+  '--role',
+  role,
+  '--gpus',
+  '0',
+  '--checkout',
+  fx.checkout,
+  ...IMAGES,
+  ...more,
+];
 const sha = (buf: Buffer) => createHash('sha256').update(buf).digest('hex');
 const readJson = (f: string) => JSON.parse(readFileSync(f, 'utf8'));
 
 /** Runs one role in-process with the fault(s) asked for; `during` is called when the benchmark phase starts. */
-async function runInProcess(opts: { role?: 'baseline' | 'human' | 'agent'; env?: Record<string, string>; serverTimeoutS?: number; folder?: string; recipes?: string[]; signal?: AbortSignal; secrets?: string[]; secretEnv?: Record<string, string>; hostCfg?: HostConfig;
-  during?: (r: RunRecord) => void; minFreeBytes?: number; events?: RunEvents; queue?: HostQueue }): Promise<RunRecord> {
+async function runInProcess(opts: {
+  role?: 'baseline' | 'human' | 'agent';
+  env?: Record<string, string>;
+  serverTimeoutS?: number;
+  folder?: string;
+  recipes?: string[];
+  signal?: AbortSignal;
+  secrets?: string[];
+  secretEnv?: Record<string, string>;
+  hostCfg?: HostConfig;
+  during?: (r: RunRecord) => void;
+  minFreeBytes?: number;
+  events?: RunEvents;
+  queue?: HostQueue;
+}): Promise<RunRecord> {
   const commit = (await scan(nodeFileSource(fx.folder))).commits.find(c => c.hash === fx.human)!;
   const h = opts.hostCfg ?? host();
-  const plan = planRun(commit, opts.role ?? 'human', { host: h, runId: newRunId(), recipes: opts.recipes, agentPatch: 'x', templates: { human: IMAGE, baseline: IMAGE }, serverTimeoutS: opts.serverTimeoutS ?? 20 });
+  const plan = planRun(commit, opts.role ?? 'human', {
+    host: h,
+    runId: newRunId(),
+    recipes: opts.recipes,
+    agentPatch: 'x',
+    templates: { human: IMAGE, baseline: IMAGE },
+    serverTimeoutS: opts.serverTimeoutS ?? 20,
+  });
   let fired = false;
-  const events: RunEvents = { ...opts.events, phase: (r, p) => { opts.events?.phase?.(r, p); if (p.name === 'benchmark' && p.exitCode == null && !fired) { fired = true; opts.during?.(r); } } };
+  const events: RunEvents = {
+    ...opts.events,
+    phase: (r, p) => {
+      opts.events?.phase?.(r, p);
+      if (p.name === 'benchmark' && p.exitCode == null && !fired) {
+        fired = true;
+        opts.during?.(r);
+      }
+    },
+  };
   const runner = new Runner(new DockerRuntime(h), opts.queue ?? new HostQueue(0), events);
-  return runner.run({ plan, folder: opts.folder ?? fx.folder, checkout: fx.checkout, env: opts.env, secrets: opts.secrets, secretEnv: opts.secretEnv, signal: opts.signal, agentPatch: readFileSync(path.join(fx.folder, 'state/runs/vllm/claude_code/default/2026-11-22_10-00-00/vllm_core-0000/model_patch.diff'), 'utf8'), minFreeBytes: opts.minFreeBytes });
+  return runner.run({
+    plan,
+    folder: opts.folder ?? fx.folder,
+    checkout: fx.checkout,
+    env: opts.env,
+    secrets: opts.secrets,
+    secretEnv: opts.secretEnv,
+    signal: opts.signal,
+    agentPatch: readFileSync(path.join(fx.folder, 'state/runs/vllm/claude_code/default/2026-11-22_10-00-00/vllm_core-0000/model_patch.diff'), 'utf8'),
+    minFreeBytes: opts.minFreeBytes,
+  });
 }
 
 /** Every file a run stores: its logs, run.json and result.json. */
-const storedFiles = (dir: string) => [...readdirSync(path.join(dir, 'logs')).map(f => path.join(dir, 'logs', f)), path.join(dir, 'run.json'), path.join(dir, 'result.json')];
-const logOf = (r: RunRecord, folder: string, phase: string, stream: 'stdout' | 'stderr') => readFileSync(path.join(folder, r.plan.resultDir, 'logs', `${phase}.${stream}.log`));
-const labelled = async () => (await new Docker({ socketPath: engine.unix.slice(7) }).listContainers({ all: true, filters: JSON.stringify({ label: [LABEL.runId] }) }));
+const storedFiles = (dir: string) => [
+  ...readdirSync(path.join(dir, 'logs')).map(f => path.join(dir, 'logs', f)),
+  path.join(dir, 'run.json'),
+  path.join(dir, 'result.json'),
+];
+const logOf = (r: RunRecord, folder: string, phase: string, stream: 'stdout' | 'stderr') =>
+  readFileSync(path.join(folder, r.plan.resultDir, 'logs', `${phase}.${stream}.log`));
+const labelled = async () =>
+  await new Docker({ socketPath: engine.unix.slice(7) }).listContainers({ all: true, filters: JSON.stringify({ label: [LABEL.runId] }) });
 
 describe('runner on a real Docker engine with the fake vLLM image', function () {
   this.timeout(180_000);
@@ -59,7 +119,10 @@ describe('runner on a real Docker engine with the fake vLLM image', function () 
     // Leftovers of an earlier suite that was killed half-way (the engine's data root is reused).
     const docker = new Docker({ socketPath: engine.unix.slice(7) });
     for (const c of await labelled()) await docker.getContainer(c.Id).remove({ force: true });
-    const built = spawnSync(process.execPath, [path.join(REPO, 'scripts/fake-image.mjs')], { encoding: 'utf8', env: { ...process.env, DOCKER_HOST: engine.unix } });
+    const built = spawnSync(process.execPath, [path.join(REPO, 'scripts/fake-image.mjs')], {
+      encoding: 'utf8',
+      env: { ...process.env, DOCKER_HOST: engine.unix },
+    });
     assert.equal(built.status, 0, built.stderr);
     fx = makeRunFixture();
   });
@@ -68,7 +131,11 @@ describe('runner on a real Docker engine with the fake vLLM image', function () 
     if (!engine) return;
     const left = await labelled();
     await engine.stop();
-    assert.deepEqual(left.map(c => c.Names), [], 'containers labelled bench-triage.run-id left behind');
+    assert.deepEqual(
+      left.map(c => c.Names),
+      [],
+      'containers labelled bench-triage.run-id left behind',
+    );
   });
 
   it('run --role all produces three results with complete logs; scan lists them with provenance', function () {
@@ -91,7 +158,13 @@ describe('runner on a real Docker engine with the fake vLLM image', function () 
     }
     const s = cli('scan', fx.folder, '--runs');
     assert.equal(s.status, 0, s.stderr);
-    for (const role of ['baseline', 'human', 'agent']) assert.match(s.stdout, new RegExp(`run +${fx.human.slice(0, 12)} ${role} +success +BT1/bench-triage \\.bench-triage/runs/${fx.human.slice(0, 8)}/${role}/.*result\\.json \\(image ${IMAGE.replace(/[/.]/g, '\\$&')}`));
+    for (const role of ['baseline', 'human', 'agent'])
+      assert.match(
+        s.stdout,
+        new RegExp(
+          `run +${fx.human.slice(0, 12)} ${role} +success +BT1/bench-triage \\.bench-triage/runs/${fx.human.slice(0, 8)}/${role}/.*result\\.json \\(image ${IMAGE.replace(/[/.]/g, '\\$&')}`,
+        ),
+      );
     assert.match(s.stdout, /0 unknown/);
   });
 
@@ -100,7 +173,22 @@ describe('runner on a real Docker engine with the fake vLLM image', function () 
     const ok = cli(...runArgs(fx.folder, 'human', '--host', engine.tcp, ...tls));
     assert.equal(ok.status, 0, ok.stderr);
     assert.equal(readJson(ok.stdout.trim()).status, 'succeeded');
-    const wrong = cli(...runArgs(fx.folder, 'human', '--host', engine.tcp, '--label', 'h100-tls', '--tls-ca', engine.certs.wrongCa, '--tls-cert', engine.certs.cert, '--tls-key', engine.certs.key));
+    const wrong = cli(
+      ...runArgs(
+        fx.folder,
+        'human',
+        '--host',
+        engine.tcp,
+        '--label',
+        'h100-tls',
+        '--tls-ca',
+        engine.certs.wrongCa,
+        '--tls-cert',
+        engine.certs.cert,
+        '--tls-key',
+        engine.certs.key,
+      ),
+    );
     assert.equal(wrong.status, 1);
     const wrongErr = readJson(wrong.stdout.trim()).error as string;
     assert.match(wrongErr, new RegExp(`^h100-tls \\(${engine.tcp}\\): TLS handshake failed .*check the CA`));
@@ -113,16 +201,24 @@ describe('runner on a real Docker engine with the fake vLLM image', function () 
     const ok = cli(...runArgs(fx.folder, 'human', '--host', engine.ssh.url, '--ssh-key', engine.ssh.key, '--known-hosts', engine.ssh.knownHosts));
     assert.equal(ok.status, 0, ok.stderr);
     assert.equal(readJson(ok.stdout.trim()).status, 'succeeded');
-    const bad = cli(...runArgs(fx.folder, 'human', '--host', engine.ssh.url, '--label', 'h100-ssh', '--ssh-key', engine.ssh.wrongKey, '--known-hosts', engine.ssh.knownHosts));
+    const bad = cli(
+      ...runArgs(fx.folder, 'human', '--host', engine.ssh.url, '--label', 'h100-ssh', '--ssh-key', engine.ssh.wrongKey, '--known-hosts', engine.ssh.knownHosts),
+    );
     assert.match(readJson(bad.stdout.trim()).error, new RegExp(`^h100-ssh \\(${engine.ssh.url}\\): SSH authentication failed`));
-    const unknown = cli(...runArgs(fx.folder, 'human', '--host', engine.ssh.url, '--label', 'h100-ssh', '--ssh-key', engine.ssh.key, '--known-hosts', '/dev/null'));
+    const unknown = cli(
+      ...runArgs(fx.folder, 'human', '--host', engine.ssh.url, '--label', 'h100-ssh', '--ssh-key', engine.ssh.key, '--known-hosts', '/dev/null'),
+    );
     assert.match(readJson(unknown.stdout.trim()).error, /^h100-ssh \(ssh:.*\): 127\.0\.0\.1 is not in \/dev\/null/);
   });
 
   it('refuses before anything runs: TP 8 on one GPU, GPUs without an NVIDIA runtime, placeholders, shell operators', function () {
     const before = readdirSync(fx.folder).length;
     const tp = makeRunFixture('python benchmarks/benchmark_latency.py --model facebook/opt-125m --tensor-parallel-size 8');
-    const r1 = spawnSync(process.execPath, [CLI, 'run', '--folder', tp.folder, '--commit', tp.human, '--role', 'human', '--gpus', '1', '--host', engine.unix, ...IMAGES], { encoding: 'utf8' });
+    const r1 = spawnSync(
+      process.execPath,
+      [CLI, 'run', '--folder', tp.folder, '--commit', tp.human, '--role', 'human', '--gpus', '1', '--host', engine.unix, ...IMAGES],
+      { encoding: 'utf8' },
+    );
     assert.equal(r1.status, 1);
     assert.match(r1.stderr, /human: refused: .*tensor-parallel size 8 needs 8 GPUs; the configured host has 1/);
     assert.ok(!existsSync(path.join(tp.folder, '.bench-triage')));
@@ -131,9 +227,16 @@ describe('runner on a real Docker engine with the fake vLLM image', function () 
     assert.equal(res2.status, 'refused');
     assert.match(res2.error, /no-nvidia \(unix:.*\) has no NVIDIA container runtime/);
     assert.equal(readJson(path.join(path.dirname(r2.stdout.trim()), 'run.json')).containerId, null, 'no container was created');
-    for (const [cmd, re] of [['python benchmarks/benchmark_latency.py --model MODEL --batch-size BS', /placeholder MODEL/], ['python benchmarks/benchmark_serving.py --model x; rm -rf /', /shell operator ";"/]] as const) {
+    for (const [cmd, re] of [
+      ['python benchmarks/benchmark_latency.py --model MODEL --batch-size BS', /placeholder MODEL/],
+      ['python benchmarks/benchmark_serving.py --model x; rm -rf /', /shell operator ";"/],
+    ] as const) {
       const f = makeRunFixture(cmd);
-      const r = spawnSync(process.execPath, [CLI, 'run', '--folder', f.folder, '--commit', f.human, '--role', 'all', '--gpus', '0', '--host', engine.unix, ...IMAGES], { encoding: 'utf8' });
+      const r = spawnSync(
+        process.execPath,
+        [CLI, 'run', '--folder', f.folder, '--commit', f.human, '--role', 'all', '--gpus', '0', '--host', engine.unix, ...IMAGES],
+        { encoding: 'utf8' },
+      );
       assert.equal(r.status, 1);
       assert.match(r.stderr, re);
       assert.ok(!existsSync(path.join(f.folder, '.bench-triage')), 'nothing ran');
@@ -159,7 +262,13 @@ describe('runner on a real Docker engine with the fake vLLM image', function () 
       ['oom', /the vLLM server exited with code 1 before it was ready/, 'server.stderr.log', /torch\.OutOfMemoryError: CUDA out of memory/, 'gpu-oom'],
       ['never-ready', /SERVER_TIMEOUT: the vLLM server was not ready within 8 s/, 'server.stdout.log', /Capturing the model for CUDA graphs/, null],
       ['crash-mid', /the benchmark exited with code 1/, 'server.stderr.log', /CUDA error: an illegal memory access was encountered/, 'cuda-incompatible'],
-      ['port-bug', /the vLLM server exited with code 1 before it was ready/, 'server.stderr.log', /OSError: \[Errno 98\] error while attempting to bind on address/, 'version-bug'],
+      [
+        'port-bug',
+        /the vLLM server exited with code 1 before it was ready/,
+        'server.stderr.log',
+        /OSError: \[Errno 98\] error while attempting to bind on address/,
+        'version-bug',
+      ],
     ];
     for (const [fault, err, log, text, category] of cases) {
       const r = await runInProcess({ env: { FAKE_VLLM_FAULT: fault, FAKE_VLLM_CRASH_AFTER: '5' }, serverTimeoutS: 8 });
@@ -172,7 +281,22 @@ describe('runner on a real Docker engine with the fake vLLM image', function () 
   });
 
   it('an agent patch that does not apply ends as agent-patch-failed with the rejected hunk in its log', function () {
-    const r = cli('run', '--folder', fx.badPatchFolder, '--commit', fx.human, '--role', 'agent', '--gpus', '0', '--host', engine.unix, '--checkout', fx.checkout, ...IMAGES);
+    const r = cli(
+      'run',
+      '--folder',
+      fx.badPatchFolder,
+      '--commit',
+      fx.human,
+      '--role',
+      'agent',
+      '--gpus',
+      '0',
+      '--host',
+      engine.unix,
+      '--checkout',
+      fx.checkout,
+      ...IMAGES,
+    );
     assert.equal(r.status, 1);
     const res = readJson(r.stdout.trim());
     assert.equal(res.status, 'agent-patch-failed');
@@ -186,9 +310,33 @@ describe('runner on a real Docker engine with the fake vLLM image', function () 
     const folder = path.join(path.dirname(fx.folder), 'results-csrc-patch');
     cpSync(fx.folder, folder, { recursive: true, filter: src => !src.includes('.bench-triage') });
     const item = path.join(folder, 'state/runs/vllm/claude_code/default/2026-11-22_10-00-00/vllm_core-0000/model_patch.diff');
-    const kernel = ['diff --git a/csrc/layernorm_kernels.cu b/csrc/layernorm_kernels.cu', 'new file mode 100644', '--- /dev/null', '+++ b/csrc/layernorm_kernels.cu', '@@ -0,0 +1,2 @@', '+// agent: fused kernel', '+__global__ void fused() {}', ''].join('\n');
+    const kernel = [
+      'diff --git a/csrc/layernorm_kernels.cu b/csrc/layernorm_kernels.cu',
+      'new file mode 100644',
+      '--- /dev/null',
+      '+++ b/csrc/layernorm_kernels.cu',
+      '@@ -0,0 +1,2 @@',
+      '+// agent: fused kernel',
+      '+__global__ void fused() {}',
+      '',
+    ].join('\n');
     writeFileSync(item, readFileSync(item, 'utf8') + kernel);
-    const r = cli('run', '--folder', folder, '--commit', fx.human, '--role', 'agent', '--gpus', '0', '--host', engine.unix, '--checkout', fx.checkout, ...IMAGES);
+    const r = cli(
+      'run',
+      '--folder',
+      folder,
+      '--commit',
+      fx.human,
+      '--role',
+      'agent',
+      '--gpus',
+      '0',
+      '--host',
+      engine.unix,
+      '--checkout',
+      fx.checkout,
+      ...IMAGES,
+    );
     assert.equal(r.status, 1, r.stderr);
     const res = readJson(r.stdout.trim());
     assert.equal(res.status, 'agent-patch-failed');
@@ -201,8 +349,25 @@ describe('runner on a real Docker engine with the fake vLLM image', function () 
   });
 
   it('with --save-detailed the runs keep per-request samples, and a single attempt per role gets a per-request verdict', function () {
-    const detailed = makeRunFixture('python benchmarks/benchmark_serving.py --model facebook/opt-125m --dataset-name random --random-input-len 32 --random-output-len 16 --num-prompts 30 --save-detailed');
-    const r = cli('run', '--folder', detailed.folder, '--commit', detailed.human.slice(0, 10), '--role', 'all', '--gpus', '0', '--host', engine.unix, '--checkout', detailed.checkout, ...IMAGES);
+    const detailed = makeRunFixture(
+      'python benchmarks/benchmark_serving.py --model facebook/opt-125m --dataset-name random --random-input-len 32 --random-output-len 16 --num-prompts 30 --save-detailed',
+    );
+    const r = cli(
+      'run',
+      '--folder',
+      detailed.folder,
+      '--commit',
+      detailed.human.slice(0, 10),
+      '--role',
+      'all',
+      '--gpus',
+      '0',
+      '--host',
+      engine.unix,
+      '--checkout',
+      detailed.checkout,
+      ...IMAGES,
+    );
     assert.equal(r.status, 0, r.stderr);
     for (const f of r.stdout.trim().split('\n')) {
       const res = readJson(f);
@@ -223,7 +388,10 @@ describe('runner on a real Docker engine with the fake vLLM image', function () 
     assert.equal(r.status, 'succeeded', r.error ?? '');
     // The same generator run here gives the expected streams.
     const expected = spawnSync('/usr/bin/python3', [path.join(FAKE_VLLM, 'rootfs/opt/fakevllm/fakevllm_flood.py'), String(mb)], { maxBuffer: 1 << 30 });
-    for (const [stream, want] of [['stdout', expected.stdout], ['stderr', expected.stderr]] as const) {
+    for (const [stream, want] of [
+      ['stdout', expected.stdout],
+      ['stderr', expected.stderr],
+    ] as const) {
       const file = path.join(fx.folder, r.plan.resultDir, 'logs', `benchmark.${stream}.log`);
       assert.ok(statSync(file).size >= want.length, `${stream}: ${statSync(file).size} < ${want.length}`);
       const got = await prefixHash(file, want.length);
@@ -234,7 +402,12 @@ describe('runner on a real Docker engine with the fake vLLM image', function () 
 
   it('container killed mid-benchmark → failed, exit code recorded, partial logs kept', async function () {
     const docker = new Docker({ socketPath: engine.unix.slice(7) });
-    const r = await runInProcess({ env: { FAKE_VLLM_BENCH_SECONDS: '30' }, during: rec => { setTimeout(() => void docker.getContainer(rec.containerId!).kill(), 2500); } });
+    const r = await runInProcess({
+      env: { FAKE_VLLM_BENCH_SECONDS: '30' },
+      during: rec => {
+        setTimeout(() => void docker.getContainer(rec.containerId!).kill(), 2500);
+      },
+    });
     assert.equal(r.status, 'failed');
     assert.equal(r.exitCode, 137);
     assert.match(r.error!, /stopped \(exit code 137, killed\) during benchmark; partial logs kept/);
@@ -246,7 +419,17 @@ describe('runner on a real Docker engine with the fake vLLM image', function () 
     const ctl = new AbortController();
     let cancelledAt = 0;
     let id = '';
-    const r = await runInProcess({ env: { FAKE_VLLM_BENCH_SECONDS: '60' }, signal: ctl.signal, during: rec => { id = rec.containerId!; setTimeout(() => { cancelledAt = Date.now(); ctl.abort(); }, 2000); } });
+    const r = await runInProcess({
+      env: { FAKE_VLLM_BENCH_SECONDS: '60' },
+      signal: ctl.signal,
+      during: rec => {
+        id = rec.containerId!;
+        setTimeout(() => {
+          cancelledAt = Date.now();
+          ctl.abort();
+        }, 2000);
+      },
+    });
     const gone = await new DockerRuntime(host()).inspect(id);
     assert.equal(gone, null);
     assert.ok(Date.now() - cancelledAt < 10_000, `took ${Date.now() - cancelledAt} ms`);
@@ -255,9 +438,13 @@ describe('runner on a real Docker engine with the fake vLLM image', function () 
   });
 
   it('a second runner re-attaches to a run in flight and completes it, without losing or repeating output', async function () {
-    const child = spawn(process.execPath, [CLI, ...runArgs(fx.folder, 'human', '--host', engine.unix, '--env', 'FAKE_VLLM_BENCH_SECONDS=8')], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [CLI, ...runArgs(fx.folder, 'human', '--host', engine.unix, '--env', 'FAKE_VLLM_BENCH_SECONDS=8')], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let err = '';
-    child.stderr.on('data', d => { err += d; });
+    child.stderr.on('data', d => {
+      err += d;
+    });
     await waitUntil(() => /phase benchmark:/.test(err), 60_000);
     await new Promise(res => setTimeout(res, 2000));
     child.kill('SIGKILL');
@@ -274,18 +461,36 @@ describe('runner on a real Docker engine with the fake vLLM image', function () 
 
   it('runs per host ≤ its capacity: the second run waits in the queue', async function () {
     const queue = new HostQueue(0, 1);
-    const starts: Record<string, number> = {}; const ends: Record<string, number> = {};
-    const events: RunEvents = { state: rec => { if (rec.status === 'preflight') starts[rec.runId] = Date.now(); if (rec.endedAt) ends[rec.runId] = Date.now(); } };
+    const starts: Record<string, number> = {};
+    const ends: Record<string, number> = {};
+    const events: RunEvents = {
+      state: rec => {
+        if (rec.status === 'preflight') starts[rec.runId] = Date.now();
+        if (rec.endedAt) ends[rec.runId] = Date.now();
+      },
+    };
     const [a, b] = await Promise.all([runInProcess({ queue, events }), runInProcess({ queue, events })]);
-    assert.equal(a.status, 'succeeded'); assert.equal(b.status, 'succeeded');
+    assert.equal(a.status, 'succeeded');
+    assert.equal(b.status, 'succeeded');
     assert.ok(starts[b.runId] >= ends[a.runId] - 50 || starts[a.runId] >= ends[b.runId] - 50, 'the two runs overlapped');
   });
 
-  it('a secret reaches the run\'s processes but not docker inspect, its name is in run.json, its value masked in every stored byte', async function () {
+  it("a secret reaches the run's processes but not docker inspect, its name is in run.json, its value masked in every stored byte", async function () {
     const token = 'hf_TestTokenThatMustNotLeak123';
     let inspected = '';
     const docker = new Docker({ socketPath: engine.unix.slice(7) });
-    const r = await runInProcess({ env: { FAKE_VLLM_FAULT: 'leak-token' }, secretEnv: { HF_TOKEN: token }, during: rec => { void docker.getContainer(rec.containerId!).inspect().then(i => { inspected = JSON.stringify(i); }); } });
+    const r = await runInProcess({
+      env: { FAKE_VLLM_FAULT: 'leak-token' },
+      secretEnv: { HF_TOKEN: token },
+      during: rec => {
+        void docker
+          .getContainer(rec.containerId!)
+          .inspect()
+          .then(i => {
+            inspected = JSON.stringify(i);
+          });
+      },
+    });
     assert.equal(r.status, 'succeeded', r.error ?? '');
     assert.ok(inspected.length > 100, 'the container was inspected');
     assert.ok(!inspected.includes(token), 'docker inspect shows the token');
@@ -298,10 +503,29 @@ describe('runner on a real Docker engine with the fake vLLM image', function () 
 
   it('after a crash, resume masks the secret too (values from the container when not given again)', async function () {
     const token = 'hf_ResumeTokenMustNotLeak4567';
-    const child = spawn(process.execPath, [CLI, ...runArgs(fx.folder, 'human', '--host', engine.unix, '--env', 'FAKE_VLLM_BENCH_SECONDS=8', '--env', 'FAKE_VLLM_FAULT=leak-token', '--secret-env', 'HF_TOKEN')],
-      { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, DOCKER_HOST: '', HF_TOKEN: token } });
+    const child = spawn(
+      process.execPath,
+      [
+        CLI,
+        ...runArgs(
+          fx.folder,
+          'human',
+          '--host',
+          engine.unix,
+          '--env',
+          'FAKE_VLLM_BENCH_SECONDS=8',
+          '--env',
+          'FAKE_VLLM_FAULT=leak-token',
+          '--secret-env',
+          'HF_TOKEN',
+        ),
+      ],
+      { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, DOCKER_HOST: '', HF_TOKEN: token } },
+    );
     let err = '';
-    child.stderr.on('data', d => { err += d; });
+    child.stderr.on('data', d => {
+      err += d;
+    });
     await waitUntil(() => /phase benchmark:/.test(err), 60_000);
     await new Promise(res => setTimeout(res, 2000));
     child.kill('SIGKILL');
@@ -347,7 +571,12 @@ describe('runner on a real Docker engine with the fake vLLM image', function () 
   });
 
   it('dockerd restarted mid-run → interrupted, logs kept, no crash', async function () {
-    const r = await runInProcess({ env: { FAKE_VLLM_BENCH_SECONDS: '60' }, during: () => { setTimeout(() => void engine.restart(), 2000); } });
+    const r = await runInProcess({
+      env: { FAKE_VLLM_BENCH_SECONDS: '60' },
+      during: () => {
+        setTimeout(() => void engine.restart(), 2000);
+      },
+    });
     assert.equal(r.status, 'interrupted', `${r.status}: ${r.error}`);
     assert.match(r.error!, /lost the Docker daemon/);
     assert.ok(logOf(r, fx.folder, 'benchmark', 'stdout').length > 0);
@@ -357,12 +586,18 @@ describe('runner on a real Docker engine with the fake vLLM image', function () 
 
 async function waitUntil(cond: () => boolean, ms: number): Promise<void> {
   const t0 = Date.now();
-  while (!cond()) { if (Date.now() - t0 > ms) throw new Error('timed out waiting'); await new Promise(r => setTimeout(r, 100)); }
+  while (!cond()) {
+    if (Date.now() - t0 > ms) throw new Error('timed out waiting');
+    await new Promise(r => setTimeout(r, 100));
+  }
 }
 
 function prefixHash(file: string, bytes: number): Promise<string> {
   return new Promise((resolve, reject) => {
     const h = createHash('sha256');
-    createReadStream(file, { start: 0, end: bytes - 1 }).on('data', d => h.update(d)).on('end', () => resolve(h.digest('hex'))).on('error', reject);
+    createReadStream(file, { start: 0, end: bytes - 1 })
+      .on('data', d => h.update(d))
+      .on('end', () => resolve(h.digest('hex')))
+      .on('error', reject);
   });
 }

@@ -7,7 +7,11 @@ import type { BenchTriageApi } from '../../src/extension/extension';
 async function groups(tree: BenchTriageApi['commitsTree']): Promise<Map<string, { node: GroupNode; count: string }>> {
   const roots = await tree.getChildren();
   const out = new Map<string, { node: GroupNode; count: string }>();
-  for (const n of roots) if (n.kind === 'group') { const it = tree.getTreeItem(n); out.set(String(it.label), { node: n as GroupNode, count: String(it.description) }); }
+  for (const n of roots)
+    if (n.kind === 'group') {
+      const it = tree.getTreeItem(n);
+      out.set(String(it.label), { node: n as GroupNode, count: String(it.description) });
+    }
   return out;
 }
 
@@ -24,10 +28,13 @@ describe('Commits view on the small fixture workspace', () => {
   });
 
   it('groups commits by outcome category, with counts', async () => {
-    const { commitsTree, store } = await api();
+    const { commitsTree } = await api();
     const g = await groups(commitsTree);
-    assert.deepEqual([...g.entries()].map(([k, v]) => `${k}: ${v.count}`).sort(),
-      ['Complete 3-way: 1', 'Model not supported: 1', 'Partial (roles never ran): 1']);
+    assert.deepEqual([...g.entries()].map(([k, v]) => `${k}: ${v.count}`).sort(), [
+      'Complete 3-way: 1',
+      'Model not supported: 1',
+      'Partial (roles never ran): 1',
+    ]);
     const entries = (await commitsTree.getChildren(g.get('Model not supported')!.node)).map(n => commitsTree.getTreeItem(n));
     assert.equal(entries.length, 1);
     assert.match(String(entries[0].label), /^5e6f7a8b/);
@@ -42,7 +49,10 @@ describe('Commits view on the small fixture workspace', () => {
     const [entry] = await commitsTree.getChildren(g.get('Model not supported')!.node);
     const roles = await commitsTree.getChildren(entry);
     const items = roles.map(r => commitsTree.getTreeItem(r));
-    assert.deepEqual(items.map(i => String(i.label)), ['baseline', 'human', 'agent (claude_code)']);
+    assert.deepEqual(
+      items.map(i => String(i.label)),
+      ['baseline', 'human', 'agent (claude_code)'],
+    );
     assert.match(String(items[1].description), /^Model not supported \(rope-scaling\)/);
     assert.match(String(items[2].description), /^Docker image missing/);
     const kids = await commitsTree.getChildren(roles[1]);
@@ -57,7 +67,13 @@ describe('Commits view on the small fixture workspace', () => {
     assert.equal(ed.selection.start.line, 3);
     assert.equal(ed.document.lineAt(ed.selection.start.line).text, 'ValueError: Unknown RoPE scaling type llama3');
     // The document is the field's text, exactly.
-    const raw = JSON.parse(new TextDecoder().decode(await vscode.workspace.fs.readFile(vscode.Uri.joinPath(vscode.workspace.workspaceFolders![0].uri, 'omniperf_results_3way_claude_code/results/5e6f7a8b_human_result.json'))));
+    const raw = JSON.parse(
+      new TextDecoder().decode(
+        await vscode.workspace.fs.readFile(
+          vscode.Uri.joinPath(vscode.workspace.workspaceFolders![0].uri, 'omniperf_results_3way_claude_code/results/5e6f7a8b_human_result.json'),
+        ),
+      ),
+    );
     assert.equal(ed.document.getText(), raw.raw_output);
   });
 
@@ -99,15 +115,33 @@ describe('Commits view on the small fixture workspace', () => {
   it('cancels a scan and keeps the previous results', async () => {
     const { store } = await api();
     await store.ensureScanned();
-    const before = store.entries().map(e => e.entry.commit).sort();
-    const uri = vscode.Uri.joinPath(vscode.workspace.workspaceFolders![0].uri, 'omniperf_results_3way_claude_code', 'results', 'docker', 'feedbeef_result.json');
-    await vscode.workspace.fs.writeFile(uri, new TextEncoder().encode(JSON.stringify({ commit_hash: 'feedbeef'.padEnd(40, '0'), status: 'success', throughput_tok_s: 2 })));
+    const before = store
+      .entries()
+      .map(e => e.entry.commit)
+      .sort();
+    const uri = vscode.Uri.joinPath(
+      vscode.workspace.workspaceFolders![0].uri,
+      'omniperf_results_3way_claude_code',
+      'results',
+      'docker',
+      'feedbeef_result.json',
+    );
+    await vscode.workspace.fs.writeFile(
+      uri,
+      new TextEncoder().encode(JSON.stringify({ commit_hash: 'feedbeef'.padEnd(40, '0'), status: 'success', throughput_tok_s: 2 })),
+    );
     try {
       const scanning = store.rescan();
       assert.equal(store.cancel(), true);
       await scanning;
       // Had the scan finished, the new commit would be listed.
-      assert.deepEqual(store.entries().map(e => e.entry.commit).sort(), before);
+      assert.deepEqual(
+        store
+          .entries()
+          .map(e => e.entry.commit)
+          .sort(),
+        before,
+      );
       assert.equal(store.cancel(), false, 'nothing left to cancel');
     } finally {
       await vscode.workspace.fs.delete(uri);
@@ -121,8 +155,16 @@ describe('Commits view on the small fixture workspace', () => {
     const { commitsTree, store } = await api();
     const root = vscode.workspace.workspaceFolders![0].uri;
     const uri = vscode.Uri.joinPath(root, 'omniperf_results_3way_claude_code', 'results', 'docker', 'abcdef12_result.json');
-    const changed = new Promise<void>(resolve => { const d = store.onDidChange(() => { d.dispose(); resolve(); }); });
-    await vscode.workspace.fs.writeFile(uri, new TextEncoder().encode(JSON.stringify({ commit_hash: 'abcdef12'.padEnd(40, '0'), status: 'success', throughput_tok_s: 1.5 })));
+    const changed = new Promise<void>(resolve => {
+      const d = store.onDidChange(() => {
+        d.dispose();
+        resolve();
+      });
+    });
+    await vscode.workspace.fs.writeFile(
+      uri,
+      new TextEncoder().encode(JSON.stringify({ commit_hash: 'abcdef12'.padEnd(40, '0'), status: 'success', throughput_tok_s: 1.5 })),
+    );
     try {
       await changed;
       const g = await groups(commitsTree);

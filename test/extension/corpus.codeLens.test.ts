@@ -11,7 +11,9 @@ const REPORT = path.join(ROOT, 'archive/results/2026-01/omniperf_results_3way_cl
 async function lenses(file: string): Promise<vscode.CodeLens[]> {
   const uri = vscode.Uri.file(file);
   await vscode.workspace.openTextDocument(uri);
-  return (await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', uri, 1000)).filter(l => l.command?.command.startsWith('benchTriage.'));
+  return (await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', uri, 1000)).filter(l =>
+    l.command?.command.startsWith('benchTriage.'),
+  );
 }
 
 describe('CodeLens on the real ISO-Bench files', function () {
@@ -25,7 +27,10 @@ describe('CodeLens on the real ISO-Bench files', function () {
     const ls = await lenses(DATASET);
     assert.ok(perfLines > 50, `${perfLines} perf commands`);
     assert.equal(ls.length, perfLines * 5);
-    assert.deepEqual(ls.slice(0, 5).map(l => l.command!.title), ['Run baseline', 'human', 'agent', '3-way on H100', 'Explain']);
+    assert.deepEqual(
+      ls.slice(0, 5).map(l => l.command!.title),
+      ['Run baseline', 'human', 'agent', '3-way on H100', 'Explain'],
+    );
     const commit = ls[0].command!.arguments![0] as string;
     assert.match(commit, /^[0-9a-f]{40}$/);
     assert.equal(commit, JSON.parse(doc.lineAt(ls[0].range.start.line).text).commit_hash);
@@ -40,7 +45,10 @@ describe('CodeLens on the real ISO-Bench files', function () {
   it('a real model_patch.diff gets Compare with human patch | Run agent | Open commit, and Compare and Open commit run', async () => {
     const a = await api();
     const ls = await lenses(PATCH);
-    assert.deepEqual(ls.map(l => l.command!.title), ['Compare with human patch', 'Run agent', 'Open commit 015069b0']);
+    assert.deepEqual(
+      ls.map(l => l.command!.title),
+      ['Compare with human patch', 'Run agent', 'Open commit 015069b0'],
+    );
     assert.equal(ls[0].command!.arguments![0], '015069b01741e9ecb9e604c7fe87fbdfc306ebe5');
     await vscode.commands.executeCommand(ls[0].command!.command, ...ls[0].command!.arguments!);
     const tab = vscode.window.tabGroups.activeTabGroup.activeTab;

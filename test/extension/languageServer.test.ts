@@ -6,19 +6,33 @@ import { api } from './support/api';
 const ISOBENCH = path.resolve(__dirname, '../../../shared/isobench');
 const DATASET = vscode.Uri.file(path.join(ISOBENCH, 'hf_cache/alpha-vllm-99-commits/combined_vllm_pr_dataset.filled.jsonl'));
 
-
 function diagnosticsFor(uri: vscode.Uri, pred: (d: vscode.Diagnostic[]) => boolean, timeoutMs = 20000): Promise<vscode.Diagnostic[]> {
   return new Promise((resolve, reject) => {
-    const check = () => { const d = vscode.languages.getDiagnostics(uri).filter(x => x.source === 'bench-triage'); if (pred(d)) { sub.dispose(); clearTimeout(t); resolve(d); return true; } return false; };
-    const sub = vscode.languages.onDidChangeDiagnostics(e => { if (e.uris.some(u => u.toString() === uri.toString())) check(); });
-    const t = setTimeout(() => { sub.dispose(); reject(new Error(`no matching diagnostics for ${uri.fsPath} within ${timeoutMs} ms`)); }, timeoutMs);
+    const check = () => {
+      const d = vscode.languages.getDiagnostics(uri).filter(x => x.source === 'bench-triage');
+      if (pred(d)) {
+        sub.dispose();
+        clearTimeout(t);
+        resolve(d);
+        return true;
+      }
+      return false;
+    };
+    const sub = vscode.languages.onDidChangeDiagnostics(e => {
+      if (e.uris.some(u => u.toString() === uri.toString())) check();
+    });
+    const t = setTimeout(() => {
+      sub.dispose();
+      reject(new Error(`no matching diagnostics for ${uri.fsPath} within ${timeoutMs} ms`));
+    }, timeoutMs);
     check();
   });
 }
 
 /** Independent count over the file. */
 function counts(text: string) {
-  let placeholders = 0, without = 0;
+  let placeholders = 0,
+    without = 0;
   for (const line of text.split('\n')) {
     if (!line.trim()) continue;
     const r = JSON.parse(line);
@@ -39,7 +53,12 @@ describe('Language server in VS Code', () => {
     assert.equal(diags.filter(d => d.code === 'no-perf-command' && d.severity === vscode.DiagnosticSeverity.Information).length, expected.without);
     const target = diags.find(d => d.code === 'placeholder')!;
     assert.match(doc.getText(target.range), /^[A-Z][A-Z0-9_]+$/);
-    const actions = await vscode.commands.executeCommand<vscode.CodeAction[]>('vscode.executeCodeActionProvider', DATASET, target.range, vscode.CodeActionKind.QuickFix.value);
+    const actions = await vscode.commands.executeCommand<vscode.CodeAction[]>(
+      'vscode.executeCodeActionProvider',
+      DATASET,
+      target.range,
+      vscode.CodeActionKind.QuickFix.value,
+    );
     const fix = actions.find(a => a.edit && /^Replace /.test(a.title));
     assert.ok(fix, `a quick fix among: ${actions.map(a => a.title).join(' | ')}`);
     try {
@@ -61,7 +80,12 @@ describe('Language server in VS Code', () => {
     let next = pid;
     while (Date.now() < deadline) {
       await new Promise(r => setTimeout(r, 300));
-      try { next = await languageClient.client.sendRequest<number>('benchTriage/pid'); if (next !== pid) break; } catch { /* restarting */ }
+      try {
+        next = await languageClient.client.sendRequest<number>('benchTriage/pid');
+        if (next !== pid) break;
+      } catch {
+        /* restarting */
+      }
     }
     assert.notEqual(next, pid, 'a new server process answers');
     assert.equal(languageClient.restarts, 1);

@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { api, locate } from './support/api';
 
-describe('Annotate keeps the user\'s notes', () => {
+describe("Annotate keeps the user's notes", () => {
   const root = () => vscode.workspace.workspaceFolders![0].uri.fsPath;
   const file = () => path.join(root(), '.bench-triage', 'notes.json');
   let before: string | null = null;
@@ -15,7 +15,8 @@ describe('Annotate keeps the user\'s notes', () => {
     mkdirSync(path.dirname(file()), { recursive: true });
   });
   afterEach(() => {
-    if (before === null) rmSync(file(), { force: true }); else writeFileSync(file(), before);
+    if (before === null) rmSync(file(), { force: true });
+    else writeFileSync(file(), before);
     if (!dirWasThere) rmSync(path.dirname(file()), { recursive: true, force: true });
   });
 
@@ -27,12 +28,17 @@ describe('Annotate keeps the user\'s notes', () => {
     writeFileSync(file(), broken);
     const shown: string[] = [];
     const orig = vscode.window.showErrorMessage;
-    (vscode.window as { showErrorMessage: unknown }).showErrorMessage = (m: string) => { shown.push(m); return Promise.resolve(undefined); };
+    (vscode.window as { showErrorMessage: unknown }).showErrorMessage = (m: string) => {
+      shown.push(m);
+      return Promise.resolve(undefined);
+    };
     try {
       const r = await vscode.commands.executeCommand('benchTriage.annotate', entry, 'new note');
       assert.equal(r, undefined);
-    } finally { (vscode.window as { showErrorMessage: unknown }).showErrorMessage = orig; }
-    assert.equal(readFileSync(file(), 'utf8'), broken, 'the user\'s file was rewritten');
+    } finally {
+      (vscode.window as { showErrorMessage: unknown }).showErrorMessage = orig;
+    }
+    assert.equal(readFileSync(file(), 'utf8'), broken, "the user's file was rewritten");
     assert.match(shown.join('\n'), /\.bench-triage\/notes\.json is not valid JSON \(.*line 2.*\): fix or move it first; nothing was written/);
   });
 
@@ -45,6 +51,9 @@ describe('Annotate keeps the user\'s notes', () => {
     const notes = JSON.parse(readFileSync(file(), 'utf8'));
     assert.equal(notes.other.note, 'keep me');
     assert.equal(notes[entry.entry.commit].note, 'from the test');
-    assert.deepEqual(readdirSync(path.dirname(file())).filter(f => f.endsWith('.tmp')), []);
+    assert.deepEqual(
+      readdirSync(path.dirname(file())).filter(f => f.endsWith('.tmp')),
+      [],
+    );
   });
 });

@@ -20,7 +20,10 @@ describe('Diff agent vs human patch', () => {
     assert.ok(input instanceof vscode.TabInputTextDiff, 'a diff editor is open');
     const dataset = fs.readFileSync(vscode.Uri.joinPath(root, 'dataset.jsonl').fsPath, 'utf8').split('\n')[0];
     assert.equal(await text(input.original), JSON.parse(dataset).diff_text);
-    assert.equal(await text(input.modified), fs.readFileSync(vscode.Uri.joinPath(root, 'state/runs/vllm/claude_code/default/2025-12-22_21-40-38/vllm_core-0000/model_patch.diff').fsPath, 'utf8'));
+    assert.equal(
+      await text(input.modified),
+      fs.readFileSync(vscode.Uri.joinPath(root, 'state/runs/vllm/claude_code/default/2025-12-22_21-40-38/vllm_core-0000/model_patch.diff').fsPath, 'utf8'),
+    );
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
   });
 
@@ -29,11 +32,16 @@ describe('Diff agent vs human patch', () => {
     const root = vscode.workspace.workspaceFolders![0].uri;
     // A small vLLM checkout: the parent commit holds the files the patches touch.
     const repo = fs.mkdtempSync(path.join(os.tmpdir(), 'bt-vllm-'));
-    const git = (...a: string[]) => execFileSync('git', ['-C', repo, ...a], { encoding: 'utf8', env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' } }).trim();
+    const git = (...a: string[]) =>
+      execFileSync('git', ['-C', repo, ...a], {
+        encoding: 'utf8',
+        env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' },
+      }).trim();
     git('init', '-q');
     fs.mkdirSync(path.join(repo, 'vllm/worker'), { recursive: true });
     fs.writeFileSync(path.join(repo, 'vllm/worker/model_runner.py'), BASE);
-    git('add', '.'); git('commit', '-q', '-m', 'parent');
+    git('add', '.');
+    git('commit', '-q', '-m', 'parent');
     const parent = git('rev-parse', 'HEAD');
     // The commit under test, its dataset row (human patch) and an agent run, written into the workspace.
     const human = fs.readFileSync(vscode.Uri.joinPath(root, 'dataset.jsonl').fsPath, 'utf8').split('\n')[0];
@@ -41,9 +49,18 @@ describe('Diff agent vs human patch', () => {
     const dir = vscode.Uri.joinPath(root, 'tmp-diff');
     const runDir = vscode.Uri.joinPath(dir, 'state/runs/vllm/claude_code/default/2025-01-01_00-00-00/vllm_core-0001');
     const enc = (s: string) => new TextEncoder().encode(s);
-    await vscode.workspace.fs.writeFile(vscode.Uri.joinPath(dir, 'dataset.jsonl'), enc(JSON.stringify({ ...JSON.parse(human), commit_hash: commit, parent_commit: parent }) + '\n'));
-    await vscode.workspace.fs.writeFile(vscode.Uri.joinPath(runDir, 'journal.json'), enc(JSON.stringify({ commits: { pre: parent, human: commit }, status: 'success' })));
-    await vscode.workspace.fs.copy(vscode.Uri.joinPath(root, 'state/runs/vllm/claude_code/default/2025-12-22_21-40-38/vllm_core-0000/model_patch.diff'), vscode.Uri.joinPath(runDir, 'model_patch.diff'));
+    await vscode.workspace.fs.writeFile(
+      vscode.Uri.joinPath(dir, 'dataset.jsonl'),
+      enc(JSON.stringify({ ...JSON.parse(human), commit_hash: commit, parent_commit: parent }) + '\n'),
+    );
+    await vscode.workspace.fs.writeFile(
+      vscode.Uri.joinPath(runDir, 'journal.json'),
+      enc(JSON.stringify({ commits: { pre: parent, human: commit }, status: 'success' })),
+    );
+    await vscode.workspace.fs.copy(
+      vscode.Uri.joinPath(root, 'state/runs/vllm/claude_code/default/2025-12-22_21-40-38/vllm_core-0000/model_patch.diff'),
+      vscode.Uri.joinPath(runDir, 'model_patch.diff'),
+    );
     const cfg = vscode.workspace.getConfiguration('benchTriage');
     try {
       await cfg.update('vllmCheckout', repo, vscode.ConfigurationTarget.Workspace);
@@ -51,10 +68,17 @@ describe('Diff agent vs human patch', () => {
       const r = await vscode.commands.executeCommand<{ mode: string; files: string[] }>('benchTriage.diffAgentVsHuman', commit);
       assert.equal(r.mode, 'files');
       assert.deepEqual(r.files, ['vllm/fast_path.py', 'vllm/worker/model_runner.py']);
-      const input = vscode.window.tabGroups.activeTabGroup.activeTab?.input as { textDiffs?: Array<{ original: vscode.Uri; modified: vscode.Uri }> } | undefined;
+      const input = vscode.window.tabGroups.activeTabGroup.activeTab?.input as
+        { textDiffs?: Array<{ original: vscode.Uri; modified: vscode.Uri }> } | undefined;
       assert.ok(input?.textDiffs, 'a multi-file diff editor is open');
       assert.equal(input.textDiffs.length, 2);
-      const byPath = new Map(await Promise.all(input.textDiffs.map(async d => [d.original.path.replace(/^\/\w+\/human\//, ''), { human: await text(d.original), agent: await text(d.modified) }] as const)));
+      const byPath = new Map(
+        await Promise.all(
+          input.textDiffs.map(
+            async d => [d.original.path.replace(/^\/\w+\/human\//, ''), { human: await text(d.original), agent: await text(d.modified) }] as const,
+          ),
+        ),
+      );
       const runner = byPath.get('vllm/worker/model_runner.py')!;
       assert.equal(runner.human, BASE.replace('torch.tensor(batch).clone()', 'torch.tensor(batch)'));
       assert.equal(runner.agent, BASE.replace('torch.tensor(batch).clone()', 'torch.as_tensor(batch)'));

@@ -14,8 +14,12 @@ const docker = () => new Docker({ socketPath: prep.engine.slice('unix://'.length
 /** The Runs view's node of a run, as the view gives it (host label checked on the way). */
 async function runNodeOf(a: Awaited<ReturnType<typeof api>>, key: RunKey): Promise<RunNode> {
   const hosts = (await a.runsTreeForTests.getChildren()).filter((n): n is HostNode => n.kind === 'host');
-  assert.ok(hosts.some(h => a.runsTreeForTests.getTreeItem(h).label === 'fake-h100'), 'the host is listed');
-  for (const h of hosts) for (const n of await a.runsTreeForTests.getChildren(h)) if (n.kind === 'run' && RunKeys.equals((n as RunNode).run.key, key)) return n as RunNode;
+  assert.ok(
+    hosts.some(h => a.runsTreeForTests.getTreeItem(h).label === 'fake-h100'),
+    'the host is listed',
+  );
+  for (const h of hosts)
+    for (const n of await a.runsTreeForTests.getChildren(h)) if (n.kind === 'run' && RunKeys.equals((n as RunNode).run.key, key)) return n as RunNode;
   throw new Error('the run is not in the Runs view');
 }
 
@@ -33,7 +37,10 @@ describe('Rerun on H100 against the fake host (real VS Code, real dockerd)', fun
     assert.equal(p.data.view, 'comparison');
     // The hostile text from the result file is in the data (rendered with textContent by the webview).
     const failures = p.data.view === 'comparison' ? p.data.failures : [];
-    assert.ok(failures.some(f => f.evidence?.text.includes('<img src=x onerror=alert(1)>') || f.description.includes('<img src=x onerror=alert(1)>')), JSON.stringify(failures));
+    assert.ok(
+      failures.some(f => f.evidence?.text.includes('<img src=x onerror=alert(1)>') || f.description.includes('<img src=x onerror=alert(1)>')),
+      JSON.stringify(failures),
+    );
   });
 
   it('Rerun on a failed role: queued → running → succeeded, live log grows, the commit moves group, the token is masked', async () => {
@@ -46,7 +53,9 @@ describe('Rerun on H100 against the fake host (real VS Code, real dockerd)', fun
     assert.equal(human.view.run!.status, 'failed');
     await vscode.commands.executeCommand('benchTriage.setHuggingFaceToken', 'hf_SecretFromTheCommand0123456789');
     const seen = new Set<string>();
-    const sub = a.runs.onDidChange(r => { if (r) seen.add(r.record.status); });
+    const sub = a.runs.onDidChange(r => {
+      if (r) seen.add(r.record.status);
+    });
     const done = vscode.commands.executeCommand('benchTriage.rerun', human) as Thenable<unknown>;
     const live = await until('a running benchmark phase', () => a.runs.list().find(r => r.record.phases.some(p => p.name === 'benchmark' && p.launchedAt)));
     // The Runs view shows it, with the host's label.
@@ -73,14 +82,20 @@ describe('Rerun on H100 against the fake host (real VS Code, real dockerd)', fun
     // Driven by exactly one runner (the window's own re-attach pass leaves live runs alone).
     assert.equal(readFileSync(path.join(dir, 'logs/benchmark.stdout.log'), 'utf8').match(/Serving Benchmark Result/g)?.length, 1);
     // The new result moves the commit without a reload.
-    const after = await until('the commit to leave its failure group', async () => { const l = await locate(a.commitsTree, prep.human); return l && l.group !== before.group ? l : null; });
+    const after = await until('the commit to leave its failure group', async () => {
+      const l = await locate(a.commitsTree, prep.human);
+      return l && l.group !== before.group ? l : null;
+    });
     assert.ok(after.roles.find(r => r.role === 'human')!.view.run!.status === 'success');
   });
 
   it('Cancel from the Runs view removes the container and records cancelled', async () => {
     const a = await api();
     const entry = (await locate(a.commitsTree, prep.human))!;
-    const done = vscode.commands.executeCommand('benchTriage.rerun', entry.roles.find(r => r.role === 'human'));
+    const done = vscode.commands.executeCommand(
+      'benchTriage.rerun',
+      entry.roles.find(r => r.role === 'human'),
+    );
     const live = await until('a running benchmark', () => a.runs.active().find(r => r.record.phases.some(p => p.name === 'benchmark' && p.launchedAt)));
     const id = live.record.containerId!;
     await vscode.commands.executeCommand('benchTriage.cancelRun', await runNodeOf(a, live.key));
@@ -90,29 +105,45 @@ describe('Rerun on H100 against the fake host (real VS Code, real dockerd)', fun
     assert.ok(existsSync(path.join(prep.folder, live.record.plan.resultDir, 'logs/benchmark.stdout.log')), 'logs kept');
   });
 
-
   it('the Run lenses of the dataset and of the agent patch start real runs; Open log shows the stored file as vllm-log', async () => {
     const a = await api();
     const lensesOf = async (file: string) => {
       await vscode.workspace.openTextDocument(vscode.Uri.file(file));
-      return (await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', vscode.Uri.file(file), 1000)).filter(l => l.command?.command.startsWith('benchTriage.'));
+      return (await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', vscode.Uri.file(file), 1000)).filter(l =>
+        l.command?.command.startsWith('benchTriage.'),
+      );
     };
     const ds = await lensesOf(path.join(prep.folder, 'dataset.jsonl'));
-    assert.deepEqual(ds.map(l => l.command!.title), ['Run baseline', 'human', 'agent', '3-way on H100', 'Explain']);
+    assert.deepEqual(
+      ds.map(l => l.command!.title),
+      ['Run baseline', 'human', 'agent', '3-way on H100', 'Explain'],
+    );
     const n0 = a.runs.list().length;
     const records = await vscode.commands.executeCommand<Array<{ role: string; status: string }>>(ds[0].command!.command, ...ds[0].command!.arguments!);
-    assert.deepEqual(records.map(r => `${r.role} ${r.status}`), ['baseline succeeded']);
+    assert.deepEqual(
+      records.map(r => `${r.role} ${r.status}`),
+      ['baseline succeeded'],
+    );
     const patch = path.join(prep.folder, 'state/runs/vllm/claude_code/default/2026-11-22_10-00-00/vllm_core-0000/model_patch.diff');
     const pl = await lensesOf(patch);
-    assert.deepEqual(pl.map(l => l.command!.title), ['Compare with human patch', 'Run agent', `Open commit ${prep.human.slice(0, 8)}`]);
+    assert.deepEqual(
+      pl.map(l => l.command!.title),
+      ['Compare with human patch', 'Run agent', `Open commit ${prep.human.slice(0, 8)}`],
+    );
     const agent = await vscode.commands.executeCommand<Array<{ role: string; status: string }>>(pl[1].command!.command, ...pl[1].command!.arguments!);
-    assert.deepEqual(agent.map(r => `${r.role} ${r.status}`), ['agent succeeded']);
+    assert.deepEqual(
+      agent.map(r => `${r.role} ${r.status}`),
+      ['agent succeeded'],
+    );
     assert.equal(a.runs.list().length, n0 + 2);
     await a.store.rescan();
     const found = (await locate(a.commitsTree, prep.human))!;
     const role = found.roles.find(r => r.role === 'agent')!;
     const editor = await vscode.commands.executeCommand<vscode.TextEditor>('benchTriage.openLog', role);
-    const stored = path.join(prep.folder, role.view.run!.logFiles.find(f => f.endsWith('benchmark.stdout.log'))!);
+    const stored = path.join(
+      prep.folder,
+      role.view.run!.logFiles.find(f => f.endsWith('benchmark.stdout.log'))!,
+    );
     assert.equal(editor.document.getText(), readFileSync(stored, 'utf8'));
     assert.equal(editor.document.languageId, 'vllm-log');
   });
@@ -127,7 +158,10 @@ describe('Rerun on H100 against the fake host (real VS Code, real dockerd)', fun
     if (d.data.view !== 'dashboard') return;
     const p = d.data.projects[0];
     assert.equal(p.totals.commits, 1);
-    assert.equal(p.byCategory.reduce((n, c) => n + c.count, 0), p.totals.entries);
+    assert.equal(
+      p.byCategory.reduce((n, c) => n + c.count, 0),
+      p.totals.entries,
+    );
   });
 
   it('a log above 50 MB opens in full (not through the document API) and Go to First Error finds its line by streaming', async () => {

@@ -1,6 +1,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import * as path from 'node:path';
-import { createProtocolConnection, StreamMessageReader, StreamMessageWriter, type ProtocolConnection, type PublishDiagnosticsParams } from 'vscode-languageserver-protocol/node';
+import {
+  createProtocolConnection,
+  StreamMessageReader,
+  StreamMessageWriter,
+  type ProtocolConnection,
+  type PublishDiagnosticsParams,
+} from 'vscode-languageserver-protocol/node';
 
 /** The language server over stdio, as any editor would run it. */
 export class StdioServer {
@@ -12,13 +18,18 @@ export class StdioServer {
 
   constructor(serverJs = path.resolve(__dirname, '../../dist/server.js')) {
     this.proc = spawn(process.execPath, [serverJs, '--stdio'], { stdio: ['pipe', 'pipe', 'inherit'] });
-    this.proc.on('exit', code => { this.exited = code ?? -1; });
+    this.proc.on('exit', code => {
+      this.exited = code ?? -1;
+    });
     this.conn = createProtocolConnection(new StreamMessageReader(this.proc.stdout!), new StreamMessageWriter(this.proc.stdin!));
     this.conn.onNotification('textDocument/publishDiagnostics', (p: PublishDiagnosticsParams) => {
       this.published.set(p.uri, p);
       for (let i = this.waiters.length - 1; i >= 0; i--) {
         const w = this.waiters[i];
-        if (w.uri === p.uri && (w.version === undefined || p.version === w.version)) { this.waiters.splice(i, 1); w.resolve(p); }
+        if (w.uri === p.uri && (w.version === undefined || p.version === w.version)) {
+          this.waiters.splice(i, 1);
+          w.resolve(p);
+        }
       }
     });
     this.conn.listen();
@@ -26,7 +37,16 @@ export class StdioServer {
 
   async init(rootUri: string | null = null, initializationOptions: object = {}): Promise<void> {
     const died = new Promise<never>((_, reject) => this.proc.once('exit', code => reject(new Error(`language server exited (${code}) during initialize`))));
-    await Promise.race([died, this.conn.sendRequest('initialize', { processId: process.pid, rootUri, capabilities: {}, workspaceFolders: rootUri ? [{ uri: rootUri, name: 'ws' }] : null, initializationOptions })]);
+    await Promise.race([
+      died,
+      this.conn.sendRequest('initialize', {
+        processId: process.pid,
+        rootUri,
+        capabilities: {},
+        workspaceFolders: rootUri ? [{ uri: rootUri, name: 'ws' }] : null,
+        initializationOptions,
+      }),
+    ]);
     await this.conn.sendNotification('initialized', {});
   }
 
@@ -41,7 +61,12 @@ export class StdioServer {
   }
 
   async stop(): Promise<void> {
-    try { await this.conn.sendRequest('shutdown'); await this.conn.sendNotification('exit'); } catch { /* already gone */ }
+    try {
+      await this.conn.sendRequest('shutdown');
+      await this.conn.sendNotification('exit');
+    } catch {
+      /* already gone */
+    }
     this.conn.dispose();
     this.proc.kill();
   }

@@ -7,9 +7,20 @@ import { repoRoot } from './repo';
 const REPO = repoRoot();
 export const FAKE_VLLM = path.join(REPO, 'test/fake-vllm');
 
-export interface RunFixture { folder: string; checkout: string; parent: string; human: string; badPatchFolder: string }
+export interface RunFixture {
+  folder: string;
+  checkout: string;
+  parent: string;
+  human: string;
+  badPatchFolder: string;
+}
 
-const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, encoding: 'utf8', env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' } }).trim();
+const git = (cwd: string, ...args: string[]) =>
+  execFileSync('git', args, {
+    cwd,
+    encoding: 'utf8',
+    env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' },
+  }).trim();
 
 /**
  * A vLLM checkout (git) whose benchmarks/ are the fake scripts, a parent and a human commit, and a
@@ -17,7 +28,9 @@ const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd,
  * (journal.json + model_patch.diff that applies to the image's vllm package). A second folder has
  * an agent patch that does not apply.
  */
-export function makeRunFixture(perfCommand = 'python benchmarks/benchmark_serving.py --model facebook/opt-125m --dataset-name random --random-input-len 32 --random-output-len 16 --num-prompts 20'): RunFixture {
+export function makeRunFixture(
+  perfCommand = 'python benchmarks/benchmark_serving.py --model facebook/opt-125m --dataset-name random --random-input-len 32 --random-output-len 16 --num-prompts 20',
+): RunFixture {
   const root = mkdtempSync(path.join(tmpdir(), 'bt-run-'));
   const checkout = path.join(root, 'vllm');
   mkdirSync(path.join(checkout, 'benchmarks'), { recursive: true });
@@ -28,7 +41,13 @@ export function makeRunFixture(perfCommand = 'python benchmarks/benchmark_servin
   git(checkout, 'add', '-A');
   git(checkout, 'commit', '-qm', 'parent');
   const parent = git(checkout, 'rev-parse', 'HEAD');
-  writeFileSync(path.join(checkout, 'vllm/logger.py'), execFileSync('git', ['show', 'HEAD:vllm/logger.py'], { cwd: checkout, encoding: 'utf8' }).replace('flush=True)', 'flush=True)  # human: one flush per line'));
+  writeFileSync(
+    path.join(checkout, 'vllm/logger.py'),
+    execFileSync('git', ['show', 'HEAD:vllm/logger.py'], { cwd: checkout, encoding: 'utf8' }).replace(
+      'flush=True)',
+      'flush=True)  # human: one flush per line',
+    ),
+  );
   git(checkout, 'commit', '-qam', '[Perf] human change');
   const human = git(checkout, 'rev-parse', 'HEAD');
   const goodPatch = git(checkout, 'diff', parent, human, '--', 'vllm/logger.py') + '\n';
@@ -36,7 +55,16 @@ export function makeRunFixture(perfCommand = 'python benchmarks/benchmark_servin
   const folder = (name: string, patch: string) => {
     const f = path.join(root, name);
     mkdirSync(f, { recursive: true });
-    writeFileSync(path.join(f, 'dataset.jsonl'), JSON.stringify({ commit_hash: human, parent_commit: parent, commit_subject: '[Perf] human change', perf_command: perfCommand, models: ['facebook/opt-125m'] }) + '\n');
+    writeFileSync(
+      path.join(f, 'dataset.jsonl'),
+      JSON.stringify({
+        commit_hash: human,
+        parent_commit: parent,
+        commit_subject: '[Perf] human change',
+        perf_command: perfCommand,
+        models: ['facebook/opt-125m'],
+      }) + '\n',
+    );
     const item = path.join(f, 'state/runs/vllm/claude_code/default/2026-11-22_10-00-00/vllm_core-0000');
     mkdirSync(item, { recursive: true });
     writeFileSync(path.join(item, 'journal.json'), JSON.stringify({ task_id: 'vllm_core', commits: { pre: parent, human }, status: 'success' }));

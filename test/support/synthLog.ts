@@ -8,7 +8,7 @@ const BODY = [
   'INFO 01-02 15:28:20 [__init__.py:256] Automatically detected platform cuda.',
   'INFO 01-02 15:28:25 [api_server.py:981] vLLM API server version 0.7.4.dev450+g270a5da4',
   "INFO 01-02 15:28:25 [api_server.py:982] args: Namespace(subparser='serve', model_tag='meta-llama/Meta-Llama-3-8B-Instruct', host=None, port=8000)",
-  'INFO 01-02 15:28:33 [config.py:549] This model supports multiple tasks: {\'generate\', \'embed\'}. Defaulting to \'generate\'.',
+  "INFO 01-02 15:28:33 [config.py:549] This model supports multiple tasks: {'generate', 'embed'}. Defaulting to 'generate'.",
   'WARNING 01-02 15:28:33 [arg_utils.py:1187] Chunked prefill is enabled by default for models with max_model_len > 32K.',
   'INFO 01-02 15:28:40 [cuda.py:230] Using Flash Attention backend.',
   'Loading safetensors checkpoint shards:  50% Completed | 2/4 [00:01<00:01,  1.52it/s]',
@@ -46,10 +46,19 @@ export function* synthChunks(bytes: number, tail: string[] = FAILURE_TAIL): Gene
   const big = Buffer.from(block.repeat(reps));
   const small = Buffer.from(block);
   const end = Buffer.from(tail.join('\n') + '\n');
-  let written = 0, lines = 0;
-  while (written + big.length + end.length < bytes) { yield big; written += big.length; lines += BODY.length * reps; }
+  let written = 0,
+    lines = 0;
+  while (written + big.length + end.length < bytes) {
+    yield big;
+    written += big.length;
+    lines += BODY.length * reps;
+  }
   // Whole blocks until the log, tail included, is at least `bytes` long.
-  while (written + end.length < bytes) { yield small; written += small.length; lines += BODY.length; }
+  while (written + end.length < bytes) {
+    yield small;
+    written += small.length;
+    lines += BODY.length;
+  }
   const tailLine = lines + 1;
   yield end;
   return { lines: lines + tail.length, tailLine };
@@ -57,10 +66,17 @@ export function* synthChunks(bytes: number, tail: string[] = FAILURE_TAIL): Gene
 
 export async function writeSynthLog(path: string, bytes: number, tail: string[] = FAILURE_TAIL): Promise<{ lines: number; tailLine: number }> {
   const out = createWriteStream(path);
-  const write = (b: Buffer) => new Promise<void>(res => { if (out.write(b)) res(); else out.once('drain', () => res()); });
+  const write = (b: Buffer) =>
+    new Promise<void>(res => {
+      if (out.write(b)) res();
+      else out.once('drain', () => res());
+    });
   const gen = synthChunks(bytes, tail);
   let r = gen.next();
-  while (!r.done) { await write(r.value); r = gen.next(); }
+  while (!r.done) {
+    await write(r.value);
+    r = gen.next();
+  }
   await new Promise<void>((res, rej) => out.end((e?: Error | null) => (e ? rej(e) : res())));
   return r.value;
 }

@@ -23,20 +23,45 @@ export function writeVerdictFixture(dir: string): void {
     const rounds = Math.max(c.human.length, c.agent.length);
     // Attempts interleaved baseline → human → agent, as a campaign runs them.
     for (let i = 0; i < rounds; i++) {
-      for (const [role, values] of [['baseline', baseline], ['human', c.human], ['agent', c.agent]] as const) {
+      for (const [role, values] of [
+        ['baseline', baseline],
+        ['human', c.human],
+        ['agent', c.agent],
+      ] as const) {
         if (i >= values.length) continue;
         const runId = `20261123-0${String(k).padStart(5, '0')}-${role}`;
         const started = new Date(Date.UTC(2026, 10, 23, 8, 0, k++)).toISOString();
         const folder = path.join(dir, '.bench-triage', 'runs', c.commit.slice(0, 8), role, runId);
         mkdirSync(folder, { recursive: true });
         const extra = role === 'agent' && 'agentCommand' in c ? ` ${c.agentCommand}` : ' --num-prompts 1000';
-        writeFileSync(path.join(folder, 'result.json'), JSON.stringify({
-          schema: 'bench-triage.run/v1', commit: c.commit, role, status: 'succeeded', error: null,
-          metrics: { output_throughput: values[i], request_throughput: values[i] / 64 },
-          agent: role === 'agent' ? 'fixture_agent' : null, model: 'facebook/opt-125m', command: `${COMMAND}${extra}`,
-          image: 'bench-triage/fake-vllm:test', fixes: [], startedAt: started, durationS: 60, project: 'vllm',
-          host: 'fixture', runId, exitCode: 0, logs: [], case: name,
-        }, null, 2));
+        writeFileSync(
+          path.join(folder, 'result.json'),
+          JSON.stringify(
+            {
+              schema: 'bench-triage.run/v1',
+              commit: c.commit,
+              role,
+              status: 'succeeded',
+              error: null,
+              metrics: { output_throughput: values[i], request_throughput: values[i] / 64 },
+              agent: role === 'agent' ? 'fixture_agent' : null,
+              model: 'facebook/opt-125m',
+              command: `${COMMAND}${extra}`,
+              image: 'bench-triage/fake-vllm:test',
+              fixes: [],
+              startedAt: started,
+              durationS: 60,
+              project: 'vllm',
+              host: 'fixture',
+              runId,
+              exitCode: 0,
+              logs: [],
+              case: name,
+            },
+            null,
+            2,
+          ),
+        );
       }
     }
   }

@@ -4,4 +4,13 @@ import { promises as fs } from 'node:fs';
 import { writeJsonAtomic } from '../../src/runner/atomicJson';
 
 const file = process.argv[2];
-void writeJsonAtomic(file, { metrics: {}, half: 'x'.repeat(1 << 20) }, { ...fs, rename: async () => { process.kill(process.pid, 'SIGKILL'); } });
+void writeJsonAtomic(
+  file,
+  { metrics: {}, half: 'x'.repeat(1 << 20) },
+  {
+    ...fs,
+    rename: async () => {
+      process.kill(process.pid, 'SIGKILL');
+    },
+  },
+);

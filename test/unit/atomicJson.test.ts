@@ -7,7 +7,9 @@ import { writeJsonAtomic } from '../../src/runner/atomicJson';
 
 describe('runner: atomic JSON', () => {
   let dir: string;
-  beforeEach(() => { dir = mkdtempSync(path.join(os.tmpdir(), 'bt-atomic-')); });
+  beforeEach(() => {
+    dir = mkdtempSync(path.join(os.tmpdir(), 'bt-atomic-'));
+  });
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
   it('writes and replaces a file, leaving no temporary behind', async () => {
@@ -21,7 +23,12 @@ describe('runner: atomic JSON', () => {
   it('a crash between writing and renaming leaves the previous file intact', async () => {
     const f = path.join(dir, 'result.json');
     await writeJsonAtomic(f, { metrics: { ttft_mean_ms: 41.2 } });
-    const crashing = { ...fs, rename: async () => { throw Object.assign(new Error('EIO: i/o error (simulated crash)'), { code: 'EIO' }); } };
+    const crashing = {
+      ...fs,
+      rename: async () => {
+        throw Object.assign(new Error('EIO: i/o error (simulated crash)'), { code: 'EIO' });
+      },
+    };
     await assert.rejects(writeJsonAtomic(f, { metrics: {} }, crashing), /could not replace .*result\.json: EIO/);
     assert.deepEqual(JSON.parse(readFileSync(f, 'utf8')), { metrics: { ttft_mean_ms: 41.2 } });
     assert.deepEqual(readdirSync(dir), ['result.json']);

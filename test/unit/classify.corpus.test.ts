@@ -2,7 +2,8 @@ import * as assert from 'node:assert/strict';
 import { promises as fsp, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { scan, type ScanResult } from '../../src/core/ingest';
-import { classifyRuns, category, fieldText, isEchoLine, type Classification } from '../../src/core/classify';
+import { classifyRuns, category, fieldText, type Classification } from '../../src/core/classify';
+import { isEchoLine } from '../../src/core/logs/lines';
 import { triage } from '../../src/core/compare';
 import type { Run } from '../../src/core/model';
 import { nodeFileSource } from '../../src/platform/nodeFileSource';
@@ -43,7 +44,10 @@ describe('classify: the real ISO-Bench corpus', function () {
       const text = ev.field ? fieldText(JSON.parse(read(ev.file)), ev.field) : read(ev.file);
       assert.ok(text !== null, `${id}: field ${ev.field} exists in ${ev.file}`);
       const line = text.split('\n')[ev.line - 1];
-      assert.ok(line !== undefined && line.includes(ev.text), `${id}: line ${ev.line} of ${ev.file}${ev.field ? `#${ev.field}` : ''} is ${JSON.stringify(line?.slice(0, 200))}, evidence ${JSON.stringify(ev.text.slice(0, 200))}`);
+      assert.ok(
+        line !== undefined && line.includes(ev.text),
+        `${id}: line ${ev.line} of ${ev.file}${ev.field ? `#${ev.field}` : ''} is ${JSON.stringify(line?.slice(0, 200))}, evidence ${JSON.stringify(ev.text.slice(0, 200))}`,
+      );
       checked++;
     }
     assert.ok(checked > 200, `${checked} evidences checked`);
@@ -56,7 +60,10 @@ describe('classify: the real ISO-Bench corpus', function () {
     let section = '';
     for (const line of detail.split('\n')) {
       const h = /^### (\w+)/.exec(line);
-      if (h) { section = h[1] === 'SUCCESSFUL' ? 'SUCCESS' : h[1]; continue; }
+      if (h) {
+        section = h[1] === 'SUCCESSFUL' ? 'SUCCESS' : h[1];
+        continue;
+      }
       const m = /^\| ([0-9a-f]{8}) \|/.exec(line);
       if (m) expected.set(m[1], section);
     }
@@ -65,20 +72,31 @@ describe('classify: the real ISO-Bench corpus', function () {
     const agrees = (exp: string, out: string): boolean | null => {
       const g = category(out).group;
       switch (exp) {
-        case 'MISSING_WHEEL': case 'WHEEL_DOWNLOAD_FAILED': return out === 'wheel-missing' || out === 'install-failed';
-        case 'MODAL_INFRA': return out === 'infra-transient';
-        case 'VERSION_BUG': return out === 'version-bug';
-        case 'NO_PERF_COMMAND': return out === 'no-perf-command';
-        case 'MODEL_TOO_LARGE': return out === 'multi-gpu-required' || out === 'model-gated';
-        case 'NO_METRICS': return out === 'no-metrics' || (!['complete', 'incomparable', 'partial', 'unclassified'].includes(out));
-        case 'SERVER_FAILED': return env.has(g);
-        case 'SUCCESS': return ['complete', 'incomparable', 'partial'].includes(out) || g === 'agent';
-        default: return null; // OTHER has no correspondence
+        case 'MISSING_WHEEL':
+        case 'WHEEL_DOWNLOAD_FAILED':
+          return out === 'wheel-missing' || out === 'install-failed';
+        case 'MODAL_INFRA':
+          return out === 'infra-transient';
+        case 'VERSION_BUG':
+          return out === 'version-bug';
+        case 'NO_PERF_COMMAND':
+          return out === 'no-perf-command';
+        case 'MODEL_TOO_LARGE':
+          return out === 'multi-gpu-required' || out === 'model-gated';
+        case 'NO_METRICS':
+          return out === 'no-metrics' || !['complete', 'incomparable', 'partial', 'unclassified'].includes(out);
+        case 'SERVER_FAILED':
+          return env.has(g);
+        case 'SUCCESS':
+          return ['complete', 'incomparable', 'partial'].includes(out) || g === 'agent';
+        default:
+          return null; // OTHER has no correspondence
       }
     };
     const modal = r.runs.filter(x => x.provenance.file.includes('/results/modal/'));
     const entries = triage(modal, c, { commits: new Map(r.commits.map(k => [k.hash, k])) });
-    let total = 0, ok = 0;
+    let total = 0,
+      ok = 0;
     const bad: string[] = [];
     for (const e of entries) {
       const exp = expected.get(e.commit.slice(0, 8));
@@ -86,7 +104,8 @@ describe('classify: the real ISO-Bench corpus', function () {
       const v = agrees(exp, e.outcome);
       if (v === null) continue;
       total++;
-      if (v) ok++; else bad.push(`${e.commit.slice(0, 8)} ${exp} → ${e.outcome}`);
+      if (v) ok++;
+      else bad.push(`${e.commit.slice(0, 8)} ${exp} → ${e.outcome}`);
     }
     assert.ok(total >= 85, `${total} commits compared`);
     assert.ok(ok / total >= 0.9, `${ok}/${total} agree; disagreements: ${bad.join('; ')}`);
@@ -122,7 +141,8 @@ describe('classify: the real ISO-Bench corpus', function () {
   });
 
   it('never takes an echoed fix line as evidence (real outputs that contain them)', () => {
-    const echo = /Fixing rope_scaling compatibility|Patched aimv2 registration|Installing pyairports|Fixing outlines\.fsm compatibility|applying compatibility fixes/;
+    const echo =
+      /Fixing rope_scaling compatibility|Patched aimv2 registration|Installing pyairports|Fixing outlines\.fsm compatibility|applying compatibility fixes/;
     const runs = r.runs.filter(x => x.status !== 'success' && echo.test(rawOutput(x)));
     assert.ok(runs.length >= 3, `${runs.length} real outputs with echoed fix lines`);
     for (const run of runs) {

@@ -5,7 +5,9 @@ import { BUILTIN_RULES, Classifier, LiteralScanner, catastrophicReason, parseRul
 import { requiredLiterals } from '../../src/core/classify/literals';
 
 const input = (output: string, error = '', role: ClassifyInput['role'] = 'agent', context = ''): ClassifyInput => ({
-  role, status: 'failed', context,
+  role,
+  status: 'failed',
+  context,
   texts: [
     ...(output ? [{ source: { file: 'r.json', field: 'raw_output' }, text: output, scope: 'output' as const }] : []),
     ...(error ? [{ source: { file: 'r.json', field: 'error' }, text: error, scope: 'error' as const }] : []),
@@ -17,13 +19,41 @@ describe('classify: engine', () => {
 
   it('resolves the generic S2 errors to their root causes, with the line as evidence', () => {
     const cases: Array<[string, string, string, string | null, number]> = [
-      ["Applying agent patch...\nAGENT_PATCH_APPLIED\nTraceback (most recent call last):\n  File \"/opt/vllm_baseline/vllm/transformers_utils/config.py\", line 9, in <module>\nModuleNotFoundError: No module named 'transformers.utils'\nSERVER_CRASHED",
-        'Server crashed after applying patch', 'dependency-conflict', 'transformers-utils', 5],
-      ["ImportError: /opt/vllm_baseline/vllm/_C.abi3.so: undefined symbol: cuTensorMapEncodeTiled\nSERVER_CRASHED", 'Server crashed after applying patch', 'cuda-incompatible', 'cuTensorMapEncodeTiled', 1],
-      ["Fixing rope_scaling compatibility...\nValueError: Unknown RoPE scaling type llama3\n", 'Server crashed after applying patch', 'model-unsupported', 'rope-scaling', 2],
-      ["Unable to find image 'anonymous/vllm-baseline:baseline-abc' locally\ndocker: Error response from daemon: manifest for anonymous/vllm-baseline:baseline-0123456789ab not found: manifest unknown: manifest unknown.\n",
-        'No metrics in agent output', 'image-missing', null, 2],
-      ["abc123def456: Extracting  1.2GB/1.2GB\ndocker: failed to register layer: write /usr/lib/x.so: no space left on device.\n", 'No metrics in agent output', 'disk-full', null, 2],
+      [
+        'Applying agent patch...\nAGENT_PATCH_APPLIED\nTraceback (most recent call last):\n  File "/opt/vllm_baseline/vllm/transformers_utils/config.py", line 9, in <module>\nModuleNotFoundError: No module named \'transformers.utils\'\nSERVER_CRASHED',
+        'Server crashed after applying patch',
+        'dependency-conflict',
+        'transformers-utils',
+        5,
+      ],
+      [
+        'ImportError: /opt/vllm_baseline/vllm/_C.abi3.so: undefined symbol: cuTensorMapEncodeTiled\nSERVER_CRASHED',
+        'Server crashed after applying patch',
+        'cuda-incompatible',
+        'cuTensorMapEncodeTiled',
+        1,
+      ],
+      [
+        'Fixing rope_scaling compatibility...\nValueError: Unknown RoPE scaling type llama3\n',
+        'Server crashed after applying patch',
+        'model-unsupported',
+        'rope-scaling',
+        2,
+      ],
+      [
+        "Unable to find image 'anonymous/vllm-baseline:baseline-abc' locally\ndocker: Error response from daemon: manifest for anonymous/vllm-baseline:baseline-0123456789ab not found: manifest unknown: manifest unknown.\n",
+        'No metrics in agent output',
+        'image-missing',
+        null,
+        2,
+      ],
+      [
+        'abc123def456: Extracting  1.2GB/1.2GB\ndocker: failed to register layer: write /usr/lib/x.so: no space left on device.\n',
+        'No metrics in agent output',
+        'disk-full',
+        null,
+        2,
+      ],
     ];
     for (const [out, err, cat, cause, line] of cases) {
       const c = cl.classify(input(out, err));
@@ -46,9 +76,9 @@ describe('classify: engine', () => {
 
   it('prefers the earliest error-form line, and ignores echoes, warnings, pull chatter and progress bars', () => {
     const out = [
-      'Installing pyairports...',                                                     // echo
-      "WARNING 01-02 15:28:33 [_custom_ops.py:21] Failed to import from vllm._C with ModuleNotFoundError(\"No module named 'vllm._C'\")", // warning level
-      'a1b2c3d4e5f6: Downloading  no space left on device 10MB/1GB',                  // pull chatter
+      'Installing pyairports...', // echo
+      'WARNING 01-02 15:28:33 [_custom_ops.py:21] Failed to import from vllm._C with ModuleNotFoundError("No module named \'vllm._C\'")', // warning level
+      'a1b2c3d4e5f6: Downloading  no space left on device 10MB/1GB', // pull chatter
       "ValueError: 'aimv2' is already used by a Transformers config, pick another name.",
       'torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB',
     ].join('\n');
@@ -59,18 +89,22 @@ describe('classify: engine', () => {
   });
 
   it('a non-error-form signature counts only when no error-form one exists', () => {
-    const out = "WARNING 01-02 15:28:33 Failed to import from vllm._C with ModuleNotFoundError(\"No module named 'vllm._C'\")\nINFO loading\n";
+    const out = 'WARNING 01-02 15:28:33 Failed to import from vllm._C with ModuleNotFoundError("No module named \'vllm._C\'")\nINFO loading\n';
     assert.equal(cl.classify(input(out, 'Baseline test failed to produce JSON output', 'baseline')).category, 'no-metrics');
-    const out2 = out + "RuntimeError: CUDA error: no kernel image is available for execution on the device\n";
+    const out2 = out + 'RuntimeError: CUDA error: no kernel image is available for execution on the device\n';
     assert.equal(cl.classify(input(out2, '', 'baseline')).category, 'cuda-incompatible');
   });
 
   it('uses the context (command, model, subject) when the logs say nothing specific', () => {
-    const ctx = 'command: python benchmarks/benchmark_serving.py --model deepseek-ai/DeepSeek-V3 --dtype float16\nmodel: deepseek-ai/DeepSeek-V3\nsubject: [Attention] MLA';
+    const ctx =
+      'command: python benchmarks/benchmark_serving.py --model deepseek-ai/DeepSeek-V3 --dtype float16\nmodel: deepseek-ai/DeepSeek-V3\nsubject: [Attention] MLA';
     const c = cl.classify({ ...input('', 'Baseline server failed to start', 'baseline'), context: ctx });
     assert.equal(c.category, 'multi-gpu-required');
     assert.equal(c.strength, 'context');
-    const ph = cl.classify({ ...input('', 'Baseline server failed to start', 'baseline'), context: 'command: python benchmarks/benchmark_latency.py --batch-size BS --model MODEL\nmodel: \nsubject: x' });
+    const ph = cl.classify({
+      ...input('', 'Baseline server failed to start', 'baseline'),
+      context: 'command: python benchmarks/benchmark_latency.py --batch-size BS --model MODEL\nmodel: \nsubject: x',
+    });
     assert.equal(ph.category, 'bad-perf-command');
     // A signature in the log still wins over the context.
     const sig = cl.classify({ ...input('torch.OutOfMemoryError: CUDA out of memory.', 'Baseline server failed to start', 'baseline'), context: ctx });
@@ -78,7 +112,7 @@ describe('classify: engine', () => {
   });
 
   it('says unclassified with the last error line when nothing matches', () => {
-    const c = cl.classify(input('starting\nKeyError: \'frobnicate\'\ndone', 'weird failure 42', 'baseline'));
+    const c = cl.classify(input("starting\nKeyError: 'frobnicate'\ndone", 'weird failure 42', 'baseline'));
     assert.equal(c.category, 'unclassified');
     assert.equal(c.evidence?.text, "KeyError: 'frobnicate'");
     const t = cl.classify({ ...input('', '', 'baseline'), status: 'timeout' });
@@ -86,11 +120,12 @@ describe('classify: engine', () => {
   });
 
   it('every built-in rule compiles and has a required literal of at least 5 characters', () => {
-    for (const r of BUILTIN_RULES) for (const i of r.indications) {
-      if (i.scope === 'context') continue;
-      const lits = requiredLiterals(i.pattern);
-      assert.ok(lits && Math.min(...lits.map(l => l.length)) >= 5, `${r.id}: ${i.pattern} → ${JSON.stringify(lits)}`);
-    }
+    for (const r of BUILTIN_RULES)
+      for (const i of r.indications) {
+        if (i.scope === 'context') continue;
+        const lits = requiredLiterals(i.pattern);
+        assert.ok(lits && Math.min(...lits.map(l => l.length)) >= 5, `${r.id}: ${i.pattern} → ${JSON.stringify(lits)}`);
+      }
   });
 
   it('the literal scanner finds exactly the lines a naive search finds', () => {
@@ -98,10 +133,30 @@ describe('classify: engine', () => {
     const sc = new LiteralScanner([lits]);
     let seed = 7;
     const rnd = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
-    const words = ['INFO', 'cuda', 'out', 'of', 'memory', 'CUDA out of memory', 'manifest', 'unknown', 'manifest unknown', 'no module named', 'error', 'error:', 'aimv', 'aimv2', 'x', '█', '\n'];
+    const words = [
+      'INFO',
+      'cuda',
+      'out',
+      'of',
+      'memory',
+      'CUDA out of memory',
+      'manifest',
+      'unknown',
+      'manifest unknown',
+      'no module named',
+      'error',
+      'error:',
+      'aimv',
+      'aimv2',
+      'x',
+      '█',
+      '\n',
+    ];
     const text = Array.from({ length: 20000 }, () => words[Math.floor(rnd() * words.length)]).join(' ');
     const naive: number[] = [];
-    text.split('\n').forEach((l, i) => { if (lits.some(x => l.toLowerCase().includes(x.toLowerCase()))) naive.push(i + 1); });
+    text.split('\n').forEach((l, i) => {
+      if (lits.some(x => l.toLowerCase().includes(x.toLowerCase()))) naive.push(i + 1);
+    });
     const got: number[] = [];
     const lines = sc.scanString(text, 1, (_t, line) => got.push(line));
     assert.deepEqual(got, naive);
@@ -114,15 +169,22 @@ describe('classify: engine', () => {
 
 describe('classify: user rules', () => {
   it('validates the rules file, naming the rule and the field', () => {
-    const { rules, problems } = parseRulesFile(JSON.stringify({ rules: [
-      { id: 'ok-rule', category: 'gpu-oom', description: 'x', indications: [{ scope: 'output', pattern: 'HBM exhausted' }] },
-      { id: 'bad-scope', category: 'gpu-oom', description: 'x', indications: [{ scope: 'everywhere', pattern: 'x' }] },
-      { id: 'bad-regex', category: 'gpu-oom', description: 'x', indications: [{ scope: 'any', pattern: '(unclosed' }] },
-      { id: 'lookaround', category: 'gpu-oom', description: 'x', indications: [{ scope: 'any', pattern: 'a(?=b)' }] },
-      { id: 'catastrophic', category: 'mine', description: 'x', indications: [{ scope: 'any', pattern: '(a+)+$' }] },
-      { category: 'gpu-oom', description: 'x', indications: [] },
-    ] }));
-    assert.deepEqual(rules.map(r => r.id), ['ok-rule', 'catastrophic']);
+    const { rules, problems } = parseRulesFile(
+      JSON.stringify({
+        rules: [
+          { id: 'ok-rule', category: 'gpu-oom', description: 'x', indications: [{ scope: 'output', pattern: 'HBM exhausted' }] },
+          { id: 'bad-scope', category: 'gpu-oom', description: 'x', indications: [{ scope: 'everywhere', pattern: 'x' }] },
+          { id: 'bad-regex', category: 'gpu-oom', description: 'x', indications: [{ scope: 'any', pattern: '(unclosed' }] },
+          { id: 'lookaround', category: 'gpu-oom', description: 'x', indications: [{ scope: 'any', pattern: 'a(?=b)' }] },
+          { id: 'catastrophic', category: 'mine', description: 'x', indications: [{ scope: 'any', pattern: '(a+)+$' }] },
+          { category: 'gpu-oom', description: 'x', indications: [] },
+        ],
+      }),
+    );
+    assert.deepEqual(
+      rules.map(r => r.id),
+      ['ok-rule', 'catastrophic'],
+    );
     const by = (id: string | null) => problems.filter(p => p.ruleId === id);
     assert.match(by('bad-scope')[0].field, /^rules\.1\.indications\.0\.scope$/);
     assert.match(by('bad-regex')[0].message, /does not compile/);
@@ -142,7 +204,11 @@ describe('classify: user rules', () => {
   });
 
   it('a user rule wins over built-ins on the same line and uses its own category', () => {
-    const { rules } = parseRulesFile(JSON.stringify({ rules: [{ id: 'hbm', category: 'gpu-oom', cause: 'hbm', description: 'HBM: {1}', indications: [{ scope: 'any', pattern: 'HBM (\\w+)' }] }] }));
+    const { rules } = parseRulesFile(
+      JSON.stringify({
+        rules: [{ id: 'hbm', category: 'gpu-oom', cause: 'hbm', description: 'HBM: {1}', indications: [{ scope: 'any', pattern: 'HBM (\\w+)' }] }],
+      }),
+    );
     const cl = new Classifier({ userRules: rules });
     const c = cl.classify(input('RuntimeError: HBM exhausted while CUDA out of memory', ''));
     assert.equal(c.rule, 'hbm');
@@ -151,10 +217,28 @@ describe('classify: user rules', () => {
 
   it('a catastrophic user regex against a 10 MB line finishes within its budget and is reported', function () {
     this.timeout(60000);
-    const file = JSON.stringify({ rules: [{ id: 'evil', category: 'gpu-oom', description: 'x', indications: [{ scope: 'any', pattern: '(a+)+$' }, { scope: 'any', pattern: '(x|xx)*y' }] }] });
+    const file = JSON.stringify({
+      rules: [
+        {
+          id: 'evil',
+          category: 'gpu-oom',
+          description: 'x',
+          indications: [
+            { scope: 'any', pattern: '(a+)+$' },
+            { scope: 'any', pattern: '(x|xx)*y' },
+          ],
+        },
+      ],
+    });
     const { rules, problems } = parseRulesFile(file);
-    assert.ok(problems.some(p => p.ruleId === 'evil' && p.field === 'rules.0.indications.0.pattern' && /catastrophically/.test(p.message)), 'reported');
-    assert.ok(problems.some(p => p.ruleId === 'evil' && p.field === 'rules.0.indications.1.pattern' && /catastrophically/.test(p.message)), 'reported');
+    assert.ok(
+      problems.some(p => p.ruleId === 'evil' && p.field === 'rules.0.indications.0.pattern' && /catastrophically/.test(p.message)),
+      'reported',
+    );
+    assert.ok(
+      problems.some(p => p.ruleId === 'evil' && p.field === 'rules.0.indications.1.pattern' && /catastrophically/.test(p.message)),
+      'reported',
+    );
     const text = 'a'.repeat(10 * 1024 * 1024) + '!\n' + 'x\n'.repeat(1000) + 'torch.OutOfMemoryError: CUDA out of memory';
     // RE2 runs it in linear time: within the default budget, nothing had to be stopped.
     const cl = new Classifier({ userRules: rules });
@@ -164,7 +248,10 @@ describe('classify: user rules', () => {
     // And a budget that runs out stops the user rules for that input and says so.
     const tight = new Classifier({ userRules: rules, userRuleBudgetMs: 0 });
     assert.equal(tight.classify(input(text, '')).category, 'gpu-oom');
-    assert.ok(tight.budgetReports.some(b => b.rule === 'evil' && b.file === 'r.json'), JSON.stringify(tight.budgetReports));
+    assert.ok(
+      tight.budgetReports.some(b => b.rule === 'evil' && b.file === 'r.json'),
+      JSON.stringify(tight.budgetReports),
+    );
   });
 });
 

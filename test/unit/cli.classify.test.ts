@@ -33,7 +33,8 @@ describe('CLI: classify, classify-log, report', function () {
   it('classify-log classifies plain logs: a failure with evidence, a success with its metrics', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bt-logs-'));
     try {
-      const bad = path.join(dir, 'server.log'), good = path.join(dir, 'bench.log');
+      const bad = path.join(dir, 'server.log'),
+        good = path.join(dir, 'bench.log');
       fs.writeFileSync(bad, ['INFO start', 'Patched aimv2 registration in /x/ovis.py', ...FAILURE_TAIL].join('\n'));
       fs.writeFileSync(good, ['INFO start', 'WARNING deprecated flag', ...RESULT_TAIL].join('\n'));
       const p = run('classify-log', bad, good, '--json');
@@ -49,7 +50,9 @@ describe('CLI: classify, classify-log, report', function () {
       const missing = run('classify-log', path.join(dir, 'nope.log'));
       assert.equal(missing.status, 1);
       assert.match(missing.stderr, /nope\.log does not exist/);
-    } finally { fs.rmSync(dir, { recursive: true, force: true }); }
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('report writes Markdown and JSON', () => {
@@ -65,24 +68,47 @@ describe('CLI: classify, classify-log, report', function () {
       const vllm = rep.projects.find((p: { project: string }) => p.project === 'vllm');
       assert.ok(vllm.summary.length > 5 && vllm.failures.length > 20);
       assert.equal(run('report', ISOBENCH, '--format', 'pdf').status, 2);
-    } finally { fs.rmSync(dir, { recursive: true, force: true }); }
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('uses .bench-triage/rules.json and names the rule and field of a bad one', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bt-rules-'));
     try {
       fs.mkdirSync(path.join(dir, '.bench-triage'));
-      fs.writeFileSync(path.join(dir, '.bench-triage', 'rules.json'), JSON.stringify({ rules: [
-        { id: 'my-oom', category: 'gpu-oom', cause: 'hbm', description: 'HBM: {1}', indications: [{ scope: 'any', pattern: 'HBM (exhausted)' }] },
-        { id: 'broken', category: 'gpu-oom', description: 'x', indications: [{ scope: 'any', pattern: '(' }] },
-      ] }));
-      fs.writeFileSync(path.join(dir, 'abcdef12_agent_result.json'), JSON.stringify({ human_commit: 'abcdef12', human_commit_full: 'abcdef12'.padEnd(40, '0'), parent_commit: null, model: 'm', status: 'error', error: 'Server crashed after applying patch', duration_s: 1, metrics: {}, raw_output: 'RuntimeError: HBM exhausted\n', timestamp: null }));
+      fs.writeFileSync(
+        path.join(dir, '.bench-triage', 'rules.json'),
+        JSON.stringify({
+          rules: [
+            { id: 'my-oom', category: 'gpu-oom', cause: 'hbm', description: 'HBM: {1}', indications: [{ scope: 'any', pattern: 'HBM (exhausted)' }] },
+            { id: 'broken', category: 'gpu-oom', description: 'x', indications: [{ scope: 'any', pattern: '(' }] },
+          ],
+        }),
+      );
+      fs.writeFileSync(
+        path.join(dir, 'abcdef12_agent_result.json'),
+        JSON.stringify({
+          human_commit: 'abcdef12',
+          human_commit_full: 'abcdef12'.padEnd(40, '0'),
+          parent_commit: null,
+          model: 'm',
+          status: 'error',
+          error: 'Server crashed after applying patch',
+          duration_s: 1,
+          metrics: {},
+          raw_output: 'RuntimeError: HBM exhausted\n',
+          timestamp: null,
+        }),
+      );
       const p = run('classify', dir, '--json');
       assert.equal(p.status, 0, p.stderr);
       assert.match(p.stderr, /rules\.json: error: rule broken \(rules\.1\.indications\.0\.pattern\): pattern does not compile/);
       const [e] = JSON.parse(p.stdout);
       assert.equal(e.roles.agent.rule, 'my-oom');
       assert.equal(e.roles.agent.cause, 'hbm');
-    } finally { fs.rmSync(dir, { recursive: true, force: true }); }
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -13,7 +13,9 @@ describe('CLI: bench-triage scan', function () {
     for (const k of ['commits', 'runs', 'runsByRole', 'runsBySchema', 'files', 'agentRuns']) assert.ok(k in s, k);
     for (const k of ['parsed', 'nonRun', 'corrupt', 'unknown']) assert.ok(k in s.files, k);
     assert.ok(s.runs > 500 && s.commits > 90);
-    assert.ok(s.files.corrupt.some((c: { path: string; error: string }) => c.path.endsWith('docker/bfdb1ba5_result.json') && /line \d+ column \d+/.test(c.error)));
+    assert.ok(
+      s.files.corrupt.some((c: { path: string; error: string }) => c.path.endsWith('docker/bfdb1ba5_result.json') && /line \d+ column \d+/.test(c.error)),
+    );
     assert.equal(s.runList.length, s.runs);
     const r = s.runList[0];
     for (const k of ['commit', 'role', 'source', 'agent', 'status', 'originalStatus', 'metrics', 'file', 'schema']) assert.ok(k in r, k);

@@ -2,7 +2,16 @@ import * as assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { comparability, compareAttempts, mannWhitney, bootstrapRelativeChange, planRepeats, relativeChange, workloadOf, type CommitTriage } from '../../src/core/compare';
+import {
+  comparability,
+  compareAttempts,
+  mannWhitney,
+  bootstrapRelativeChange,
+  planRepeats,
+  relativeChange,
+  workloadOf,
+  type CommitTriage,
+} from '../../src/core/compare';
 import { buildReport, renderMarkdown } from '../../src/core/report';
 import { mdText } from '../../src/core/report/markdown';
 import { parsePrintedMetrics, unitFamily, chooseHeadline } from '../../src/core/metrics';
@@ -13,30 +22,65 @@ import { CASES, writeVerdictFixture } from '../support/verdictFixture';
 import { ISOBENCH, requireCorpus, runCli } from './helpers';
 
 const run = (role: Run['role'], metrics: Record<string, number>, over: Partial<Run> = {}): Run => ({
-  id: `f#${role}#${Math.random()}`, commit: 'a'.repeat(40), role, source: 'modal', agent: role === 'agent' ? 'claude_code' : null, project: 'vllm', status: 'success', originalStatus: 'success',
-  error: null, errorField: null, metrics, metricSources: {}, counts: {}, logs: [], logFiles: [], model: 'm', command: null, benchmarkMode: 'serving', gpuConfig: 'H100:1',
-  image: null, fixes: [], version: null, parent: null, timestamp: null, durationS: null, problems: [], provenance: { file: 'f', schema: 'S1', pointer: '' }, ...over,
+  id: `f#${role}#${Math.random()}`,
+  commit: 'a'.repeat(40),
+  role,
+  source: 'modal',
+  agent: role === 'agent' ? 'claude_code' : null,
+  project: 'vllm',
+  status: 'success',
+  originalStatus: 'success',
+  error: null,
+  errorField: null,
+  metrics,
+  metricSources: {},
+  counts: {},
+  logs: [],
+  logFiles: [],
+  model: 'm',
+  command: null,
+  benchmarkMode: 'serving',
+  gpuConfig: 'H100:1',
+  image: null,
+  fixes: [],
+  version: null,
+  parent: null,
+  timestamp: null,
+  durationS: null,
+  problems: [],
+  provenance: { file: 'f', schema: 'S1', pointer: '' },
+  ...over,
 });
 
 /** Exact two-sided Mann–Whitney p by brute force over every relabelling (an independent recomputation). */
 function bruteForceP(x: number[], y: number[]): number {
-  const all = [...x, ...y], n = all.length, k = x.length;
+  const all = [...x, ...y],
+    n = all.length,
+    k = x.length;
   const u = (xs: number[], ys: number[]) => xs.reduce((s, a) => s + ys.reduce((t, b) => t + (a > b ? 1 : a === b ? 0.5 : 0), 0), 0);
-  const u0 = u(x, y), mu = (k * (n - k)) / 2;
-  let total = 0, extreme = 0;
+  const u0 = u(x, y),
+    mu = (k * (n - k)) / 2;
+  let total = 0,
+    extreme = 0;
   for (let mask = 0; mask < 1 << n; mask++) {
     if (popcount(mask) !== k) continue;
-    const xs = all.filter((_, i) => mask & (1 << i)), ys = all.filter((_, i) => !(mask & (1 << i)));
+    const xs = all.filter((_, i) => mask & (1 << i)),
+      ys = all.filter((_, i) => !(mask & (1 << i)));
     total++;
     if (Math.abs(u(xs, ys) - mu) >= Math.abs(u0 - mu) - 1e-9) extreme++;
   }
   return extreme / total;
 }
-const popcount = (m: number) => { let c = 0; for (; m; m &= m - 1) c++; return c; };
+const popcount = (m: number) => {
+  let c = 0;
+  for (; m; m &= m - 1) c++;
+  return c;
+};
 
 describe('statistics', () => {
   it('Mann–Whitney U matches a published worked example (SciPy docs: U = 17, exact p = 0.1111)', () => {
-    const males = [19, 22, 16, 29, 24], females = [20, 11, 17, 12];
+    const males = [19, 22, 16, 29, 24],
+      females = [20, 11, 17, 12];
     const r = mannWhitney(males, females);
     assert.equal(r.u, 17);
     assert.equal(r.method, 'exact');
@@ -45,7 +89,24 @@ describe('statistics', () => {
   });
 
   it('exact p-values with ties agree with brute-force enumeration', () => {
-    for (const [x, y] of [[[1, 2, 2, 3], [2, 3, 4, 4]], [[5, 5, 5], [5, 6, 7]], [[1, 2, 3, 4], [5, 6, 7, 8]], [[9.18, 9.2, 9.21], [9.2, 9.18, 9.25]]] as Array<[number[], number[]]>) {
+    for (const [x, y] of [
+      [
+        [1, 2, 2, 3],
+        [2, 3, 4, 4],
+      ],
+      [
+        [5, 5, 5],
+        [5, 6, 7],
+      ],
+      [
+        [1, 2, 3, 4],
+        [5, 6, 7, 8],
+      ],
+      [
+        [9.18, 9.2, 9.21],
+        [9.2, 9.18, 9.25],
+      ],
+    ] as Array<[number[], number[]]>) {
       assert.ok(Math.abs(mannWhitney(x, y).p - bruteForceP(x, y)) < 1e-12, `${x} vs ${y}`);
     }
     // Fully separated 4 vs 4: p = 2 / C(8,4) = 0.0286, the smallest sample that can reach p < 0.05.
@@ -54,17 +115,22 @@ describe('statistics', () => {
   });
 
   it('the normal approximation is close to the exact test where both apply, and is used for large samples', () => {
-    const x = Array.from({ length: 9 }, (_, i) => i * 1.3), y = Array.from({ length: 9 }, (_, i) => i * 1.3 + 4.1);
+    const x = Array.from({ length: 9 }, (_, i) => i * 1.3),
+      y = Array.from({ length: 9 }, (_, i) => i * 1.3 + 4.1);
     const exact = mannWhitney(x, y);
     assert.equal(exact.method, 'exact');
-    const big = mannWhitney(Array.from({ length: 60 }, (_, i) => i), Array.from({ length: 60 }, (_, i) => i + 10));
+    const big = mannWhitney(
+      Array.from({ length: 60 }, (_, i) => i),
+      Array.from({ length: 60 }, (_, i) => i + 10),
+    );
     assert.equal(big.method, 'normal');
     // z = (1800 - 1250 - 0.5) / sqrt(60·60·121/12) = 2.8866…, two-sided p = 0.00389
     assert.ok(Math.abs(big.p - 0.003894) < 2e-4, String(big.p));
   });
 
   it('the bootstrap interval covers a known shift and is reproducible', () => {
-    const a = [100, 101, 99, 100, 100], b = a.map(v => v * 1.1);
+    const a = [100, 101, 99, 100, 100],
+      b = a.map(v => v * 1.1);
     const ci = bootstrapRelativeChange(a, b, 'higher')!;
     assert.ok(ci[0] > 8 && ci[1] < 12 && ci[0] <= 10 && ci[1] >= 10, String(ci));
     assert.deepEqual(bootstrapRelativeChange(a, b, 'higher'), ci);
@@ -75,7 +141,12 @@ describe('statistics', () => {
   });
 
   it('plans repeats interleaved baseline → human → agent', () => {
-    assert.deepEqual(planRepeats(2).map(p => p.role[0]).join(''), 'bhabha');
+    assert.deepEqual(
+      planRepeats(2)
+        .map(p => p.role[0])
+        .join(''),
+      'bhabha',
+    );
     assert.throws(() => planRepeats(0), /whole number/);
   });
 });
@@ -92,7 +163,12 @@ describe('verdicts on repeated attempts (own fixture)', function () {
   after(() => rmSync(dir, { recursive: true, force: true }));
   const entry = (c: { commit: string }) => entries.find(e => e.commit === c.commit)!;
 
-  for (const [name, want] of [['tie', 'tie'], ['win', 'win'], ['loss', 'loss'], ['noisy', 'unknown']] as const) {
+  for (const [name, want] of [
+    ['tie', 'tie'],
+    ['win', 'win'],
+    ['loss', 'loss'],
+    ['noisy', 'unknown'],
+  ] as const) {
     it(`${name} → ${want}, basis repeats, with an interval and a p-value`, () => {
       const e = entry(CASES[name]);
       assert.equal(e.outcome, 'complete', JSON.stringify(e.comparability));
@@ -110,7 +186,10 @@ describe('verdicts on repeated attempts (own fixture)', function () {
     const e = entry(CASES.workloads);
     assert.equal(e.outcome, 'incomparable');
     assert.equal(e.verdict, 'n/a');
-    assert.ok(e.comparability.reasons.some(r => r.includes('agent: --num-prompts 100') && r.includes('human: --num-prompts 1000')), e.comparability.reasons.join(' | '));
+    assert.ok(
+      e.comparability.reasons.some(r => r.includes('agent: --num-prompts 100') && r.includes('human: --num-prompts 1000')),
+      e.comparability.reasons.join(' | '),
+    );
   });
 
   it('classify --json gives the contract fields', () => {
@@ -149,11 +228,18 @@ describe('comparability and headline rules', () => {
 
   it('without commands, different metric sets stand in for different script versions', () => {
     const c = comparability({ human: run('human', { ttft_mean_ms: 1, request_throughput_req_s: 2 }), agent: run('agent', { ttft_mean_ms: 1 }) });
-    assert.ok(c.reasons.some(r => /script versions \(agent lacks Request throughput\)/.test(r)), c.reasons.join());
+    assert.ok(
+      c.reasons.some(r => /script versions \(agent lacks Request throughput\)/.test(r)),
+      c.reasons.join(),
+    );
   });
 
   it('models, GPU configurations and pipelines must match', () => {
-    const bad = comparability({ baseline: run('baseline', {}, { gpuConfig: 'H100:2' }), human: run('human', {}, { model: 'other' }), agent: run('agent', {}, { provenance: { file: 'g', schema: 'S2', pointer: '' }, source: 'docker' }) });
+    const bad = comparability({
+      baseline: run('baseline', {}, { gpuConfig: 'H100:2' }),
+      human: run('human', {}, { model: 'other' }),
+      agent: run('agent', {}, { provenance: { file: 'g', schema: 'S2', pointer: '' }, source: 'docker' }),
+    });
     assert.ok(bad.reasons.some(r => /^models differ/.test(r)));
     assert.ok(bad.reasons.some(r => /^GPU configurations differ/.test(r)));
     assert.ok(bad.reasons.some(r => /^pipelines differ/.test(r)));
@@ -167,7 +253,10 @@ describe('comparability and headline rules', () => {
     const note = chooseHeadline(['ttft_mean_ms'], 'serving', { serving: 'latency_avg_ms' })!;
     assert.equal(note.primary, 'ttft_mean_ms');
     assert.match(note.note!, /latency_avg_ms .* was not measured by every role/);
-    const c = compareAttempts({ baseline: [], human: [run('human', { ttft_mean_ms: 100, tpot_mean_ms: 20 })], agent: [run('agent', { ttft_mean_ms: 103, tpot_mean_ms: 18 })] }, { tieBand: 2, mode: 'serving' })!;
+    const c = compareAttempts(
+      { baseline: [], human: [run('human', { ttft_mean_ms: 100, tpot_mean_ms: 20 })], agent: [run('agent', { ttft_mean_ms: 103, tpot_mean_ms: 18 })] },
+      { tieBand: 2, mode: 'serving' },
+    )!;
     assert.equal(c.metric, 'tpot_mean_ms');
     assert.equal(c.verdict, 'win');
     assert.equal(c.basis, 'single');
@@ -177,7 +266,14 @@ describe('comparability and headline rules', () => {
 
   it('per-request samples give a per-request basis from single attempts', () => {
     const s = (m: number) => Array.from({ length: 200 }, (_, i) => m + ((i * 37) % 20) - 10);
-    const c = compareAttempts({ baseline: [], human: [run('human', { ttft_mean_ms: 100 }, { samples: { ttft_mean_ms: s(100) } })], agent: [run('agent', { ttft_mean_ms: 80 }, { samples: { ttft_mean_ms: s(80) } })] }, { tieBand: 2, mode: 'serving' })!;
+    const c = compareAttempts(
+      {
+        baseline: [],
+        human: [run('human', { ttft_mean_ms: 100 }, { samples: { ttft_mean_ms: s(100) } })],
+        agent: [run('agent', { ttft_mean_ms: 80 }, { samples: { ttft_mean_ms: s(80) } })],
+      },
+      { tieBand: 2, mode: 'serving' },
+    )!;
     assert.equal(c.basis, 'per-request');
     assert.equal(c.verdict, 'win');
     assert.ok(c.p! < 1e-6);
@@ -200,8 +296,14 @@ describe('verdicts on the real corpus', function () {
     const [e] = find('67da5720');
     assert.equal(e.outcome, 'incomparable');
     assert.equal(e.verdict, 'n/a');
-    assert.ok(e.comparability.reasons.some(r => /pipelines differ/.test(r)), e.comparability.reasons.join(' | '));
-    assert.ok(e.comparability.reasons.some(r => /script versions/.test(r)), e.comparability.reasons.join(' | '));
+    assert.ok(
+      e.comparability.reasons.some(r => /pipelines differ/.test(r)),
+      e.comparability.reasons.join(' | '),
+    );
+    assert.ok(
+      e.comparability.reasons.some(r => /script versions/.test(r)),
+      e.comparability.reasons.join(' | '),
+    );
   });
 
   it('no value labelled tokens/s equals a requests/s figure printed in the same file', () => {
@@ -214,7 +316,8 @@ describe('verdicts on the real corpus', function () {
       const doc = JSON.parse(readFileSync(path.join(ISOBENCH, r.provenance.file), 'utf8'));
       const key = r.provenance.file;
       if (!printedReqS.has(key)) {
-        const req: number[] = [], tok: number[] = [];
+        const req: number[] = [],
+          tok: number[] = [];
         const walk = (v: unknown) => {
           if (typeof v === 'string') {
             const m = parsePrintedMetrics(v).metrics;
@@ -235,13 +338,17 @@ describe('verdicts on the real corpus', function () {
     assert.ok(checked > 100, `${checked} tokens/s values checked`);
     const six = runs.filter(r => r.commit.startsWith('6ce01f30') && r.provenance.schema === 'S7');
     assert.equal(six.length, 3);
-    for (const r of six) { assert.ok(r.metrics.request_throughput_req_s > 9 && r.metrics.request_throughput_req_s < 9.3); assert.equal(r.metrics.throughput_tok_s, undefined); }
+    for (const r of six) {
+      assert.ok(r.metrics.request_throughput_req_s > 9 && r.metrics.request_throughput_req_s < 9.3);
+      assert.equal(r.metrics.throughput_tok_s, undefined);
+    }
   });
 
   it('58eee5f2 shows TTFT and TPOT with their own verdicts, and the headline names its metric', () => {
     const [e] = find('58eee5f2');
     const c = e.comparison!;
-    const ttft = c.metrics.find(m => m.key === 'ttft_mean_ms')!, tpot = c.metrics.find(m => m.key === 'tpot_mean_ms')!;
+    const ttft = c.metrics.find(m => m.key === 'ttft_mean_ms')!,
+      tpot = c.metrics.find(m => m.key === 'tpot_mean_ms')!;
     assert.equal(ttft.verdict, 'loss');
     assert.equal(tpot.verdict, 'win');
     assert.ok(ttft.headline && tpot.headline);
@@ -261,14 +368,20 @@ describe('verdicts on the real corpus', function () {
     const es = find('9badee53');
     assert.equal(new Set(es.map(e => e.commit)).size, 1);
     assert.ok(es[0].commit.startsWith('9badee53decb'));
-    assert.ok(es[0].conflicts.some(c => /9badee53d8ec.*no dataset or mapping knows.*same parent/.test(c)), es[0].conflicts.join());
+    assert.ok(
+      es[0].conflicts.some(c => /9badee53d8ec.*no dataset or mapping knows.*same parent/.test(c)),
+      es[0].conflicts.join(),
+    );
     const scanJson = JSON.parse(runCli('scan', ISOBENCH, '--json').stdout);
     assert.ok(scanJson.conflicts.some((c: any) => c.field === 'commit_full' && c.stated.startsWith('9badee53d8ec') && c.resolvedTo.startsWith('9badee53decb')));
   });
 
   it('the report keeps projects apart and its 3-way tables hold comparable commits only', () => {
     const rep = buildReport(entries, 'isobench', { tieBand: 2 });
-    assert.deepEqual(rep.projects.map(p => p.project), ['sglang', 'vllm']);
+    assert.deepEqual(
+      rep.projects.map(p => p.project),
+      ['sglang', 'vllm'],
+    );
     for (const p of rep.projects) {
       for (const t of p.threeWay) {
         assert.ok(t.comparable, `${t.commit} is in the 3-way table but not comparable`);
@@ -281,7 +394,16 @@ describe('verdicts on the real corpus', function () {
     assert.ok(vllm.threeWay.length >= 10, `${vllm.threeWay.length} rows`);
     assert.ok(vllm.incomparable.some(i => i.commit.startsWith('67da5720')));
     const md = renderMarkdown(rep);
-    for (const h of ['## sglang', '## vllm', '### 3-way comparisons', '### Not comparable', '### Verdicts per headline metric', '### Failures', '### Action plan']) assert.ok(md.includes(h), h);
+    for (const h of [
+      '## sglang',
+      '## vllm',
+      '### 3-way comparisons',
+      '### Not comparable',
+      '### Verdicts per headline metric',
+      '### Failures',
+      '### Action plan',
+    ])
+      assert.ok(md.includes(h), h);
     const vllmSection = md.slice(md.indexOf('## vllm'));
     const table = vllmSection.slice(vllmSection.indexOf('### 3-way comparisons'), vllmSection.indexOf('### Verdicts per agent'));
     assert.ok(!table.includes('67da5720'), '67da5720 must not be in the 3-way table');
@@ -290,12 +412,15 @@ describe('verdicts on the real corpus', function () {
     assert.ok(inc.projects.find(p => p.project === 'vllm')!.threeWay.some(t => !t.comparable && t.commit.startsWith('67da5720')));
   });
 
-  it('the 3-way numbers are the source files\' own numbers', () => {
+  it("the 3-way numbers are the source files' own numbers", () => {
     const rep = buildReport(entries, 'isobench', { tieBand: 2 });
     for (const row of rep.projects.flatMap(p => p.threeWay)) {
       const e = entries.find(x => x.commit === row.commit && x.agent === row.agent)!;
       if (e.roles.human.attempts.length > 1 || e.roles.agent.attempts.length > 1) continue;
-      for (const [role, value] of [['human', row.human], ['agent', row.agentValue]] as const) {
+      for (const [role, value] of [
+        ['human', row.human],
+        ['agent', row.agentValue],
+      ] as const) {
         const file = e.roles[role].run!.provenance.file;
         const text = readFileSync(path.join(ISOBENCH, file), 'utf8');
         assert.ok(text.includes(String(value)) || text.includes(value.toFixed(2)), `${row.commit.slice(0, 8)} ${role} ${row.metric}=${value} is in ${file}`);

@@ -16,11 +16,18 @@ describe('demo workspace', function () {
   this.timeout(60000);
   it('represents every failure category, and complete, incomparable and partial commits', async () => {
     const r = await scan(nodeFileSource(DEMO));
-    assert.deepEqual(r.files.filter(f => f.kind === 'corrupt' || f.kind === 'unknown'), []);
+    assert.deepEqual(
+      r.files.filter(f => f.kind === 'corrupt' || f.kind === 'unknown'),
+      [],
+    );
     const c = await classifyRuns(r, p => fsp.readFile(path.join(DEMO, p), 'utf8'));
     const outcomes = new Set(triage(r.runs, c).map(e => e.outcome));
     const expected = [...CATEGORIES.map(x => x.id).filter(id => id !== 'unclassified'), 'complete', 'incomparable', 'partial'];
-    assert.deepEqual(expected.filter(o => !outcomes.has(o)), [], 'categories missing from the demo');
+    assert.deepEqual(
+      expected.filter(o => !outcomes.has(o)),
+      [],
+      'categories missing from the demo',
+    );
     assert.ok(r.agentRuns.length >= 20);
   });
 
@@ -31,6 +38,8 @@ describe('demo workspace', function () {
       const files = walk(out).sort();
       assert.deepEqual(files, walk(DEMO).sort());
       for (const f of files) assert.equal(readFileSync(path.join(out, f), 'utf8'), readFileSync(path.join(DEMO, f), 'utf8'), f);
-    } finally { rmSync(out, { recursive: true, force: true }); }
+    } finally {
+      rmSync(out, { recursive: true, force: true });
+    }
   });
 });

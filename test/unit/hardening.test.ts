@@ -15,10 +15,23 @@ import { memorySource, runCli } from './helpers';
 import { StdioServer } from '../support/lspClient';
 
 const tmp = (name: string) => mkdtempSync(path.join(tmpdir(), `bt-${name}-`));
-const result = (logs: string[]) => JSON.stringify({
-  schema: 'bench-triage.run/v1', commit: 'ab'.repeat(20), role: 'agent', status: 'failed', error: 'Server crashed after applying patch', metrics: {},
-  agent: 'a', model: 'm', command: 'python3 benchmarks/benchmark_serving.py --model m', image: 'i', fixes: [], startedAt: '2026-11-23T00:00:00Z', durationS: 1, logs,
-});
+const result = (logs: string[]) =>
+  JSON.stringify({
+    schema: 'bench-triage.run/v1',
+    commit: 'ab'.repeat(20),
+    role: 'agent',
+    status: 'failed',
+    error: 'Server crashed after applying patch',
+    metrics: {},
+    agent: 'a',
+    model: 'm',
+    command: 'python3 benchmarks/benchmark_serving.py --model m',
+    image: 'i',
+    fixes: [],
+    startedAt: '2026-11-23T00:00:00Z',
+    durationS: 1,
+    logs,
+  });
 
 describe('hardening: files named by data', function () {
   this.timeout(120_000);
@@ -42,17 +55,36 @@ describe('hardening: files named by data', function () {
   after(() => rmSync(path.dirname(dir), { recursive: true, force: true }));
 
   it('classify and report finish (no FIFO hang, no /dev/zero read), never quote a file outside the folder, and say what was not read', () => {
-    const c = spawnSync(process.execPath, [path.resolve(__dirname, '../../dist/cli.js'), 'classify', dir, '--json'], { encoding: 'utf8', timeout: 60_000, maxBuffer: 64 << 20 });
+    const c = spawnSync(process.execPath, [path.resolve(__dirname, '../../dist/cli.js'), 'classify', dir, '--json'], {
+      encoding: 'utf8',
+      timeout: 60_000,
+      maxBuffer: 64 << 20,
+    });
     assert.equal(c.signal, null, 'classify hung');
     assert.equal(c.status, 0, c.stderr);
     const [e] = JSON.parse(c.stdout);
     const agent = e.roles.agent;
-    assert.ok(agent.problems.some((p: { field: string; message: string }) => p.field === 'logs.0' && /not a path inside the run's folder: not read/.test(p.message)), JSON.stringify(agent.problems));
-    assert.ok(agent.problems.some((p: { field: string }) => p.field === 'logs.4'), 'an absolute path is refused');
+    assert.ok(
+      agent.problems.some((p: { field: string; message: string }) => p.field === 'logs.0' && /not a path inside the run's folder: not read/.test(p.message)),
+      JSON.stringify(agent.problems),
+    );
+    assert.ok(
+      agent.problems.some((p: { field: string }) => p.field === 'logs.4'),
+      'an absolute path is refused',
+    );
     const notes: string[] = agent.notes;
-    assert.ok(notes.some(n => /fifo\.log is not a regular file \(a FIFO\)/.test(n)), notes.join(' | '));
-    assert.ok(notes.some(n => /zero\.log resolves to \/dev\/zero, outside the scanned folder/.test(n)), notes.join(' | '));
-    assert.ok(notes.some(n => /big\.log is 300 MiB: only its first and last 32 MiB were classified/.test(n)), notes.join(' | '));
+    assert.ok(
+      notes.some(n => /fifo\.log is not a regular file \(a FIFO\)/.test(n)),
+      notes.join(' | '),
+    );
+    assert.ok(
+      notes.some(n => /zero\.log resolves to \/dev\/zero, outside the scanned folder/.test(n)),
+      notes.join(' | '),
+    );
+    assert.ok(
+      notes.some(n => /big\.log is 300 MiB: only its first and last 32 MiB were classified/.test(n)),
+      notes.join(' | '),
+    );
     assert.equal(agent.category, 'gpu-oom', 'the decisive line at the end of the big log is found');
     assert.match(agent.evidence.file, /big\.log$/);
     const r = spawnSync(process.execPath, [path.resolve(__dirname, '../../dist/cli.js'), 'report', dir], { encoding: 'utf8', timeout: 60_000 });
@@ -65,7 +97,10 @@ describe('hardening: files named by data', function () {
     try {
       const f = path.join(root, 'results');
       mkdirSync(f);
-      const body = readFileSync(path.join(__dirname, '../../test/fixtures/workspace-small/omniperf_results_3way_claude_code/results/5e6f7a8b_human_result.json'), 'utf8');
+      const body = readFileSync(
+        path.join(__dirname, '../../test/fixtures/workspace-small/omniperf_results_3way_claude_code/results/5e6f7a8b_human_result.json'),
+        'utf8',
+      );
       writeFileSync(path.join(f, '5e6f7a8b_human_result.json'), body);
       writeFileSync(path.join(root, 'elsewhere.json'), body);
       symlinkSync('5e6f7a8b_human_result.json', path.join(f, 'alias_human_result.json'));
@@ -77,7 +112,9 @@ describe('hardening: files named by data', function () {
       assert.match(skipped['away_human_result.json'], /outside the folder: not read/);
       assert.match(skipped['pipe_human_result.json'], /not a regular file/);
       assert.equal(s.runs, 1);
-    } finally { rmSync(root, { recursive: true, force: true }); }
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
   });
 });
 
@@ -101,13 +138,28 @@ describe('hardening: silently wrong results become correct or visible', () => {
   });
 
   it('numbers written as strings are read (and said so); a negative latency is refused, never a win', async () => {
-    const file = (role: string, metrics: object) => JSON.stringify({ human_commit: 'c0ffee12', human_commit_full: 'c0ffee12'.padEnd(40, '7'), parent_commit: 'b'.repeat(40), model: 'm', status: 'success', error: null, duration_s: 1, metrics, raw_output: '', timestamp: null });
-    const r = await scan(memorySource({
-      'r/c0ffee12_baseline_result.json': file('baseline', { latency_avg_ms: 100 }),
-      'r/c0ffee12_human_result.json': file('human', { latency_avg_ms: '90.5' }),
-      'r/c0ffee12_agent_result.json': file('agent', { latency_avg_ms: -5 }),
-    }));
-    const human = r.runs.find(x => x.role === 'human')!, agent = r.runs.find(x => x.role === 'agent')!;
+    const file = (role: string, metrics: object) =>
+      JSON.stringify({
+        human_commit: 'c0ffee12',
+        human_commit_full: 'c0ffee12'.padEnd(40, '7'),
+        parent_commit: 'b'.repeat(40),
+        model: 'm',
+        status: 'success',
+        error: null,
+        duration_s: 1,
+        metrics,
+        raw_output: '',
+        timestamp: null,
+      });
+    const r = await scan(
+      memorySource({
+        'r/c0ffee12_baseline_result.json': file('baseline', { latency_avg_ms: 100 }),
+        'r/c0ffee12_human_result.json': file('human', { latency_avg_ms: '90.5' }),
+        'r/c0ffee12_agent_result.json': file('agent', { latency_avg_ms: -5 }),
+      }),
+    );
+    const human = r.runs.find(x => x.role === 'human')!,
+      agent = r.runs.find(x => x.role === 'agent')!;
     assert.equal(human.metrics.latency_avg_ms, 90.5);
     assert.ok(human.problems.some(p => p.field === 'metrics.latency_avg_ms' && /written as a string/.test(p.message)));
     assert.equal(agent.metrics.latency_avg_ms, undefined);
@@ -116,7 +168,10 @@ describe('hardening: silently wrong results become correct or visible', () => {
   });
 
   it('a line break inside a perf command is refused, not cut', () => {
-    for (const cmd of ['python benchmarks/benchmark_serving.py --model m\n--num-prompts 10', 'python benchmarks/benchmark_serving.py --model m\r--num-prompts 10']) {
+    for (const cmd of [
+      'python benchmarks/benchmark_serving.py --model m\n--num-prompts 10',
+      'python benchmarks/benchmark_serving.py --model m\r--num-prompts 10',
+    ]) {
       const p = parsePerfCommand(cmd);
       const e = p.problems.find(x => x.code === 'syntax');
       assert.ok(e && e.severity === 'error' && /line break at offset 48/.test(e.message), JSON.stringify(p.problems));
@@ -145,22 +200,32 @@ describe('hardening: bounded time on hostile input', function () {
       writeSync(fd, ' RuntimeError: CUDA error: an illegal memory access was encountered');
       for (let i = 0; i < 4; i++) writeSync(fd, block);
       closeSync(fd);
-      let biggest = 0, total = 0;
+      let biggest = 0,
+        total = 0;
       const lc = new LogClassifier(new Classifier(), 'one.log');
-      for await (const c of lineChunks(file, 4 << 20)) { biggest = Math.max(biggest, c.length); total += c.length; lc.pushBytes(c); }
+      for await (const c of lineChunks(file, 4 << 20)) {
+        biggest = Math.max(biggest, c.length);
+        total += c.length;
+        lc.pushBytes(c);
+      }
       assert.equal(total, 44 * (1 << 20) + 67);
       assert.ok(biggest <= 8 << 20, `a piece of ${biggest} bytes`);
       const v = lc.result();
       assert.equal(v.classification?.category, 'cuda-incompatible');
       assert.equal(v.classification?.evidence?.line, 1);
-    } finally { rmSync(dir, { recursive: true, force: true }); }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
-  it('a user rule\'s time budget holds during a match on a huge line', () => {
-    const c = new Classifier({ userRuleBudgetMs: 200, userRules: [
-      // No literal to anchor on: RE2 walks the whole line (about 3 s for 30 MB in one go).
-      { id: 'slow', category: 'gpu-oom', description: 'x', strength: 'signature', indications: [{ scope: 'any', pattern: '(?:a|b)+[^ab]' }] },
-    ] });
+  it("a user rule's time budget holds during a match on a huge line", () => {
+    const c = new Classifier({
+      userRuleBudgetMs: 200,
+      userRules: [
+        // No literal to anchor on: RE2 walks the whole line (about 3 s for 30 MB in one go).
+        { id: 'slow', category: 'gpu-oom', description: 'x', strength: 'signature', indications: [{ scope: 'any', pattern: '(?:a|b)+[^ab]' }] },
+      ],
+    });
     const line = 'ab'.repeat(15 << 20);
     const t0 = Date.now();
     c.classify({ role: null, status: 'failed', texts: [{ source: { file: 'huge.log', field: null }, text: line, scope: 'output' }], context: '' });
@@ -191,7 +256,9 @@ describe('hardening: bounded time on hostile input', function () {
       assert.ok(JSON.stringify(d).length < 1_000_000, `${JSON.stringify(d).length} bytes of diagnostics`);
       assert.equal(d.diagnostics.at(-1)!.code, 'more-findings');
       assert.equal(again, false, 'diagnostics for one version are published once');
-    } finally { await s.stop(); }
+    } finally {
+      await s.stop();
+    }
   });
 });
 
@@ -215,6 +282,8 @@ describe('hardening: injection in outputs', () => {
       assert.equal(r.status, 0, r.stderr);
       assert.match(r.stdout, /gpu-oom/);
       assert.ok(!/[\x1b\x07]/.test(r.stdout), JSON.stringify(r.stdout));
-    } finally { rmSync(dir, { recursive: true, force: true }); }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -15,7 +15,8 @@ export function walk(dir: string, rel = ''): string[] {
   const out: string[] = [];
   for (const e of fs.readdirSync(path.join(dir, rel), { withFileTypes: true })) {
     const p = rel ? `${rel}/${e.name}` : e.name;
-    if (e.isDirectory()) out.push(...walk(dir, p)); else if (e.isFile()) out.push(p);
+    if (e.isDirectory()) out.push(...walk(dir, p));
+    else if (e.isFile()) out.push(p);
   }
   return out;
 }

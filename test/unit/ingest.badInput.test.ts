@@ -69,11 +69,46 @@ describe('ingest: bad input never throws', function () {
 
   it('wrong-typed fields are unknown, naming the schema and field', async () => {
     const cases: Array<[string, string, (v: any) => void, RegExp]> = [
-      ['r/22dd9c27_baseline_result.json', real.s2, v => { v.status = 404; }, /S2.*`status`/],
-      ['r/22dd9c27_baseline_result.json', real.s2, v => { v.metrics = 'fast'; }, /S2.*`metrics`/],
-      ['m/fe66b347/benchmark_result.json', real.s1, v => { v.result.human_metrics = [1, 2]; }, /S1.*`result\.human_metrics`/],
-      ['m/fe66b347/benchmark_result.json', real.s1, v => { v.instance = { commit_hash: 7 }; }, /S1.*`instance\.commit_hash`/],
-      ['d/0ec82edd_result.json', real.s4, v => { v.fix_applied = { a: 1 }; }, /S4.*`fix_applied`/],
+      [
+        'r/22dd9c27_baseline_result.json',
+        real.s2,
+        v => {
+          v.status = 404;
+        },
+        /S2.*`status`/,
+      ],
+      [
+        'r/22dd9c27_baseline_result.json',
+        real.s2,
+        v => {
+          v.metrics = 'fast';
+        },
+        /S2.*`metrics`/,
+      ],
+      [
+        'm/fe66b347/benchmark_result.json',
+        real.s1,
+        v => {
+          v.result.human_metrics = [1, 2];
+        },
+        /S1.*`result\.human_metrics`/,
+      ],
+      [
+        'm/fe66b347/benchmark_result.json',
+        real.s1,
+        v => {
+          v.instance = { commit_hash: 7 };
+        },
+        /S1.*`instance\.commit_hash`/,
+      ],
+      [
+        'd/0ec82edd_result.json',
+        real.s4,
+        v => {
+          v.fix_applied = { a: 1 };
+        },
+        /S4.*`fix_applied`/,
+      ],
     ];
     for (const [name, text, mutate, re] of cases) {
       const v = JSON.parse(text);
@@ -86,7 +121,8 @@ describe('ingest: bad input never throws', function () {
 
   it('a record that names no commit is unknown, not a run with an empty id', async () => {
     const v = JSON.parse(real.s2);
-    v.human_commit = 'not-a-hash'; v.human_commit_full = null;
+    v.human_commit = 'not-a-hash';
+    v.human_commit_full = null;
     const { file, runs } = await recordFor('r/22dd9c27_baseline_result.json', JSON.stringify(v));
     assert.equal(file.kind, 'unknown');
     assert.match((file as { reason: string }).reason, /names no commit id/);
@@ -95,10 +131,19 @@ describe('ingest: bad input never throws', function () {
 
   it('an unreadable file becomes a record with the read error', async () => {
     const r = await scan({
-      async *list() { yield { path: 'a/x_result.json', size: 10 }; yield { path: 'a/y_baseline_result.json', size: real.s2.length }; },
-      readText: async p => { if (p === 'a/x_result.json') throw new Error('EACCES: permission denied'); return real.s2; },
+      async *list() {
+        yield { path: 'a/x_result.json', size: 10 };
+        yield { path: 'a/y_baseline_result.json', size: real.s2.length };
+      },
+      readText: async p => {
+        if (p === 'a/x_result.json') throw new Error('EACCES: permission denied');
+        return real.s2;
+      },
     });
-    assert.deepEqual(r.files.map(f => `${f.path}:${f.kind}`), ['a/x_result.json:unknown', 'a/y_baseline_result.json:run']);
+    assert.deepEqual(
+      r.files.map(f => `${f.path}:${f.kind}`),
+      ['a/x_result.json:unknown', 'a/y_baseline_result.json:run'],
+    );
     assert.match((r.files[0] as { reason: string }).reason, /EACCES/);
   });
 });

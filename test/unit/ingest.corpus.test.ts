@@ -17,8 +17,14 @@ describe('ingest: the real ISO-Bench corpus', function () {
   });
 
   it('counts every *.json under archive/results exactly once', () => {
-    const onDisk = walk(path.join(ISOBENCH, RESULTS)).filter(p => p.endsWith('.json')).map(p => `${RESULTS}/${p}`).sort();
-    const recorded = r.files.filter(f => f.path.startsWith(RESULTS + '/') && f.path.endsWith('.json')).map(f => f.path).sort();
+    const onDisk = walk(path.join(ISOBENCH, RESULTS))
+      .filter(p => p.endsWith('.json'))
+      .map(p => `${RESULTS}/${p}`)
+      .sort();
+    const recorded = r.files
+      .filter(f => f.path.startsWith(RESULTS + '/') && f.path.endsWith('.json'))
+      .map(f => f.path)
+      .sort();
     assert.ok(onDisk.length > 600, `expected the full corpus, found ${onDisk.length} files`);
     assert.deepEqual(recorded, onDisk);
     assert.equal(new Set(recorded).size, recorded.length, 'no file is counted twice');
@@ -71,7 +77,10 @@ describe('ingest: the real ISO-Bench corpus', function () {
     const file = 'archive/results/2026-01/omniperf_results_3way_claude_code/results/modal/fe66b347/benchmark_result.json';
     const raw = read(file);
     const runs = r.runs.filter(x => x.provenance.file === file);
-    assert.deepEqual(runs.map(x => x.role), ['baseline', 'human', 'agent']);
+    assert.deepEqual(
+      runs.map(x => x.role),
+      ['baseline', 'human', 'agent'],
+    );
     for (const run of runs) {
       assert.equal(run.status, 'success');
       const src = raw.result[`${run.role}_metrics`];
@@ -88,7 +97,8 @@ describe('ingest: the real ISO-Bench corpus', function () {
     const s10human = s10.find(x => x.role === 'human' && x.status === 'success')!;
     const raw10 = read(s10human.provenance.file);
     assert.equal(s10human.provenance.pointer, 'result.patched_metrics');
-    for (const [k, v] of Object.entries(raw10.result.patched_metrics)) if (k === 'ttft_mean' && typeof v === 'number') assert.equal(s10human.metrics.ttft_mean_ms, v);
+    for (const [k, v] of Object.entries(raw10.result.patched_metrics))
+      if (k === 'ttft_mean' && typeof v === 'number') assert.equal(s10human.metrics.ttft_mean_ms, v);
     const s9 = r.runs.filter(x => x.provenance.schema === 'S9');
     assert.ok(s9.every(x => x.role !== 'human'));
     const s9agent = s9.find(x => x.role === 'agent' && x.status === 'success')!;
@@ -122,10 +132,14 @@ describe('ingest: the real ISO-Bench corpus', function () {
       const v = read(f.path);
       if (v.instance && v.result) {
         for (const k of Object.keys(v.result)) if (/_metrics$/.test(k)) visit(v.result[k], f.path);
-        visit(v.result.baseline_output, f.path); visit(v.result.patched_output, f.path);
+        visit(v.result.baseline_output, f.path);
+        visit(v.result.patched_output, f.path);
       } else if (v.results) for (const b of Object.values(v.results)) visit((b as { metrics?: unknown }).metrics, f.path);
       else if (v.analysis) for (const role of ['baseline', 'human', 'agent']) visit(v[role]?.metrics, f.path);
-      else if (f.schema === 'S1' || f.schema === 'S8') for (const k of Object.keys(v)) { if (/_metrics$/.test(k)) visit(v[k], f.path); }
+      else if (f.schema === 'S1' || f.schema === 'S8')
+        for (const k of Object.keys(v)) {
+          if (/_metrics$/.test(k)) visit(v[k], f.path);
+        }
       else {
         visit(v.metrics, f.path);
         visit(Object.fromEntries(Object.entries(v).filter(([k]) => !topLevelSkip.has(k))), f.path);
@@ -144,14 +158,20 @@ describe('ingest: the real ISO-Bench corpus', function () {
 
   it('links every claude_code/default agent run whose journal names a commit, and explains the others', () => {
     const base = 'ISO-Bench/state/runs/vllm/claude_code/default';
-    const items = walk(path.join(ISOBENCH, base)).filter(p => /\/(journal|prompt)\.json$|\/task\.txt$/.test(p)).map(p => `${base}/${path.posix.dirname(p)}`);
+    const items = walk(path.join(ISOBENCH, base))
+      .filter(p => /\/(journal|prompt)\.json$|\/task\.txt$/.test(p))
+      .map(p => `${base}/${path.posix.dirname(p)}`);
     const dirs = [...new Set(items)];
     assert.ok(dirs.length > 100);
     const linked = new Map(r.agentRuns.map(a => [a.dir, a]));
     const unlinked = new Map(r.unlinkedAgentRuns.map(u => [u.path, u.reason]));
     for (const dir of dirs) {
       let journal: { commits?: { human?: string } } | null = null;
-      try { journal = JSON.parse(fs.readFileSync(path.join(ISOBENCH, dir, 'journal.json'), 'utf8')); } catch { /* missing or empty */ }
+      try {
+        journal = JSON.parse(fs.readFileSync(path.join(ISOBENCH, dir, 'journal.json'), 'utf8'));
+      } catch {
+        /* missing or empty */
+      }
       const human = journal?.commits?.human;
       if (human) {
         const a = linked.get(dir);
@@ -173,7 +193,21 @@ describe('ingest: the real ISO-Bench corpus', function () {
     assert.deepEqual(Object.keys(s.runsByRole).sort(), ['agent', 'baseline', 'human']);
     assert.equal(s.runs, r.runs.length);
     assert.equal(s.runList!.length, r.runs.length);
-    assert.deepEqual(Object.keys(s.runList![0]).sort(), ['agent', 'commit', 'file', 'fixes', 'image', 'metrics', 'originalStatus', 'project', 'role', 'schema', 'source', 'status', 'timestamp']);
+    assert.deepEqual(Object.keys(s.runList![0]).sort(), [
+      'agent',
+      'commit',
+      'file',
+      'fixes',
+      'image',
+      'metrics',
+      'originalStatus',
+      'project',
+      'role',
+      'schema',
+      'source',
+      'status',
+      'timestamp',
+    ]);
     assert.equal(s.files.parsed + s.files.nonRun + s.files.corrupt.length + s.files.unknown.length, r.files.length);
   });
 });

@@ -7,7 +7,9 @@ describe('ingest pieces', () => {
     it('finds the position of the first error', () => {
       const r = parseJson('{"a": 1,\n "b": ,\n "c": 2}');
       assert.ok(!r.ok);
-      assert.equal(r.line, 2); assert.equal(r.column, 7); assert.equal(r.offset, 15);
+      assert.equal(r.line, 2);
+      assert.equal(r.column, 7);
+      assert.equal(r.offset, 15);
     });
     it('reports extra data after a complete value (the trae_gpt5 corruption)', () => {
       const r = parseJson('{"a": 1}\n"timestamp": "x"\n}');
@@ -47,8 +49,19 @@ describe('ingest pieces', () => {
 
   describe('metric alias table', () => {
     it('maps every spelling to a canonical key that exists, with units converted', () => {
-      for (const s of knownSpellings()) assert.ok(METRICS.some(m => m.key === lookupAlias(s)!.canonical), s);
-      const m = addMetrics(emptyMetrics(), { avg_latency_s: 1.5, ttft_p50: 3, mean_ttft_ms: 4, request_throughput_req_s: 2, total_generated_tokens: 9, weird_key: 1 });
+      for (const s of knownSpellings())
+        assert.ok(
+          METRICS.some(m => m.key === lookupAlias(s)!.canonical),
+          s,
+        );
+      const m = addMetrics(emptyMetrics(), {
+        avg_latency_s: 1.5,
+        ttft_p50: 3,
+        mean_ttft_ms: 4,
+        request_throughput_req_s: 2,
+        total_generated_tokens: 9,
+        weird_key: 1,
+      });
       assert.deepEqual(m.metrics, { latency_avg_ms: 1500, ttft_median_ms: 3, ttft_mean_ms: 4, request_throughput_req_s: 2 });
       assert.deepEqual(m.counts, { total_output_tokens: 9 });
       assert.deepEqual(m.unknown, ['weird_key']);

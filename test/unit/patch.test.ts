@@ -22,7 +22,10 @@ new file mode 100644
 describe('patch', () => {
   it('splits per file and drops the self-referential model_patch.diff hunk', () => {
     const files = splitPatch(PATCH);
-    assert.deepEqual(files.map(f => f.path), ['x.py']);
+    assert.deepEqual(
+      files.map(f => f.path),
+      ['x.py'],
+    );
     const r = applyFilePatch('a = 1\nb = 3\n', files[0]);
     assert.deepEqual(r, { ok: true, text: 'a = 2\nb = 3\n' });
     const bad = applyFilePatch('something else\n', files[0]);

@@ -1,12 +1,18 @@
 import * as assert from 'node:assert/strict';
 import { modelSize, parsePerfCommand, toOfflineCommand, tokenize, versionAtLeast } from '../../src/core/perfcmd';
 
-const codes = (cmd: string, opts = {}) => parsePerfCommand(cmd, opts).problems.map(p => p.code).sort();
+const codes = (cmd: string, opts = {}) =>
+  parsePerfCommand(cmd, opts)
+    .problems.map(p => p.code)
+    .sort();
 
 describe('perfcmd', () => {
   it('splits into argv with offsets and reports shell operators instead of running them', () => {
     const t = tokenize(`python benchmarks/benchmark_serving.py --model "a b" --x='c'`);
-    assert.deepEqual(t.tokens.map(x => x.text), ['python', 'benchmarks/benchmark_serving.py', '--model', 'a b', "--x=c"]);
+    assert.deepEqual(
+      t.tokens.map(x => x.text),
+      ['python', 'benchmarks/benchmark_serving.py', '--model', 'a b', '--x=c'],
+    );
     assert.equal(t.tokens[3].start, 47);
     const bad = parsePerfCommand('python benchmarks/benchmark_serving.py --model x; rm -rf /');
     assert.ok(bad.problems.some(p => p.code === 'shell-operator' && p.severity === 'error'));
@@ -17,7 +23,10 @@ describe('perfcmd', () => {
     const cmd = 'python benchmarks/benchmark_latency.py --batch-size BS --input-len INPUT_LEN --model MODEL';
     const p = parsePerfCommand(cmd);
     const ph = p.problems.filter(x => x.code === 'placeholder');
-    assert.deepEqual(ph.map(x => cmd.slice(x.start, x.end)), ['BS', 'INPUT_LEN', 'MODEL']);
+    assert.deepEqual(
+      ph.map(x => cmd.slice(x.start, x.end)),
+      ['BS', 'INPUT_LEN', 'MODEL'],
+    );
     assert.deepEqual(codes('python benchmarks/benchmark_latency.py --batch-size 8'), ['no-model']);
   });
 
@@ -31,7 +40,10 @@ describe('perfcmd', () => {
   it('checks GPUs, model size, blocked models and the #8791 version bug', () => {
     assert.deepEqual(codes('python benchmarks/benchmark_latency.py --model m --tensor-parallel-size 8', { hostGpus: 1 }), ['tensor-parallel']);
     assert.deepEqual(codes('python benchmarks/benchmark_latency.py --model m -tp 8', { hostGpus: 8 }), []);
-    assert.deepEqual(codes('python benchmarks/benchmark_serving.py --model deepseek-ai/DeepSeek-V3', { blockedModels: ['deepseek-v3'] }), ['blocked-model', 'model-too-large']);
+    assert.deepEqual(codes('python benchmarks/benchmark_serving.py --model deepseek-ai/DeepSeek-V3', { blockedModels: ['deepseek-v3'] }), [
+      'blocked-model',
+      'model-too-large',
+    ]);
     assert.deepEqual(codes('python benchmarks/benchmark_serving.py --model m', { vllmVersion: '0.6.4.post2.dev375+gd263bd9d' }), ['version-bug']);
     assert.deepEqual(codes('python benchmarks/benchmark_serving.py --model m', { vllmVersion: '0.7.4' }), []);
     // 140 GB of bf16 weights leave no room for a KV cache on 2 × 80 GB: the estimate says 4.
@@ -50,7 +62,9 @@ describe('perfcmd', () => {
   });
 
   it('rewrites a serving command to the closest offline benchmark', () => {
-    const off = toOfflineCommand('python benchmarks/benchmark_serving.py --model m --random-input-len 256 --random-output-len 64 --num-prompts 100 --dataset-name random');
+    const off = toOfflineCommand(
+      'python benchmarks/benchmark_serving.py --model m --random-input-len 256 --random-output-len 64 --num-prompts 100 --dataset-name random',
+    );
     assert.equal(off, 'python benchmarks/benchmark_throughput.py --model m --input-len 256 --output-len 64 --num-prompts 100');
     assert.deepEqual(codes(off!), []);
   });

@@ -16,15 +16,21 @@ export const LOG_READ_CAP = 64 * 1024 * 1024;
  * measured only when its whole patch applied: its log may show hunks the pipeline skipped).
  * Result files are re-read (they were not kept in memory by the scan) one at a time and dropped after use.
  */
-export async function classifyRuns(scan: Pick<ScanResult, 'runs' | 'commits'>, read: ReadText, classifier = new Classifier(), signal?: AbortSignal,
+export async function classifyRuns(
+  scan: Pick<ScanResult, 'runs' | 'commits'>,
+  read: ReadText,
+  classifier = new Classifier(),
+  signal?: AbortSignal,
   /** Only the runs of these result files (the others are known already). */
   only?: ReadonlySet<string>,
   /** A result file's texts when they are known already (its extract kept them): no second read. */
-  textsOf?: (file: string) => Record<string, string> | undefined): Promise<Map<string, Classification>> {
+  textsOf?: (file: string) => Record<string, string> | undefined,
+): Promise<Map<string, Classification>> {
   const commits = new Map<string, Commit>(scan.commits.map(c => [c.hash, c]));
   const byFile = new Map<string, Run[]>();
   for (const r of scan.runs) {
-    if ((r.status !== 'success' || r.role === 'agent') && (!only || only.has(r.provenance.file))) (byFile.get(r.provenance.file) ?? byFile.set(r.provenance.file, []).get(r.provenance.file)!).push(r);
+    if ((r.status !== 'success' || r.role === 'agent') && (!only || only.has(r.provenance.file)))
+      (byFile.get(r.provenance.file) ?? byFile.set(r.provenance.file, []).get(r.provenance.file)!).push(r);
   }
   const out = new Map<string, Classification>();
   // Runs whose only texts are short and repeat (the same error in many files) are classified once:
@@ -35,18 +41,32 @@ export async function classifyRuns(scan: Pick<ScanResult, 'runs' | 'commits'>, r
     let doc: unknown = null;
     const known = textsOf?.(file);
     if (known) doc = docOf(known);
-    else try { const p = parseJson(await read(file)); doc = p.ok ? p.value : null; } catch { doc = null; }
+    else
+      try {
+        const p = parseJson(await read(file));
+        doc = p.ok ? p.value : null;
+      } catch {
+        doc = null;
+      }
     const logs = new Map<string, string>();
     const notes = new Map<string, string>();
-    for (const r of runs) for (const f of r.logFiles) {
-      if (logs.has(f) || notes.has(f)) continue;
-      try {
-        logs.set(f, await read(f, { maxBytes: LOG_READ_CAP, onCapped: (size, kept) => notes.set(f, `${f} is ${(size / 1048576).toFixed(0)} MiB: only its first and last ${(kept / 2 / 1048576).toFixed(0)} MiB were classified`) }));
-      } catch (e) {
-        // A missing or refused log: classify without it, and say so.
-        notes.set(f, `${f} was not read: ${e instanceof Error ? e.message.replace(/^ENOENT: no such file or directory.*/, 'it does not exist') : String(e)}`);
+    for (const r of runs)
+      for (const f of r.logFiles) {
+        if (logs.has(f) || notes.has(f)) continue;
+        try {
+          logs.set(
+            f,
+            await read(f, {
+              maxBytes: LOG_READ_CAP,
+              onCapped: (size, kept) =>
+                notes.set(f, `${f} is ${(size / 1048576).toFixed(0)} MiB: only its first and last ${(kept / 2 / 1048576).toFixed(0)} MiB were classified`),
+            }),
+          );
+        } catch (e) {
+          // A missing or refused log: classify without it, and say so.
+          notes.set(f, `${f} was not read: ${e instanceof Error ? e.message.replace(/^ENOENT: no such file or directory.*/, 'it does not exist') : String(e)}`);
+        }
       }
-    }
     for (const r of runs) {
       const input = classifyInput(r, doc, logs, commits.get(r.commit));
       const key = memoKey(input, r);
@@ -59,7 +79,13 @@ export async function classifyRuns(scan: Pick<ScanResult, 'runs' | 'commits'>, r
       else {
         // A measured agent run only needs a classification when its patch did not wholly apply.
         const patch = c.findings.find(f => f.category === 'agent-patch-failed');
-        if (patch) out.set(r.id, { ...patch, group: category(patch.category).group, fixability: category(patch.category).fixability, findings: [patch, ...c.findings.filter(f => f !== patch)] });
+        if (patch)
+          out.set(r.id, {
+            ...patch,
+            group: category(patch.category).group,
+            fixability: category(patch.category).fixability,
+            findings: [patch, ...c.findings.filter(f => f !== patch)],
+          });
       }
     }
   }
@@ -70,7 +96,10 @@ export async function classifyRuns(scan: Pick<ScanResult, 'runs' | 'commits'>, r
 function memoKey(input: ClassifyInput, r: Run): string | null {
   if (r.logFiles.length) return null;
   let size = 0;
-  for (const t of input.texts) { size += t.text.length; if (size > 4096 || t.source.file !== r.provenance.file) return null; }
+  for (const t of input.texts) {
+    size += t.text.length;
+    if (size > 4096 || t.source.file !== r.provenance.file) return null;
+  }
   return JSON.stringify([input.role, input.status, input.texts.map(t => [t.scope, t.source.field, t.text])]);
 }
 
@@ -100,6 +129,10 @@ export function applyPatchTruth(runs: readonly Run[], classifications: ReadonlyM
   return runs.map(r => {
     const c = classifications.get(r.id);
     if (r.status !== 'success' || r.role !== 'agent' || c?.category !== 'agent-patch-failed') return r;
-    return { ...r, status: 'failed', error: `the agent patch did not wholly apply (${c.evidence?.text ?? c.description}); its numbers are not the agent's result` };
+    return {
+      ...r,
+      status: 'failed',
+      error: `the agent patch did not wholly apply (${c.evidence?.text ?? c.description}); its numbers are not the agent's result`,
+    };
   });
 }

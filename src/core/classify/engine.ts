@@ -1,14 +1,21 @@
 import type { Role, RunStatus } from '../model';
 import { category, type Fixability, type Group } from './taxonomy';
-import { RuleSchema, type Rule, type RuleSpec } from './ruleSchema';
+import { RuleSchema, type Rule } from './ruleSchema';
 import { BUILTIN_RULES } from './builtinRules';
 import { linearMatcher, nativeMatcher, type Match, type Matcher } from './matcher';
-import { isErrorForm, isNoise } from './lines';
+import { isErrorForm, isNoise } from '../logs/lines';
 import { requiredLiterals } from './literals';
 import { LiteralScanner } from './literalScanner';
 
-export interface EvidenceSource { file: string; field: string | null }
-export interface TextInput { source: EvidenceSource; text: string; scope: 'error' | 'output' }
+export interface EvidenceSource {
+  file: string;
+  field: string | null;
+}
+export interface TextInput {
+  source: EvidenceSource;
+  text: string;
+  scope: 'error' | 'output';
+}
 
 export interface ClassifyInput {
   role: Role | null;
@@ -18,7 +25,12 @@ export interface ClassifyInput {
   context: string;
 }
 
-export interface Evidence { file: string; field: string | null; line: number; text: string }
+export interface Evidence {
+  file: string;
+  field: string | null;
+  line: number;
+  text: string;
+}
 
 /** One thing a run's texts show; a run keeps all of them, primary first (like Jenkins' Build Failure Analyzer). */
 export interface Finding {
@@ -48,10 +60,27 @@ const SECONDARY_WHEN_OTHERS = new Set(['agent.patch-partial']);
 /** After the primary signature is known, this many more candidate lines are looked at for secondary findings. */
 const SECONDARY_LINE_BUDGET = 20_000;
 
-interface CompiledIndication { scope: Rule['indications'][number]['scope']; m: Matcher; multiline: boolean }
-interface CompiledRule { rule: Rule; user: boolean; inds: CompiledIndication[] }
+interface CompiledIndication {
+  scope: Rule['indications'][number]['scope'];
+  m: Matcher;
+  multiline: boolean;
+}
+interface CompiledRule {
+  rule: Rule;
+  user: boolean;
+  inds: CompiledIndication[];
+}
 
-interface Hit { rule: CompiledRule; match: Match; ind: CompiledIndication; source: EvidenceSource; line: number; lineText: string; errorForm: boolean; order: number }
+interface Hit {
+  rule: CompiledRule;
+  match: Match;
+  ind: CompiledIndication;
+  source: EvidenceSource;
+  line: number;
+  lineText: string;
+  errorForm: boolean;
+  order: number;
+}
 
 export interface ClassifierOptions {
   userRules?: Rule[];
@@ -59,7 +88,11 @@ export interface ClassifierOptions {
   userRuleBudgetMs?: number;
 }
 
-export interface BudgetReport { rule: string; file: string; elapsedMs: number }
+export interface BudgetReport {
+  rule: string;
+  file: string;
+  elapsedMs: number;
+}
 
 const MAX_EVIDENCE = 400;
 /** Lines longer than this are matched in windows of WINDOW characters around their literals. */
@@ -75,7 +108,10 @@ const MULTI_OVERLAP = 65536;
 /** Window starts covering [0, length) with the given size and overlap. */
 function slide(length: number, size: number, overlap: number): number[] {
   const out: number[] = [];
-  for (let s = 0; ; s += size - overlap) { out.push(s); if (s + size >= length) break; }
+  for (let s = 0; ; s += size - overlap) {
+    out.push(s);
+    if (s + size >= length) break;
+  }
   return out;
 }
 
@@ -111,17 +147,20 @@ export class Classifier {
     this.rules = [...user, ...builtin]; // user rules win ties on the same line
     // The prefilter looks for the literals every match must contain (see literals.ts).
     const lits = new Set<string>();
-    for (const r of builtin) for (const ind of r.rule.indications) {
-      if (ind.multiline || ind.scope === 'context') continue;
-      const req = requiredLiterals(ind.pattern);
-      if (!req) throw new Error(`built-in rule ${r.rule.id}: pattern has no required literal: ${ind.pattern}`);
-      for (const l of req) lits.add(l.toLowerCase());
-    }
+    for (const r of builtin)
+      for (const ind of r.rule.indications) {
+        if (ind.multiline || ind.scope === 'context') continue;
+        const req = requiredLiterals(ind.pattern);
+        if (!req) throw new Error(`built-in rule ${r.rule.id}: pattern has no required literal: ${ind.pattern}`);
+        for (const l of req) lits.add(l.toLowerCase());
+      }
     this.literals = [...lits];
     this.scanner = new LiteralScanner([this.literals]);
   }
 
-  get hasUserRules(): boolean { return this.rules.some(r => r.user); }
+  get hasUserRules(): boolean {
+    return this.rules.some(r => r.user);
+  }
 
   classify(input: ClassifyInput): Classification {
     const state = new ScanState(input.role, this.userBudgetMs, this.budgetReports);
@@ -137,7 +176,10 @@ export class Classifier {
       for (const ind of r.inds) {
         if (ind.scope !== 'context') continue;
         const m = ind.m.exec(input.context);
-        if (m) { state.context ??= { r, m }; break; }
+        if (m) {
+          state.context ??= { r, m };
+          break;
+        }
       }
       if (state.context) break;
     }
@@ -153,17 +195,29 @@ export class Classifier {
     let line = 1;
     return {
       /** True once the earliest error-form signature is known: later lines cannot change the result. */
-      get settled() { return !state.wantsMore; },
+      get settled() {
+        return !state.wantsMore;
+      },
       text: (chunk: string) => {
         if (state.wantsMore || this.hasUserRules) this.scanText(chunk, line, source, 'output', role, state, 0);
         for (let i = chunk.indexOf('\n'); i !== -1; i = chunk.indexOf('\n', i + 1)) line++;
       },
-      line: (text: string, no: number) => { if (state.wantsMore) this.evalLine(text, no, source, 'output', role, state, 0); },
+      line: (text: string, no: number) => {
+        if (state.wantsMore) this.evalLine(text, no, source, 'output', role, state, 0);
+      },
       end: (status: RunStatus = 'failed') => this.decide({ role, status, texts: [], context: '' }, state),
     };
   }
 
-  private scanText(text: string, firstLine: number, source: EvidenceSource, scope: 'error' | 'output', role: Role | null, state: ScanState, order: number): void {
+  private scanText(
+    text: string,
+    firstLine: number,
+    source: EvidenceSource,
+    scope: 'error' | 'output',
+    role: Role | null,
+    state: ScanState,
+    order: number,
+  ): void {
     // User rules (RE2, linear) look at every line, first, so they win ties on the same line.
     if (!state.userDisabled && this.rules.some(r => r.user && appliesToRole(r, role))) {
       let line = firstLine;
@@ -186,7 +240,16 @@ export class Classifier {
    * wins the line). Built-ins look at a long line only in windows around its literals, so their
    * cost stays linear whatever the line length.
    */
-  evalLine(lineText: string, lineNo: number, source: EvidenceSource, scope: 'error' | 'output', role: Role | null, state: ScanState, order: number, user = false): void {
+  evalLine(
+    lineText: string,
+    lineNo: number,
+    source: EvidenceSource,
+    scope: 'error' | 'output',
+    role: Role | null,
+    state: ScanState,
+    order: number,
+    user = false,
+  ): void {
     if (!user) state.seen();
     if (isNoise(lineText)) return;
     const errorForm = isErrorForm(lineText.length > LONG_LINE ? lineText.slice(0, LONG_LINE) : lineText);
@@ -205,10 +268,16 @@ export class Classifier {
         for (const ind of r.inds) {
           if (ind.multiline || ind.scope === 'context' || (ind.scope !== 'any' && ind.scope !== scope)) continue;
           const m = ind.m.exec(view);
-          if (m) { hit = { rule: r, match: m, ind, source, line: lineNo, lineText: view, errorForm, order }; break; }
+          if (m) {
+            hit = { rule: r, match: m, ind, source, line: lineNo, lineText: view, errorForm, order };
+            break;
+          }
         }
         if (r.user) state.chargeUser(r, source.file, Date.now() - t0);
-        if (hit) { state.offer(hit); return; }
+        if (hit) {
+          state.offer(hit);
+          return;
+        }
       }
     }
   }
@@ -223,7 +292,15 @@ export class Classifier {
     return [...starts].sort((a, b) => a - b).slice(0, 64);
   }
 
-  private multiline(text: string, firstLine: number, source: EvidenceSource, scope: 'error' | 'output', role: Role | null, state: ScanState, order: number): void {
+  private multiline(
+    text: string,
+    firstLine: number,
+    source: EvidenceSource,
+    scope: 'error' | 'output',
+    role: Role | null,
+    state: ScanState,
+    order: number,
+  ): void {
     for (const r of this.rules) {
       if (!appliesToRole(r, role) || (r.user && state.userDisabled)) continue;
       for (const ind of r.inds) {
@@ -235,7 +312,10 @@ export class Classifier {
           const t0 = Date.now();
           const hit = ind.m.exec(w || text.length > MULTI_WINDOW ? text.slice(w, w + MULTI_WINDOW) : text);
           if (r.user) state.chargeUser(r, source.file, Date.now() - t0);
-          if (hit) { m = { ...hit, index: hit.index + w }; break; }
+          if (hit) {
+            m = { ...hit, index: hit.index + w };
+            break;
+          }
         }
         if (!m) continue;
         const start = text.lastIndexOf('\n', m.index - 1) + 1;
@@ -250,18 +330,31 @@ export class Classifier {
 
   private decide(input: ClassifyInput, s: ScanState): Classification {
     const findings: Finding[] = [];
-    const add = (f: Finding) => { if (!findings.some(x => x.category === f.category && x.cause === f.cause)) findings.push(f); };
+    const add = (f: Finding) => {
+      if (!findings.some(x => x.category === f.category && x.cause === f.cause)) findings.push(f);
+    };
     // Signatures: the earliest error-form line first, then other lines; partial patches last.
     const sigs = s.signatures();
     const main = sigs.filter(h => !SECONDARY_WHEN_OTHERS.has(h.rule.rule.id));
     const late = sigs.filter(h => SECONDARY_WHEN_OTHERS.has(h.rule.rule.id));
     for (const h of [...main, ...late]) add(findingOf(h, 'signature'));
-    if (s.context) { const { r, m } = s.context; add(findingOfRule(r.rule, render(r.rule.description, m.groups), 'context', null)); }
+    if (s.context) {
+      const { r, m } = s.context;
+      add(findingOfRule(r.rule, render(r.rule.description, m.groups), 'context', null));
+    }
     if (s.generic) add(findingOf(s.generic, 'generic'));
-    if (!findings.length && input.status === 'timeout') add({ category: 'timeout', cause: null, description: 'The run was recorded as timed out', rule: null, strength: 'status', evidence: null });
+    if (!findings.length && input.status === 'timeout')
+      add({ category: 'timeout', cause: null, description: 'The run was recorded as timed out', rule: null, strength: 'status', evidence: null });
     if (!findings.length) {
       const last = lastErrorLine(input.texts);
-      add({ category: 'unclassified', cause: null, description: last ? `No rule matched; last error line: ${last.text}` : 'No rule matched and no error text was kept', rule: null, strength: 'none', evidence: last });
+      add({
+        category: 'unclassified',
+        cause: null,
+        description: last ? `No rule matched; last error line: ${last.text}` : 'No rule matched and no error text was kept',
+        rule: null,
+        strength: 'none',
+        evidence: last,
+      });
     }
     const p = findings[0];
     const c = category(p.category);
@@ -276,13 +369,16 @@ function lastErrorLine(texts: TextInput[]): Evidence | null {
     const lines = texts[t].text.split('\n');
     for (let i = lines.length - 1; i >= 0; i--) {
       const l = lines[i];
-      if (l.trim() && isErrorForm(l) && !isNoise(l)) return { file: texts[t].source.file, field: texts[t].source.field, line: i + 1, text: evidenceText(l, 0, l.length) };
+      if (l.trim() && isErrorForm(l) && !isNoise(l))
+        return { file: texts[t].source.file, field: texts[t].source.field, line: i + 1, text: evidenceText(l, 0, l.length) };
     }
   }
   return null;
 }
 
-function appliesToRole(r: CompiledRule, role: Role | null): boolean { return !r.rule.roles || (role !== null && r.rule.roles.includes(role)); }
+function appliesToRole(r: CompiledRule, role: Role | null): boolean {
+  return !r.rule.roles || (role !== null && r.rule.roles.includes(role));
+}
 
 function compileRule(rule: Rule, user: boolean): CompiledRule {
   const make = user ? linearMatcher : nativeMatcher;
@@ -294,8 +390,12 @@ function findingOfRule(rule: Rule, description: string, strength: Finding['stren
 }
 
 function findingOf(h: Hit, strength: Finding['strength']): Finding {
-  return findingOfRule(h.rule.rule, render(h.rule.rule.description, h.match.groups), h.rule.rule.strength === 'generic' ? 'generic' : strength,
-    { file: h.source.file, field: h.source.field, line: h.line, text: evidenceText(h.lineText, h.match.index, h.match.length) });
+  return findingOfRule(h.rule.rule, render(h.rule.rule.description, h.match.groups), h.rule.rule.strength === 'generic' ? 'generic' : strength, {
+    file: h.source.file,
+    field: h.source.field,
+    line: h.line,
+    text: evidenceText(h.lineText, h.match.index, h.match.length),
+  });
 }
 
 class ScanState {
@@ -308,15 +408,25 @@ class ScanState {
   private primarySettled = false;
   private afterSettled = 0;
 
-  constructor(readonly role: Role | null, private readonly budget: number, private readonly reports: BudgetReport[]) {}
+  constructor(
+    readonly role: Role | null,
+    private readonly budget: number,
+    private readonly reports: BudgetReport[],
+  ) {}
 
-  get hasSignature(): boolean { return this.byCategory.size > 0; }
+  get hasSignature(): boolean {
+    return this.byCategory.size > 0;
+  }
 
   /** Counts a candidate line looked at once the primary is known (secondary findings are searched within a budget). */
-  seen(): void { if (this.primarySettled) this.afterSettled++; }
+  seen(): void {
+    if (this.primarySettled) this.afterSettled++;
+  }
 
   /** Whether later lines can still add a finding (bounded once the primary signature is known). */
-  get wantsMore(): boolean { return !this.primarySettled || this.afterSettled < SECONDARY_LINE_BUDGET; }
+  get wantsMore(): boolean {
+    return !this.primarySettled || this.afterSettled < SECONDARY_LINE_BUDGET;
+  }
 
   /** Signature hits, best first: error-form lines before others, then by text order and line. */
   signatures(): Hit[] {
@@ -324,8 +434,12 @@ class ScanState {
   }
 
   offer(h: Hit): void {
-    const better = (a: Hit | undefined | null) => !a || (h.errorForm && !a.errorForm) || (h.errorForm === a.errorForm && (h.order < a.order || (h.order === a.order && h.line < a.line)));
-    if (h.rule.rule.strength === 'generic') { if (better(this.generic)) this.generic = h; return; }
+    const better = (a: Hit | undefined | null) =>
+      !a || (h.errorForm && !a.errorForm) || (h.errorForm === a.errorForm && (h.order < a.order || (h.order === a.order && h.line < a.line)));
+    if (h.rule.rule.strength === 'generic') {
+      if (better(this.generic)) this.generic = h;
+      return;
+    }
     const key = `${h.rule.rule.category}|${h.rule.rule.cause ?? ''}`;
     if (better(this.byCategory.get(key))) this.byCategory.set(key, h);
     if (h.errorForm && !SECONDARY_WHEN_OTHERS.has(h.rule.rule.id)) this.primarySettled = true;
@@ -339,5 +453,3 @@ class ScanState {
     }
   }
 }
-
-export type { RuleSpec };

@@ -22,7 +22,12 @@ export class LiteralScanner {
         for (const raw of enc.encode(lit)) {
           const b = fold(raw);
           let t = next[s].get(b);
-          if (t === undefined) { t = next.length; next.push(new Map()); out.push(0); next[s].set(b, t); }
+          if (t === undefined) {
+            t = next.length;
+            next.push(new Map());
+            out.push(0);
+            next[s].set(b, t);
+          }
           s = t;
         }
         out[s] |= 1 << k;
@@ -35,7 +40,10 @@ export class LiteralScanner {
     for (let b = 0; b < 256; b++) {
       const t = next[0].get(fold(b));
       delta[b] = t ?? 0;
-      if (t !== undefined && b === fold(b)) { fail[t] = 0; queue.push(t); }
+      if (t !== undefined && b === fold(b)) {
+        fail[t] = 0;
+        queue.push(t);
+      }
     }
     for (let qi = 0; qi < queue.length; qi++) {
       const s = queue[qi];
@@ -43,7 +51,10 @@ export class LiteralScanner {
       for (let b = 0; b < 256; b++) {
         const t = next[s].get(fold(b));
         if (t !== undefined) {
-          if (b === fold(b)) { fail[t] = delta[fail[s] * 256 + b]; queue.push(t); }
+          if (b === fold(b)) {
+            fail[t] = delta[fail[s] * 256 + b];
+            queue.push(t);
+          }
           delta[s * 256 + b] = t;
         } else delta[s * 256 + b] = delta[fail[s] * 256 + b];
       }
@@ -59,17 +70,22 @@ export class LiteralScanner {
       if (f !== b) continue;
       let used = false;
       for (let st = 0; st < n && !used; st++) used = next[st].has(f);
-      if (used) { cls[b] = classes; rep.push(b); classes++; }
+      if (used) {
+        cls[b] = classes;
+        rep.push(b);
+        classes++;
+      }
     }
     for (let b = 0; b < 256; b++) if (fold(b) !== b) cls[b] = cls[fold(b)];
     const shift = Math.max(1, Math.ceil(Math.log2(classes)));
     const stride = 1 << shift;
     const pm = new Int32Array(n * stride);
     // Class 0 stands for every byte in no literal: its transition is the one of a byte outside all literals (e.g. 0).
-    for (let st = 0; st < n; st++) for (let c = 0; c < classes; c++) {
-      const t = delta[st * 256 + rep[c]];
-      pm[st * stride + c] = out[t] !== 0 ? -(t + 1) : t << shift;
-    }
+    for (let st = 0; st < n; st++)
+      for (let c = 0; c < classes; c++) {
+        const t = delta[st * 256 + rep[c]];
+        pm[st * stride + c] = out[t] !== 0 ? -(t + 1) : t << shift;
+      }
     this.delta = pm;
     this.out = Int32Array.from(out);
     this.cls = cls;
@@ -81,8 +97,13 @@ export class LiteralScanner {
    * (lineEnd excludes the newline). Returns the number of newlines seen.
    */
   scanBytes(buf: Uint8Array, from: number, to: number, firstLine: number, onLine: (start: number, end: number, line: number, mask: number) => void): number {
-    const delta = this.delta, out = this.out, cls = this.cls, sh = this.shift;
-    let s = 0, line = firstLine, counted = from;
+    const delta = this.delta,
+      out = this.out,
+      cls = this.cls,
+      sh = this.shift;
+    let s = 0,
+      line = firstLine,
+      counted = from;
     for (let i = from; i < to; i++) {
       s = delta[s | cls[buf[i]]];
       if (s >= 0) continue;
@@ -93,7 +114,11 @@ export class LiteralScanner {
       let end = buf.indexOf(10, i);
       if (end === -1 || end > to) end = to;
       let t = -s - 1;
-      for (let j = i + 1; j < end; j++) { const x = delta[(t << sh) | cls[buf[j]]]; t = x < 0 ? -x - 1 : x >> sh; mask |= out[t]; }
+      for (let j = i + 1; j < end; j++) {
+        const x = delta[(t << sh) | cls[buf[j]]];
+        t = x < 0 ? -x - 1 : x >> sh;
+        mask |= out[t];
+      }
       onLine(Math.max(start, from), end, line, mask);
       counted = end;
       i = end - 1;
@@ -117,4 +142,6 @@ export class LiteralScanner {
 const ENCODER = new TextEncoder();
 const DECODER = new TextDecoder('utf-8');
 
-function fold(b: number): number { return b >= 65 && b <= 90 ? b + 32 : b; }
+function fold(b: number): number {
+  return b >= 65 && b <= 90 ? b + 32 : b;
+}

@@ -12,14 +12,25 @@ function parse(src: string, i: number, stopAtParen: boolean): { alts: Item[][]; 
   while (i < src.length) {
     const c = src[i];
     if (c === ')' && stopAtParen) return { alts, end: i + 1 };
-    if (c === '|') { cur = []; alts.push(cur); i++; continue; }
+    if (c === '|') {
+      cur = [];
+      alts.push(cur);
+      i++;
+      continue;
+    }
     let atom: Item;
     if (c === '(') {
-      let j = i + 1, look = false;
+      let j = i + 1,
+        look = false;
       if (src[j] === '?') {
         if (src[j + 1] === ':') j += 2;
-        else if (src[j + 1] === '<' && src[j + 2] !== '=' && src[j + 2] !== '!') j = src.indexOf('>', j) + 1; // named group
-        else { look = true; j += 2; if (src[j - 1] === '<') j++; }
+        else if (src[j + 1] === '<' && src[j + 2] !== '=' && src[j + 2] !== '!')
+          j = src.indexOf('>', j) + 1; // named group
+        else {
+          look = true;
+          j += 2;
+          if (src[j - 1] === '<') j++;
+        }
       }
       const inner = parse(src, j, true);
       i = inner.end;
@@ -34,19 +45,45 @@ function parse(src: string, i: number, stopAtParen: boolean): { alts: Item[][]; 
     } else if (c === '\\') {
       const e = src[i + 1];
       i += 2;
-      if (e === 'x') { atom = { lit: String.fromCharCode(parseInt(src.slice(i, i + 2), 16)) }; i += 2; }
-      else if (/[dDwWsSbBnrtfv0-9]/.test(e)) atom = { brk: true };
+      if (e === 'x') {
+        atom = { lit: String.fromCharCode(parseInt(src.slice(i, i + 2), 16)) };
+        i += 2;
+      } else if (/[dDwWsSbBnrtfv0-9]/.test(e)) atom = { brk: true };
       else atom = { lit: e };
-    } else if (c === '.' || c === '^' || c === '$') { i++; atom = { brk: true }; }
-    else { i++; atom = { lit: c }; }
+    } else if (c === '.' || c === '^' || c === '$') {
+      i++;
+      atom = { brk: true };
+    } else {
+      i++;
+      atom = { lit: c };
+    }
     // Quantifiers: optional atoms vanish; repeated ones keep one copy and end the run after it.
     const q = src[i];
-    if (q === '?' || q === '*') { i++; if (src[i] === '?') i++; cur.push({ brk: true }); continue; }
+    if (q === '?' || q === '*') {
+      i++;
+      if (src[i] === '?') i++;
+      cur.push({ brk: true });
+      continue;
+    }
     if (q === '{') {
       const m = /^\{(\d*)(,?)(\d*)\}/.exec(src.slice(i));
-      if (m) { i += m[0].length; if (src[i] === '?') i++; if (!m[1] || m[1] === '0') { cur.push({ brk: true }); continue; } cur.push(atom, { brk: true }); continue; }
+      if (m) {
+        i += m[0].length;
+        if (src[i] === '?') i++;
+        if (!m[1] || m[1] === '0') {
+          cur.push({ brk: true });
+          continue;
+        }
+        cur.push(atom, { brk: true });
+        continue;
+      }
     }
-    if (q === '+') { i++; if (src[i] === '?') i++; cur.push(atom, { brk: true }); continue; }
+    if (q === '+') {
+      i++;
+      if (src[i] === '?') i++;
+      cur.push(atom, { brk: true });
+      continue;
+    }
     cur.push(atom);
   }
   return { alts, end: i };
@@ -56,14 +93,26 @@ function parse(src: string, i: number, stopAtParen: boolean): { alts: Item[][]; 
 function bestOfSeq(items: Item[]): string[] | null {
   const cands: string[][] = [];
   let run = '';
-  const flush = () => { if (run) cands.push([run]); run = ''; };
+  const flush = () => {
+    if (run) cands.push([run]);
+    run = '';
+  };
   for (const it of items) {
-    if ('lit' in it) { run += it.lit; continue; }
-    if ('brk' in it) { flush(); continue; }
+    if ('lit' in it) {
+      run += it.lit;
+      continue;
+    }
+    if ('brk' in it) {
+      flush();
+      continue;
+    }
     if (it.alts.length === 1) {
       // A group of one alternative is part of the sequence: inline its literal prefix/suffix runs.
       const inner = it.alts[0];
-      if (inner.every(x => 'lit' in x)) { run += inner.map(x => (x as { lit: string }).lit).join(''); continue; }
+      if (inner.every(x => 'lit' in x)) {
+        run += inner.map(x => (x as { lit: string }).lit).join('');
+        continue;
+      }
       flush();
       const b = bestOfSeq(inner);
       if (b) cands.push(b);
@@ -84,5 +133,3 @@ export function requiredLiterals(pattern: string): string[] | null {
   if (!perAlt.every((x): x is string[] => !!x)) return null;
   return [...new Set(perAlt.flat())];
 }
-
-export const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');

@@ -36,9 +36,17 @@ export class LogClassifier {
    * literal across the cut is still found.
    */
   pushBytes(input: Uint8Array): void {
-    if (!this.scanner) { this.pushText(this.decoder.decode(input, { stream: true })); return; }
+    if (!this.scanner) {
+      this.pushText(this.decoder.decode(input, { stream: true }));
+      return;
+    }
     let buf = input;
-    if (this.overlap.length) { const joined = new Uint8Array(this.overlap.length + input.length); joined.set(this.overlap); joined.set(input, this.overlap.length); buf = joined; }
+    if (this.overlap.length) {
+      const joined = new Uint8Array(this.overlap.length + input.length);
+      joined.set(this.overlap);
+      joined.set(input, this.overlap.length);
+      buf = joined;
+    }
     const n = this.scanner.scanBytes(buf, 0, buf.length, this.line, (start, end, line, mask) => {
       const text = this.decoder.decode(buf.subarray(start, end));
       if (mask & 1 && !this.stream.settled) this.stream.line(text, line);

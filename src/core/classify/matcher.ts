@@ -1,15 +1,27 @@
 import { RE2JS } from 're2js';
 
 /** What a compiled pattern returns: where it matched and its capture groups. */
-export interface Match { index: number; length: number; groups: Array<string | undefined> }
-export interface Matcher { exec(text: string): Match | null; readonly source: string; readonly linear: boolean }
+export interface Match {
+  index: number;
+  length: number;
+  groups: Array<string | undefined>;
+}
+export interface Matcher {
+  exec(text: string): Match | null;
+  readonly source: string;
+  readonly linear: boolean;
+}
 
 /** Built-in patterns: V8's regex engine (the patterns are written to be linear on a line). */
 export function nativeMatcher(pattern: string, flags = '', multiline = false): Matcher {
   const re = new RegExp(pattern, flags + (multiline ? 'm' : ''));
   return {
-    source: pattern, linear: false,
-    exec(text) { const m = re.exec(text); return m ? { index: m.index, length: m[0].length, groups: m.slice(1) } : null; },
+    source: pattern,
+    linear: false,
+    exec(text) {
+      const m = re.exec(text);
+      return m ? { index: m.index, length: m[0].length, groups: m.slice(1) } : null;
+    },
   };
 }
 
@@ -23,7 +35,8 @@ export function linearMatcher(pattern: string, flags = '', multiline = false): M
   if (multiline) f |= RE2JS.MULTILINE;
   const re = RE2JS.compile(pattern, f);
   return {
-    source: pattern, linear: true,
+    source: pattern,
+    linear: true,
     exec(text) {
       const m = re.matcher(text);
       if (!m.find()) return null;
@@ -44,9 +57,22 @@ export function catastrophicReason(pattern: string): string | null {
   const stack: Array<{ inner: boolean }> = [];
   for (let i = 0; i < pattern.length; i++) {
     const c = pattern[i];
-    if (c === '\\') { i++; if (stack.length && /[dwsDWS.]/.test(pattern[i] ?? '') && /[+*{]/.test(pattern[i + 1] ?? '')) stack[stack.length - 1].inner = true; continue; }
-    if (c === '[') { const end = pattern.indexOf(']', i + 2); if (end < 0) break; if (stack.length && /[+*{]/.test(pattern[end + 1] ?? '')) stack[stack.length - 1].inner = true; i = end; continue; }
-    if (c === '(') { stack.push({ inner: false }); continue; }
+    if (c === '\\') {
+      i++;
+      if (stack.length && /[dwsDWS.]/.test(pattern[i] ?? '') && /[+*{]/.test(pattern[i + 1] ?? '')) stack[stack.length - 1].inner = true;
+      continue;
+    }
+    if (c === '[') {
+      const end = pattern.indexOf(']', i + 2);
+      if (end < 0) break;
+      if (stack.length && /[+*{]/.test(pattern[end + 1] ?? '')) stack[stack.length - 1].inner = true;
+      i = end;
+      continue;
+    }
+    if (c === '(') {
+      stack.push({ inner: false });
+      continue;
+    }
     if (c === ')') {
       const g = stack.pop();
       const q = pattern[i + 1];

@@ -11,28 +11,33 @@ import { ROLES } from '../model';
  * `context` = inferred from the command/model when no signature is found; `generic` = the
  * pipelines' summary error strings, used only when nothing better is known.
  */
-export const IndicationSchema = z.object({
-  scope: z.enum(['error', 'output', 'any', 'context']),
-  pattern: z.string().min(1),
-  flags: z.string().regex(/^i?$/, 'only the flag "i" is supported').optional(),
-  multiline: z.boolean().optional(),
-}).strict();
-export type Indication = z.infer<typeof IndicationSchema>;
+export const IndicationSchema = z
+  .object({
+    scope: z.enum(['error', 'output', 'any', 'context']),
+    pattern: z.string().min(1),
+    flags: z.string().regex(/^i?$/, 'only the flag "i" is supported').optional(),
+    multiline: z.boolean().optional(),
+  })
+  .strict();
 
-export const RuleSchema = z.object({
-  id: z.string().regex(/^[a-z0-9][a-z0-9._-]*$/, 'lower-case letters, digits, ".", "_" and "-"'),
-  category: z.string().min(1),
-  cause: z.string().min(1).optional(),
-  fixability: z.enum(FIXABILITIES).optional(),
-  description: z.string().min(1),
-  strength: z.enum(['signature', 'context', 'generic']).default('signature'),
-  roles: z.array(z.enum(ROLES)).min(1).optional(),
-  indications: z.array(IndicationSchema).min(1),
-}).strict();
+export const RuleSchema = z
+  .object({
+    id: z.string().regex(/^[a-z0-9][a-z0-9._-]*$/, 'lower-case letters, digits, ".", "_" and "-"'),
+    category: z.string().min(1),
+    cause: z.string().min(1).optional(),
+    fixability: z.enum(FIXABILITIES).optional(),
+    description: z.string().min(1),
+    strength: z.enum(['signature', 'context', 'generic']).default('signature'),
+    roles: z.array(z.enum(ROLES)).min(1).optional(),
+    indications: z.array(IndicationSchema).min(1),
+  })
+  .strict();
 export type RuleSpec = z.input<typeof RuleSchema>;
 export type Rule = z.output<typeof RuleSchema>;
 
-export const RulesFileSchema = z.object({
-  $schema: z.string().optional(),
-  rules: z.array(z.unknown()),
-}).strict();
+export const RulesFileSchema = z
+  .object({
+    $schema: z.string().optional(),
+    rules: z.array(z.unknown()),
+  })
+  .strict();

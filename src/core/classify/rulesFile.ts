@@ -24,7 +24,10 @@ export function parseRulesFile(text: string): { rules: Rule[]; problems: RulePro
   const file = RulesFileSchema.safeParse(parsed.value);
   if (!file.success) {
     const i = file.error.issues[0];
-    return { rules: [], problems: [{ severity: 'error', index: null, ruleId: null, field: i.path.join('.'), message: `${i.message} (expected {"rules": [ … ]})` }] };
+    return {
+      rules: [],
+      problems: [{ severity: 'error', index: null, ruleId: null, field: i.path.join('.'), message: `${i.message} (expected {"rules": [ … ]})` }],
+    };
   }
   const rules: Rule[] = [];
   const seen = new Set<string>();
@@ -37,15 +40,37 @@ export function parseRulesFile(text: string): { rules: Rule[]; problems: RulePro
     }
     const rule = r.data;
     let ok = true;
-    if (seen.has(rule.id)) { problems.push({ severity: 'error', index, ruleId: rule.id, field: `rules.${index}.id`, message: `duplicate rule id ${rule.id}` }); ok = false; }
+    if (seen.has(rule.id)) {
+      problems.push({ severity: 'error', index, ruleId: rule.id, field: `rules.${index}.id`, message: `duplicate rule id ${rule.id}` });
+      ok = false;
+    }
     seen.add(rule.id);
-    if (!isKnownCategory(rule.category)) problems.push({ severity: 'warning', index, ruleId: rule.id, field: `rules.${index}.category`, message: `"${rule.category}" is not a built-in category; it will be shown as a category of its own` });
+    if (!isKnownCategory(rule.category))
+      problems.push({
+        severity: 'warning',
+        index,
+        ruleId: rule.id,
+        field: `rules.${index}.category`,
+        message: `"${rule.category}" is not a built-in category; it will be shown as a category of its own`,
+      });
     rule.indications.forEach((ind, k) => {
       const field = `rules.${index}.indications.${k}.pattern`;
-      try { linearMatcher(ind.pattern, ind.flags ?? '', !!ind.multiline); }
-      catch (e) { ok = false; problems.push({ severity: 'error', index, ruleId: rule.id, field, message: `pattern does not compile: ${e instanceof Error ? e.message : String(e)}` }); return; }
+      try {
+        linearMatcher(ind.pattern, ind.flags ?? '', !!ind.multiline);
+      } catch (e) {
+        ok = false;
+        problems.push({ severity: 'error', index, ruleId: rule.id, field, message: `pattern does not compile: ${e instanceof Error ? e.message : String(e)}` });
+        return;
+      }
       const cat = catastrophicReason(ind.pattern);
-      if (cat) problems.push({ severity: 'warning', index, ruleId: rule.id, field, message: `pattern can backtrack catastrophically in a backtracking engine (${cat}); Bench Triage runs user rules with a linear-time engine and a time budget` });
+      if (cat)
+        problems.push({
+          severity: 'warning',
+          index,
+          ruleId: rule.id,
+          field,
+          message: `pattern can backtrack catastrophically in a backtracking engine (${cat}); Bench Triage runs user rules with a linear-time engine and a time budget`,
+        });
     });
     if (ok) rules.push(rule);
   });

@@ -3,7 +3,6 @@ import type { ClassifyInput, TextInput } from './engine';
 import { fieldText } from '../ingest/fields';
 export { fieldText };
 
-
 /**
  * The texts a run's classification looks at: its kept output (embedded log fields and sibling
  * log files, in that order), then its error text. Each keeps the file and field it came from, so

@@ -1,7 +1,7 @@
 import type { Commit, Role, Run } from '../model';
 import { ROLES } from '../model';
 import { parsePerfCommand, SCRIPT_FLAGS } from '../perfcmd';
-import { modeFromCommand } from '../ingest/detectors/common';
+import { modeFromCommand } from '../ingest';
 import { metricDef } from '../metrics';
 
 /**
@@ -28,16 +28,46 @@ export function effectiveModel(run: Run): string | null {
 
 /** What wrote a result: the pipeline and, where one pipeline had several writers, the schema. */
 const PIPELINES: Record<string, string> = {
-  S1: 'Modal 3-way runner', S2: 'Docker flat runner (run_3way_benchmarks.py)', S3: 'legacy local-Docker runner', S4: 'Docker verification (hand-written)',
-  S5: 'Docker rerun script', S6: 'hand-written separate_* file', S7: '4_fixable rerun script', S8: 'SGLang Modal runner', S9: 'OmniPerf test-script runner',
-  S10: 'native perf-command runner', BT1: 'Bench Triage runner',
+  S1: 'Modal 3-way runner',
+  S2: 'Docker flat runner (run_3way_benchmarks.py)',
+  S3: 'legacy local-Docker runner',
+  S4: 'Docker verification (hand-written)',
+  S5: 'Docker rerun script',
+  S6: 'hand-written separate_* file',
+  S7: '4_fixable rerun script',
+  S8: 'SGLang Modal runner',
+  S9: 'OmniPerf test-script runner',
+  S10: 'native perf-command runner',
+  BT1: 'Bench Triage runner',
 };
-export const pipelineOf = (r: Run) => `${PIPELINES[r.provenance.schema] ?? r.provenance.schema}${r.source === 'separate' && r.provenance.schema === 'S2' ? ' (separate_*)' : ''}`;
+export const pipelineOf = (r: Run) =>
+  `${PIPELINES[r.provenance.schema] ?? r.provenance.schema}${r.source === 'separate' && r.provenance.schema === 'S2' ? ' (separate_*)' : ''}`;
 
 /** Flags that do not change the workload: where results go, how the client reaches the server, logging. */
-const NOT_WORKLOAD = new Set(['--model', '--tokenizer', '--served-model-name', '--host', '--port', '--base-url', '--save-result', '--save-detailed', '--result-dir',
-  '--result-filename', '--metadata', '--disable-tqdm', '--output-json', '--trust-remote-code', '--download-dir', '--disable-log-stats', '--disable-log-requests',
-  '--profile', '--profile-result-dir', '--percentile-metrics', '--metric-percentiles', '--append-result']);
+const NOT_WORKLOAD = new Set([
+  '--model',
+  '--tokenizer',
+  '--served-model-name',
+  '--host',
+  '--port',
+  '--base-url',
+  '--save-result',
+  '--save-detailed',
+  '--result-dir',
+  '--result-filename',
+  '--metadata',
+  '--disable-tqdm',
+  '--output-json',
+  '--trust-remote-code',
+  '--download-dir',
+  '--disable-log-stats',
+  '--disable-log-requests',
+  '--profile',
+  '--profile-result-dir',
+  '--percentile-metrics',
+  '--metric-percentiles',
+  '--append-result',
+]);
 
 /** Workload-relevant engine flags belong to the server, whoever names them. */
 const ALIASES: Record<string, string> = { '-tp': '--tensor-parallel-size', '--dataset': '--dataset-path' };
@@ -73,11 +103,31 @@ function computeWorkload(command: string): Workload | null {
     if (name === '--dataset-path') value = value.slice(value.lastIndexOf('/') + 1);
     params[name] = value;
   }
-  if (p.kind) for (const [flag, doc] of Object.entries(SCRIPT_FLAGS[p.kind])) {
-    const name = ALIASES[flag] ?? flag;
-    if (doc.default !== undefined && !(name in params) && !NOT_WORKLOAD.has(name) && ['--num-prompts', '--request-rate', '--dataset-name', '--input-len', '--output-len', '--batch-size', '--num-iters', '--random-input-len', '--random-output-len', '--sonnet-input-len', '--sonnet-output-len', '--burstiness', '--n'].includes(name))
-      params[name] = `${doc.default} (default)`;
-  }
+  if (p.kind)
+    for (const [flag, doc] of Object.entries(SCRIPT_FLAGS[p.kind])) {
+      const name = ALIASES[flag] ?? flag;
+      if (
+        doc.default !== undefined &&
+        !(name in params) &&
+        !NOT_WORKLOAD.has(name) &&
+        [
+          '--num-prompts',
+          '--request-rate',
+          '--dataset-name',
+          '--input-len',
+          '--output-len',
+          '--batch-size',
+          '--num-iters',
+          '--random-input-len',
+          '--random-output-len',
+          '--sonnet-input-len',
+          '--sonnet-output-len',
+          '--burstiness',
+          '--n',
+        ].includes(name)
+      )
+        params[name] = `${doc.default} (default)`;
+    }
   return { kind: p.kind ?? p.script, params };
 }
 
@@ -87,8 +137,8 @@ function computeWorkload(command: string): Workload | null {
  */
 const DOCKER_SERVING: Record<Role, string> = {
   human: 'sonnet dataset, 256 in / 64 out, 100 prompts (script of the commit)',
-  agent: 'random dataset, 256 in / 64 out, 100 prompts (baseline\'s script)',
-  baseline: 'sonnet dataset with the perf command\'s other arguments (v0.6.0 script)',
+  agent: "random dataset, 256 in / 64 out, 100 prompts (baseline's script)",
+  baseline: "sonnet dataset with the perf command's other arguments (v0.6.0 script)",
 };
 
 export function modeOfRun(run: Run, commit?: Commit | null): Run['benchmarkMode'] {
@@ -97,7 +147,9 @@ export function modeOfRun(run: Run, commit?: Commit | null): Run['benchmarkMode'
 
 /** Metric keys the run's own fields reported (not added from its raw output): a script version's fingerprint. */
 function reportedMetrics(run: Run): string[] {
-  return Object.keys(run.metrics).filter(k => metricDef(k)?.kind === 'metric' && run.metricSources[k]?.evidence !== 'raw').sort();
+  return Object.keys(run.metrics)
+    .filter(k => metricDef(k)?.kind === 'metric' && run.metricSources[k]?.evidence !== 'raw')
+    .sort();
 }
 
 const strip = (v: string) => v.replace(/ \(default\)$/, '');
@@ -117,7 +169,10 @@ export function comparability(roles: Partial<Record<Role, Run | null>>, commit?:
   const docker = runs.filter(r => r.source === 'docker' && modeOfRun(r, commit) === 'serving');
   if (docker.length > 1) {
     const kinds = new Set(docker.map(r => DOCKER_SERVING[r.role]));
-    if (kinds.size > 1) reasons.push(`benchmark workloads differ (the Docker flat runner ignored the perf command's arguments): ${docker.map(r => `${r.role}: ${DOCKER_SERVING[r.role]}`).join('; ')}`);
+    if (kinds.size > 1)
+      reasons.push(
+        `benchmark workloads differ (the Docker flat runner ignored the perf command's arguments): ${docker.map(r => `${r.role}: ${DOCKER_SERVING[r.role]}`).join('; ')}`,
+      );
   }
   const loads = runs.map(r => ({ r, w: r.command ? workloadOf(r.command) : null }));
   const known = loads.filter((x): x is { r: Run; w: Workload } => !!x.w);
@@ -134,13 +189,18 @@ export function comparability(roles: Partial<Record<Role, Run | null>>, commit?:
   }
   // Without commands for every role, the metrics each script printed stand in for its version.
   if (known.length < runs.length) {
-    const sets = runs.filter(r => r.status === 'success').map(r => [r.role, reportedMetrics(r)] as const).filter(([, k]) => k.length);
+    const sets = runs
+      .filter(r => r.status === 'success')
+      .map(r => [r.role, reportedMetrics(r)] as const)
+      .filter(([, k]) => k.length);
     if (new Set(sets.map(([, k]) => k.join(','))).size > 1) {
       const all = new Set(sets.flatMap(([, k]) => k));
-      const missing = sets.map(([role, k]) => {
-        const lack = [...all].filter(x => !k.includes(x));
-        return lack.length ? `${role} lacks ${lack.map(x => metricDef(x)?.label ?? x).join(', ')}` : null;
-      }).filter(Boolean);
+      const missing = sets
+        .map(([role, k]) => {
+          const lack = [...all].filter(x => !k.includes(x));
+          return lack.length ? `${role} lacks ${lack.map(x => metricDef(x)?.label ?? x).join(', ')}` : null;
+        })
+        .filter(Boolean);
       reasons.push(`the roles' outputs report different metrics, a sign of different benchmark script versions (${missing.join('; ')})`);
     }
   }
@@ -151,7 +211,8 @@ export function comparability(roles: Partial<Record<Role, Run | null>>, commit?:
 export function sameMeasurement(a: Run, b: Run, commit?: Commit | null): boolean {
   if (pipelineOf(a) !== pipelineOf(b) || effectiveModel(a) !== effectiveModel(b) || (a.gpuConfig ?? '') !== (b.gpuConfig ?? '')) return false;
   if (modeOfRun(a, commit) !== modeOfRun(b, commit)) return false;
-  const wa = a.command ? workloadOf(a.command) : null, wb = b.command ? workloadOf(b.command) : null;
+  const wa = a.command ? workloadOf(a.command) : null,
+    wb = b.command ? workloadOf(b.command) : null;
   if (wa && wb) return wa === wb || JSON.stringify(wa) === JSON.stringify(wb);
   return reportedMetrics(a).join(',') === reportedMetrics(b).join(',');
 }

@@ -2,7 +2,10 @@ import type { Role } from '../model';
 import { ROLES } from '../model';
 
 /** One planned attempt: which role, and its place in the interleaved order. */
-export interface PlannedAttempt { role: Role; round: number }
+export interface PlannedAttempt {
+  role: Role;
+  round: number;
+}
 
 /**
  * N more attempts of each role, interleaved baseline → human → agent → baseline … so that drift

@@ -46,7 +46,8 @@ function midRanks(values: number[]): number[] {
  * continuity corrections.
  */
 export function mannWhitney(x: readonly number[], y: readonly number[]): MannWhitney {
-  const n1 = x.length, n2 = y.length;
+  const n1 = x.length,
+    n2 = y.length;
   if (!n1 || !n2) throw new Error('mannWhitney: both samples need at least one value');
   const w = wilcoxonRankSum([...x], [...y]);
   const u = w - (n1 * (n1 + 1)) / 2;
@@ -55,7 +56,8 @@ export function mannWhitney(x: readonly number[], y: readonly number[]): MannWhi
   if (binomial(n, n1) <= EXACT_LIMIT) {
     const ranks = midRanks([...x, ...y]);
     // Every way of picking n1 of the pooled ranks is equally likely under H0.
-    let total = 0, asExtreme = 0;
+    let total = 0,
+      asExtreme = 0;
     const dev = Math.abs(u - mu) - 1e-9;
     const pick = (start: number, left: number, sum: number) => {
       if (left === 0) {
@@ -83,26 +85,37 @@ export function mannWhitney(x: readonly number[], y: readonly number[]): MannWhi
 export function relativeChange(a: number, b: number, direction: 'lower' | 'higher'): number | null {
   if (!Number.isFinite(a) || !Number.isFinite(b) || a === 0) return null;
   const rel = ((b - a) / Math.abs(a)) * 100;
-  return direction === 'lower' ? -rel : rel;
+  // No "-0 %": an unchanged value is 0 either way (and survives a JSON round trip as itself).
+  return (direction === 'lower' ? -rel : rel) + 0;
 }
 
 /** A seed from the data, so the same inputs always give the same interval. */
 function seedOf(...samples: ReadonlyArray<readonly number[]>): number {
   let h = 2166136261;
-  for (const s of samples) for (const v of s) {
-    const t = Math.round(v * 1e6) | 0;
-    h = Math.imul(h ^ t, 16777619) >>> 0;
-  }
-  return (h >>> 0) || 1;
+  for (const s of samples)
+    for (const v of s) {
+      const t = Math.round(v * 1e6) | 0;
+      h = Math.imul(h ^ t, 16777619) >>> 0;
+    }
+  return h >>> 0 || 1;
 }
 
-export interface BootstrapOptions { iterations?: number; confidence?: number; seed?: number }
+export interface BootstrapOptions {
+  iterations?: number;
+  confidence?: number;
+  seed?: number;
+}
 
 /**
  * Percentile bootstrap of the relative difference of means of `b` vs `a` (in %, direction-aware):
  * both samples are resampled with replacement. Returns [lo, hi] at the given confidence (95 %).
  */
-export function bootstrapRelativeChange(a: readonly number[], b: readonly number[], direction: 'lower' | 'higher', opts: BootstrapOptions = {}): [number, number] | null {
+export function bootstrapRelativeChange(
+  a: readonly number[],
+  b: readonly number[],
+  direction: 'lower' | 'higher',
+  opts: BootstrapOptions = {},
+): [number, number] | null {
   if (a.length < 1 || b.length < 1) return null;
   const iterations = opts.iterations ?? 2000;
   const alpha = 1 - (opts.confidence ?? 0.95);
@@ -123,10 +136,3 @@ export function bootstrapRelativeChange(a: readonly number[], b: readonly number
 }
 
 export { mean };
-
-/** Sample standard deviation (0 for fewer than two values). */
-export function stdev(xs: readonly number[]): number {
-  if (xs.length < 2) return 0;
-  const m = mean([...xs]);
-  return Math.sqrt(xs.reduce((s, v) => s + (v - m) ** 2, 0) / (xs.length - 1));
-}

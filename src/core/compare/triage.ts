@@ -86,36 +86,54 @@ export function triage(runs: readonly Run[], classifications: ReadonlyMap<string
       const complete = sources.find(s => ROLES.every(role => byRole[role].some(r => r.source === s && r.status === 'success')));
       const agentPick = prefer(byRole.agent, null);
       const anchor = complete ?? agentPick?.source ?? prefer(byRole.human, null)?.source ?? null;
-      const roles = Object.fromEntries(ROLES.map(role => {
-        const run = prefer(byRole[role], anchor);
-        const attempts = run?.status === 'success' ? byRole[role].filter(r => r.status === 'success' && (r === run || sameMeasurement(r, run, info))) : [];
-        return [role, { run, history: byRole[role].filter(r => r !== run), attempts, classification: run ? classifications.get(run.id) ?? null : null }];
-      })) as Record<Role, RoleView>;
+      const roles = Object.fromEntries(
+        ROLES.map(role => {
+          const run = prefer(byRole[role], anchor);
+          const attempts = run?.status === 'success' ? byRole[role].filter(r => r.status === 'success' && (r === run || sameMeasurement(r, run, info))) : [];
+          return [role, { run, history: byRole[role].filter(r => r !== run), attempts, classification: run ? (classifications.get(run.id) ?? null) : null }];
+        }),
+      ) as Record<Role, RoleView>;
       const blockingRole = ROLES.find(role => roles[role].run && roles[role].run!.status !== 'success') ?? null;
       const allMeasured = ROLES.every(role => roles[role].run?.status === 'success');
       const comp = comparability({ baseline: roles.baseline.run, human: roles.human.run, agent: roles.agent.run }, info);
-      const mode = (roles.human.run && modeOfRun(roles.human.run, info)) ?? (roles.agent.run && modeOfRun(roles.agent.run, info)) ?? info?.benchmarkMode ?? null;
+      const mode =
+        (roles.human.run && modeOfRun(roles.human.run, info)) ?? (roles.agent.run && modeOfRun(roles.agent.run, info)) ?? info?.benchmarkMode ?? null;
       let comparison: Comparison | null = null;
       let verdict: Verdict = 'n/a';
       if (roles.human.run?.status === 'success' && roles.agent.run && roles.agent.run.status !== 'success') verdict = 'agent-failed';
       else if (roles.human.run?.status === 'success' && roles.agent.run?.status === 'success') {
-        comparison = compareAttempts({ baseline: roles.baseline.attempts, human: roles.human.attempts, agent: roles.agent.attempts }, { tieBand, override: opts.primaryMetric, mode });
+        comparison = compareAttempts(
+          { baseline: roles.baseline.attempts, human: roles.human.attempts, agent: roles.agent.attempts },
+          { tieBand, override: opts.primaryMetric, mode },
+        );
         if (!comparison) comp.reasons.push('human and agent share no metric');
       }
       if (allMeasured && comparison && comparison.baseline === null) comp.reasons.push('no metric was measured by all three roles');
       const ok = comp.reasons.length === 0;
       if (comparison && ok) verdict = comparison.verdict;
-      const outcome = blockingRole ? (roles[blockingRole].classification?.category ?? 'unclassified')
-        : allMeasured ? (ok && comparison ? 'complete' : 'incomparable')
-        : 'partial';
+      const outcome = blockingRole
+        ? (roles[blockingRole].classification?.category ?? 'unclassified')
+        : allMeasured
+          ? ok && comparison
+            ? 'complete'
+            : 'incomparable'
+          : 'partial';
       const runOf = (role: Role) => roles[role].run;
       out.push({
-        commit, agent, project: info?.project ?? mine.find(r => r.project)?.project ?? 'unknown',
-        subject: info?.subject ?? null, prUrl: info?.prUrl ?? null,
+        commit,
+        agent,
+        project: info?.project ?? mine.find(r => r.project)?.project ?? 'unknown',
+        subject: info?.subject ?? null,
+        prUrl: info?.prUrl ?? null,
         model: info?.models[0] ?? mine.find(r => r.model)?.model ?? null,
         gpuConfig: runOf('human')?.gpuConfig ?? info?.gpuConfig ?? mine.find(r => r.gpuConfig)?.gpuConfig ?? null,
-        version: runOf('human')?.version ?? null, mode,
-        roles, outcome, blockingRole, verdict, comparison,
+        version: runOf('human')?.version ?? null,
+        mode,
+        roles,
+        outcome,
+        blockingRole,
+        verdict,
+        comparison,
         comparability: { ok, reasons: comp.reasons },
         conflicts: conflictsOf.get(commit) ?? [],
       });
@@ -124,7 +142,15 @@ export function triage(runs: readonly Run[], classifications: ReadonlyMap<string
   return out.sort((a, b) => a.project.localeCompare(b.project) || a.commit.localeCompare(b.commit) || String(a.agent).localeCompare(String(b.agent)));
 }
 
-export interface VerdictCounts { win: number; tie: number; loss: number; unknown: number; 'agent-failed': number; 'n/a': number; mixed: number }
+export interface VerdictCounts {
+  win: number;
+  tie: number;
+  loss: number;
+  unknown: number;
+  'agent-failed': number;
+  'n/a': number;
+  mixed: number;
+}
 const zero = (): VerdictCounts => ({ win: 0, tie: 0, loss: 0, unknown: 0, 'agent-failed': 0, 'n/a': 0, mixed: 0 });
 
 export interface Aggregates {
@@ -140,14 +166,22 @@ export interface Aggregates {
 
 /** Counts for one project's entries; incomparable entries only when asked for. */
 export function aggregate(entries: readonly CommitTriage[], includeIncomparable = false): Aggregates {
-  const byOutcome: Record<string, number> = {}, byFixability: Record<string, number> = {};
-  const byAgent: Record<string, VerdictCounts> = {}, byMetric: Record<string, VerdictCounts> = {};
+  const byOutcome: Record<string, number> = {},
+    byFixability: Record<string, number> = {};
+  const byAgent: Record<string, VerdictCounts> = {},
+    byMetric: Record<string, VerdictCounts> = {};
   let leftOut = 0;
   for (const e of entries) {
     byOutcome[e.outcome] = (byOutcome[e.outcome] ?? 0) + 1;
-    if (e.blockingRole) { const f = e.roles[e.blockingRole].classification?.fixability ?? category(e.outcome).fixability; byFixability[f] = (byFixability[f] ?? 0) + 1; }
+    if (e.blockingRole) {
+      const f = e.roles[e.blockingRole].classification?.fixability ?? category(e.outcome).fixability;
+      byFixability[f] = (byFixability[f] ?? 0) + 1;
+    }
     const incomparable = !!e.comparison && !e.comparability.ok;
-    if (incomparable && !includeIncomparable) { leftOut++; continue; }
+    if (incomparable && !includeIncomparable) {
+      leftOut++;
+      continue;
+    }
     const v: Verdict = incomparable ? e.comparison!.verdict : e.verdict;
     const a = (byAgent[e.agent ?? '(none)'] ??= zero());
     a[v]++;

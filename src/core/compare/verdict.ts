@@ -62,9 +62,17 @@ export interface Comparison {
   metrics: MetricComparison[];
 }
 
-export interface Attempts { baseline: Run[]; human: Run[]; agent: Run[] }
+export interface Attempts {
+  baseline: Run[];
+  human: Run[];
+  agent: Run[];
+}
 
-export interface VerdictOptions { tieBand: number; override?: PrimaryOverride; mode: BenchmarkMode | null }
+export interface VerdictOptions {
+  tieBand: number;
+  override?: PrimaryOverride;
+  mode: BenchmarkMode | null;
+}
 
 function judge(basis: Basis, avh: number, ci: [number, number] | null, p: number | null, band: number): Verdict {
   if (basis === 'single' || !ci || p === null) return Math.abs(avh) <= band ? 'tie' : avh > 0 ? 'win' : 'loss';
@@ -81,13 +89,20 @@ export function compareMetric(key: string, a: Attempts, band: number): MetricCom
   const def = metricDef(key);
   if (!def || def.kind !== 'metric' || def.direction === 'none') return null;
   const dir = def.direction;
-  const hv = valuesOf(a.human, key), av = valuesOf(a.agent, key), bv = valuesOf(a.baseline, key);
+  const hv = valuesOf(a.human, key),
+    av = valuesOf(a.agent, key),
+    bv = valuesOf(a.baseline, key);
   if (!hv.length || !av.length) return null;
-  const h = mean(hv), g = mean(av), b = bv.length ? mean(bv) : null;
+  const h = mean(hv),
+    g = mean(av),
+    b = bv.length ? mean(bv) : null;
   const avh = relativeChange(h, g, dir);
   if (avh === null) return null;
-  let basis: Basis = 'single', ci: [number, number] | null = null, p: number | null = null;
-  const hs = a.human.length === 1 ? a.human[0].samples?.[key] : undefined, as = a.agent.length === 1 ? a.agent[0].samples?.[key] : undefined;
+  let basis: Basis = 'single',
+    ci: [number, number] | null = null,
+    p: number | null = null;
+  const hs = a.human.length === 1 ? a.human[0].samples?.[key] : undefined,
+    as = a.agent.length === 1 ? a.agent[0].samples?.[key] : undefined;
   if (hv.length >= 2 && av.length >= 2) {
     basis = 'repeats';
     ci = bootstrapRelativeChange(hv, av, dir);
@@ -99,10 +114,22 @@ export function compareMetric(key: string, a: Attempts, band: number): MetricCom
   }
   if (basis !== 'single' && !ci) basis = 'single';
   return {
-    key, label: def.label, unit: def.unit, direction: dir, baseline: b, human: h, agent: g,
-    humanImprovement: b !== null ? relativeChange(b, h, dir) : null, agentImprovement: b !== null ? relativeChange(b, g, dir) : null,
-    agentVsHuman: avh, basis, ci, p, n: { baseline: bv.length, human: hv.length, agent: av.length },
-    verdict: judge(basis, avh, ci, p, band), headline: false,
+    key,
+    label: def.label,
+    unit: def.unit,
+    direction: dir,
+    baseline: b,
+    human: h,
+    agent: g,
+    humanImprovement: b !== null ? relativeChange(b, h, dir) : null,
+    agentImprovement: b !== null ? relativeChange(b, g, dir) : null,
+    agentVsHuman: avh,
+    basis,
+    ci,
+    p,
+    n: { baseline: bv.length, human: hv.length, agent: av.length },
+    verdict: judge(basis, avh, ci, p, band),
+    headline: false,
   };
 }
 
@@ -113,17 +140,33 @@ export function compareAttempts(a: Attempts, opts: VerdictOptions): Comparison |
   // With a measured baseline, the 3-way table holds what all three measured.
   const rows = [...keys].map(k => compareMetric(k, a, opts.tieBand)).filter((m): m is MetricComparison => !!m && (!a.baseline.length || m.baseline !== null));
   if (!rows.length) return null;
-  const h = chooseHeadline(rows.map(m => m.key), opts.mode, opts.override);
+  const h = chooseHeadline(
+    rows.map(m => m.key),
+    opts.mode,
+    opts.override,
+  );
   if (!h) return null;
   for (const m of rows) m.headline = h.headline.includes(m.key);
   rows.sort((x, y) => Number(y.key === h.primary) - Number(x.key === h.primary) || Number(y.headline) - Number(x.headline) || x.label.localeCompare(y.label));
   const primary = rows[0];
   const heads = rows.filter(m => m.headline);
   return {
-    metric: primary.key, label: primary.label, unit: primary.unit === UNKNOWN_UNIT ? UNKNOWN_UNIT : primary.unit, basis: primary.basis,
-    baseline: primary.baseline, human: primary.human, agent: primary.agent, humanImprovement: primary.humanImprovement, agentImprovement: primary.agentImprovement,
-    agentVsHuman: primary.agentVsHuman, ci: primary.ci, p: primary.p, verdict: primary.verdict,
+    metric: primary.key,
+    label: primary.label,
+    unit: primary.unit === UNKNOWN_UNIT ? UNKNOWN_UNIT : primary.unit,
+    basis: primary.basis,
+    baseline: primary.baseline,
+    human: primary.human,
+    agent: primary.agent,
+    humanImprovement: primary.humanImprovement,
+    agentImprovement: primary.agentImprovement,
+    agentVsHuman: primary.agentVsHuman,
+    ci: primary.ci,
+    p: primary.p,
+    verdict: primary.verdict,
     mixed: heads.some(m => m.verdict === 'win') && heads.some(m => m.verdict === 'loss'),
-    headlineMetrics: h.headline, note: h.note, metrics: rows,
+    headlineMetrics: h.headline,
+    note: h.note,
+    metrics: rows,
   };
 }

@@ -18,13 +18,19 @@ export function attributeAgents(runs: Run[], agentRuns: readonly AgentRun[], dat
   for (const r of runs) {
     if (r.role !== 'agent' || r.agent) continue;
     const fromPath = agentFromFolder(r.provenance.file);
-    if (fromPath) { name(r, fromPath, `from the folder of ${r.provenance.file}`); continue; }
+    if (fromPath) {
+      name(r, fromPath, `from the folder of ${r.provenance.file}`);
+      continue;
+    }
     if (!byCommit) {
       byCommit = new Map();
       for (const a of agentRuns) if (a.commit && a.agent) (byCommit.get(a.commit) ?? byCommit.set(a.commit, new Set()).get(a.commit)!).add(a.agent);
     }
     const campaign = byCommit.get(r.commit);
-    if (campaign?.size === 1) { name(r, [...campaign][0], 'from the agent runs of this commit (state/runs)'); continue; }
+    if (campaign?.size === 1) {
+      name(r, [...campaign][0], 'from the agent runs of this commit (state/runs)');
+      continue;
+    }
     const dataset = datasetAgents.get(r.commit);
     if (dataset?.size === 1) name(r, [...dataset][0], 'from the agent dataset that lists this commit');
   }

@@ -44,16 +44,26 @@ export function linkAgentRuns(items: Iterable<AgentItemFiles>, index: CommitInde
       const v = item.json.get(name);
       if (v === undefined || isCorrupt(v)) continue;
       const got = commitsOf(v);
-      if (got.human) { c = got; via = name; break; }
+      if (got.human) {
+        c = got;
+        via = name;
+        break;
+      }
     }
     if (!c.human) {
       const m = /_([0-9a-f]{8})$/.exec(itemId);
-      if (m) { c.human = m[1]; via = 'item id'; }
+      if (m) {
+        c.human = m[1];
+        via = 'item id';
+      }
     }
     if (!c.human) {
-      const why = journal === undefined ? 'no journal.json'
-        : isCorrupt(journal) ? `journal.json is unreadable (${journal.corrupt})`
-        : 'journal.json has no commits.human';
+      const why =
+        journal === undefined
+          ? 'no journal.json'
+          : isCorrupt(journal)
+            ? `journal.json is unreadable (${journal.corrupt})`
+            : 'journal.json has no commits.human';
       unlinked.push({ path: item.dir, reason: `${why}, and no other file of the item names the commit` });
       continue;
     }

@@ -18,18 +18,28 @@ export class CommitIndex {
 
   add(hash: unknown): void {
     const h = normaliseHash(hash);
-    if (h && h.length === 40 && !this.full.has(h)) { this.full.add(h); this.sorted = null; }
+    if (h && h.length === 40 && !this.full.has(h)) {
+      this.full.add(h);
+      this.sorted = null;
+    }
   }
 
-  get size(): number { return this.full.size; }
+  get size(): number {
+    return this.full.size;
+  }
 
   /** The 40-hex hash for a prefix when exactly one is known, else the prefix itself. */
   resolve(id: string): string {
     const p = id.toLowerCase();
     if (p.length === 40 || !isHex(p)) return p;
-    const arr = this.sorted ??= [...this.full].sort();
-    let lo = 0, hi = arr.length;
-    while (lo < hi) { const mid = (lo + hi) >> 1; if (arr[mid] < p) lo = mid + 1; else hi = mid; }
+    const arr = (this.sorted ??= [...this.full].sort());
+    let lo = 0,
+      hi = arr.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (arr[mid] < p) lo = mid + 1;
+      else hi = mid;
+    }
     if (lo < arr.length && arr[lo].startsWith(p) && !(lo + 1 < arr.length && arr[lo + 1].startsWith(p))) return arr[lo];
     return p;
   }

@@ -31,11 +31,40 @@ export interface FileExtract {
 }
 
 /** A row of commit facts, reduced to the fields CommitFacts reads (a dataset's diff text becomes its length). */
-export interface FactRow { row: Obj; rank: SourceRank; line?: number }
+export interface FactRow {
+  row: Obj;
+  rank: SourceRank;
+  line?: number;
+}
 
-const FACT_KEYS = ['commit_full', 'human_commit_full', 'commit_hash_full', 'commit_hash', 'human_full', 'full_commit', 'human_commit', 'human_commit_short', 'commit_short',
-  'human_short', 'parent_commit_full', 'parent_commit', 'parent_hash', 'commit', 'parent_short', 'commit_subject', 'subject', 'pr_url', 'gpu_config', 'perf_command',
-  'benchmark_mode', 'benchmark_type', 'models', 'model', 'repo', 'repo_path'];
+const FACT_KEYS = [
+  'commit_full',
+  'human_commit_full',
+  'commit_hash_full',
+  'commit_hash',
+  'human_full',
+  'full_commit',
+  'human_commit',
+  'human_commit_short',
+  'commit_short',
+  'human_short',
+  'parent_commit_full',
+  'parent_commit',
+  'parent_hash',
+  'commit',
+  'parent_short',
+  'commit_subject',
+  'subject',
+  'pr_url',
+  'gpu_config',
+  'perf_command',
+  'benchmark_mode',
+  'benchmark_type',
+  'models',
+  'model',
+  'repo',
+  'repo_path',
+];
 
 function factRow(row: Obj, rank: SourceRank, line?: number): FactRow {
   const out: Obj = {};
@@ -48,7 +77,9 @@ function factRow(row: Obj, rank: SourceRank, line?: number): FactRow {
 function rowsOf(v: unknown, rank: SourceRank): FactRow[] {
   if (Array.isArray(v)) return v.filter(isObj).map(r => factRow(r, rank));
   if (!isObj(v)) return [];
-  return Object.entries(v).filter(([k, r]) => isObj(r) && /^[0-9a-f]{7,40}$/.test(k)).map(([k, r]) => factRow({ commit_short: k, ...(r as Obj) }, rank));
+  return Object.entries(v)
+    .filter(([k, r]) => isObj(r) && /^[0-9a-f]{7,40}$/.test(k))
+    .map(([k, r]) => factRow({ commit_short: k, ...(r as Obj) }, rank));
 }
 
 const ROLE_FROM_NAME = /_(baseline|human|agent)_result\.json$/;
@@ -83,7 +114,8 @@ function settleUnits(d: RunDraft, doc: unknown): void {
 
 function extractJsonl(path: string, text: string): FileExtract {
   let firstError: FileRecord | null = null;
-  let rows = 0, datasetRows = 0;
+  let rows = 0,
+    datasetRows = 0;
   const byPath = nonRunByPath(path);
   const facts: FactRow[] = [];
   let lineNo = 0;
@@ -91,14 +123,28 @@ function extractJsonl(path: string, text: string): FileExtract {
     lineNo++;
     if (!line.trim()) continue;
     const p = parseJson(line);
-    if (!p.ok) { firstError ??= { kind: 'corrupt', path, error: `line ${lineNo}: ${p.message.replace(/ at line 1 column/, ' at column')}`, offset: null, line: lineNo, column: p.column }; continue; }
+    if (!p.ok) {
+      firstError ??= {
+        kind: 'corrupt',
+        path,
+        error: `line ${lineNo}: ${p.message.replace(/ at line 1 column/, ' at column')}`,
+        offset: null,
+        line: lineNo,
+        column: p.column,
+      };
+      continue;
+    }
     if (!isObj(p.value)) continue;
     rows++;
     const row = p.value as Obj;
     if ('diff_text' in row || ('perf_command' in row && 'commit_hash' in row && !Object.keys(row).some(k => k.startsWith('human_')))) datasetRows++;
     facts.push(factRow(row, byPath === 'mapping' ? 1 : datasetRows > 0 ? 0 : 3, lineNo));
   }
-  const record: FileRecord = firstError ?? { kind: 'nonRun', path, what: byPath ?? (datasetRows > 0 && datasetRows >= rows / 2 ? 'dataset' : byPath ?? 'export') };
+  const record: FileRecord = firstError ?? {
+    kind: 'nonRun',
+    path,
+    what: byPath ?? (datasetRows > 0 && datasetRows >= rows / 2 ? 'dataset' : (byPath ?? 'export')),
+  };
   return { path, record, drafts: [], facts };
 }
 
@@ -108,17 +154,35 @@ function extractJson(path: string, text: string, siblings: ReadonlyMap<string, s
   const parsed = parseJson(text);
   if (!parsed.ok) {
     const error = text.length === 0 ? 'empty file' : parsed.message;
-    return { path, record: { kind: 'corrupt', path, error, offset: parsed.offset, line: parsed.line, column: parsed.column }, drafts: [], facts: [], ...(agentFile ? { agentJson: { corrupt: error } } : {}) };
+    return {
+      path,
+      record: { kind: 'corrupt', path, error, offset: parsed.offset, line: parsed.line, column: parsed.column },
+      drafts: [],
+      facts: [],
+      ...(agentFile ? { agentJson: { corrupt: error } } : {}),
+    };
   }
   const v = parsed.value;
-  const agentJson = agentFile ? (isObj(v) ? { commits: isObj(v.commits) ? { human: v.commits.human, pre: v.commits.pre } : undefined, status: v.status } : {}) : undefined;
-  if (byPath) return { path, record: { kind: 'nonRun', path, what: byPath }, drafts: [], facts: byPath === 'mapping' ? rowsOf(v, 1) : [], ...(agentJson ? { agentJson } : {}) };
+  const agentJson = agentFile
+    ? isObj(v)
+      ? { commits: isObj(v.commits) ? { human: v.commits.human, pre: v.commits.pre } : undefined, status: v.status }
+      : {}
+    : undefined;
+  if (byPath)
+    return {
+      path,
+      record: { kind: 'nonRun', path, what: byPath },
+      drafts: [],
+      facts: byPath === 'mapping' ? rowsOf(v, 1) : [],
+      ...(agentJson ? { agentJson } : {}),
+    };
   const roleMatch = ROLE_FROM_NAME.exec(baseName(path));
   const ctx: DetectContext = { path, folderAgent: agentFromFolder(path), fileRole: roleMatch ? (roleMatch[1] as Role) : null, siblings };
   const d = detect(v, ctx);
-  if (d.kind === 'nonRun') return { path, record: { kind: 'nonRun', path, what: d.what }, drafts: [], facts: d.what === 'hf-records' || d.what === 'export' ? rowsOf(v, 3) : [] };
+  if (d.kind === 'nonRun')
+    return { path, record: { kind: 'nonRun', path, what: d.what }, drafts: [], facts: d.what === 'hf-records' || d.what === 'export' ? rowsOf(v, 3) : [] };
   if (d.kind === 'unknown') return { path, record: { kind: 'unknown', path, reason: d.reason }, drafts: [], facts: [] };
-  const rowProject = isObj(v) ? (isObj(v.instance) ? projectOfRow(v.instance as Obj) : null) ?? projectOfRow(v as Obj) : null;
+  const rowProject = isObj(v) ? ((isObj(v.instance) ? projectOfRow(v.instance as Obj) : null) ?? projectOfRow(v as Obj)) : null;
   const drafts = d.drafts.map(r => {
     if (parsed.notes) r.problems.push(...parsed.notes.map(message => ({ field: '(document)', message })));
     settleUnits(r, v);
@@ -132,10 +196,14 @@ function extractJson(path: string, text: string, siblings: ReadonlyMap<string, s
   }
   const texts: Record<string, string> = {};
   let size = 0;
-  for (const r of drafts) for (const f of [...r.logs.map(l => l.field), ...(r.errorField ? [r.errorField] : [])]) {
-    const t = fieldText(v, f);
-    if (t !== null && !(f in texts)) { texts[f] = t; size += t.length; }
-  }
+  for (const r of drafts)
+    for (const f of [...r.logs.map(l => l.field), ...(r.errorField ? [r.errorField] : [])]) {
+      const t = fieldText(v, f);
+      if (t !== null && !(f in texts)) {
+        texts[f] = t;
+        size += t.length;
+      }
+    }
   return { path, record: { kind: 'run', path, schema: d.schema, runs: drafts.length }, drafts, facts, ...(size <= TEXTS_KEPT ? { texts } : {}) };
 }
 

@@ -12,8 +12,20 @@ export type SourceRank = 0 | 1 | 2 | 3; // dataset, mapping, result, export
 
 /** The commit a facts row is about (its own hash field, not its parent's). */
 export function factCommit(row: Obj): string | null {
-  return normaliseHash(row.commit_full ?? row.human_commit_full ?? row.commit_hash_full ?? row.commit_hash ?? row.human_full
-    ?? row.full_commit ?? (isFullHash(row.human_commit) ? row.human_commit : undefined) ?? row.human_commit_short ?? row.commit_short ?? row.human_short) ?? null;
+  return (
+    normaliseHash(
+      row.commit_full ??
+        row.human_commit_full ??
+        row.commit_hash_full ??
+        row.commit_hash ??
+        row.human_full ??
+        row.full_commit ??
+        (isFullHash(row.human_commit) ? row.human_commit : undefined) ??
+        row.human_commit_short ??
+        row.commit_short ??
+        row.human_short,
+    ) ?? null
+  );
 }
 
 export class CommitFacts {
@@ -25,12 +37,17 @@ export class CommitFacts {
 
   private get(id: string) {
     let c = this.byId.get(id);
-    if (!c) { c = { ...emptyCommit(id), rank: new Map() }; this.byId.set(id, c); }
+    if (!c) {
+      c = { ...emptyCommit(id), rank: new Map() };
+      this.byId.set(id, c);
+    }
     return c;
   }
 
   /** What is known of each commit so far (by the id it was recorded under). */
-  known(): ReadonlyMap<string, Commit> { return this.byId; }
+  known(): ReadonlyMap<string, Commit> {
+    return this.byId;
+  }
 
   /** Records one row's facts. `rank` orders sources when several state the same field. */
   record(row: Obj, source: string, rank: SourceRank, line?: number): void {
@@ -42,11 +59,19 @@ export class CommitFacts {
     const set = <K extends 'parent' | 'subject' | 'prUrl' | 'gpuConfig' | 'benchmarkMode' | 'project'>(k: K, v: Commit[K] | null) => {
       if (v == null) return;
       const r = c.rank.get(k);
-      if (r === undefined || rank < r || (rank === r && c[k] == null)) { (c as Commit)[k] = v; c.rank.set(k, rank); }
+      if (r === undefined || rank < r || (rank === r && c[k] == null)) {
+        (c as Commit)[k] = v;
+        c.rank.set(k, rank);
+      }
     };
     // In `all_95_baseline_commits.jsonl`, `commit` is the parent (research §2).
-    const parent = normaliseHash(row.parent_commit_full ?? row.parent_commit ?? row.parent_hash ?? (row.human_commit ? row.commit : undefined) ?? row.parent_short);
-    if (parent) { this.index.add(parent); set('parent', parent); }
+    const parent = normaliseHash(
+      row.parent_commit_full ?? row.parent_commit ?? row.parent_hash ?? (row.human_commit ? row.commit : undefined) ?? row.parent_short,
+    );
+    if (parent) {
+      this.index.add(parent);
+      set('parent', parent);
+    }
     set('subject', str(row.commit_subject) ?? str(row.subject));
     set('prUrl', str(row.pr_url));
     set('gpuConfig', str(row.gpu_config));
@@ -60,7 +85,10 @@ export class CommitFacts {
     // Extracts keep the human patch's length, not its text (datasets hold up to 168 KB per row).
     const patchLength = typeof row.diff_text === 'string' ? row.diff_text.length : typeof row.diff_text_length === 'number' ? row.diff_text_length : 0;
     if (patchLength > 0 && line) {
-      if (!c.humanPatch || rank < (c.rank.get('humanPatch') ?? 9)) { c.humanPatch = { source, line, length: patchLength }; c.rank.set('humanPatch', rank); }
+      if (!c.humanPatch || rank < (c.rank.get('humanPatch') ?? 9)) {
+        c.humanPatch = { source, line, length: patchLength };
+        c.rank.set('humanPatch', rank);
+      }
     }
   }
 
@@ -80,7 +108,10 @@ export class CommitFacts {
       const c = this.byId.get(id)!;
       const full = redirect.get(id) ?? this.index.resolve(id);
       const target = out.get(full);
-      if (!target) { out.set(full, { ...c, hash: full, parent: c.parent ? this.index.resolve(c.parent) : null }); continue; }
+      if (!target) {
+        out.set(full, { ...c, hash: full, parent: c.parent ? this.index.resolve(c.parent) : null });
+        continue;
+      }
       for (const k of ['parent', 'subject', 'prUrl', 'gpuConfig', 'benchmarkMode', 'project', 'humanPatch'] as const) {
         if (target[k] == null && c[k] != null) (target as any)[k] = k === 'parent' ? this.index.resolve(c.parent!) : c[k];
       }

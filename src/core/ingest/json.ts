@@ -2,9 +2,7 @@
  * JSON parsing that reports where a document is broken. `JSON.parse` messages do not always carry
  * a position, so on failure a small validator walks the text and finds the first offending offset.
  */
-export type JsonParse =
-  | { ok: true; value: unknown; notes?: string[] }
-  | { ok: false; message: string; offset: number; line: number; column: number };
+export type JsonParse = { ok: true; value: unknown; notes?: string[] } | { ok: false; message: string; offset: number; line: number; column: number };
 
 /**
  * Python's json module writes bare NaN / Infinity / -Infinity, which JSON forbids: they are read as
@@ -16,7 +14,8 @@ function nonFiniteAsNull(text: string): { text: string; notes: string[] } | null
   let last = 0;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
-    if (c === 0x22) { // skip a string, escapes included
+    if (c === 0x22) {
+      // skip a string, escapes included
       for (i++; i < text.length && text.charCodeAt(i) !== 0x22; i++) if (text.charCodeAt(i) === 0x5c) i++;
       continue;
     }
@@ -26,7 +25,10 @@ function nonFiniteAsNull(text: string): { text: string; notes: string[] } | null
     const before = text.slice(Math.max(0, i - 40), i).replace(/\s+$/, '');
     if (!/[:[,]$/.test(before)) continue;
     parts.push(text.slice(last, i), 'null');
-    if (notes.length < 20) { const { line, column } = lineColumn(text, i); notes.push(`${m[0]} at line ${line} column ${column} is not JSON; read as null`); }
+    if (notes.length < 20) {
+      const { line, column } = lineColumn(text, i);
+      notes.push(`${m[0]} at line ${line} column ${column} is not JSON; read as null`);
+    }
     last = i + m[0].length;
     i = last - 1;
   }
@@ -43,7 +45,11 @@ export function parseJson(input: string): JsonParse {
   } catch {
     const fixed = nonFiniteAsNull(text);
     if (fixed) {
-      try { return { ok: true, value: JSON.parse(fixed.text), notes: fixed.notes }; } catch { /* report the original error */ }
+      try {
+        return { ok: true, value: JSON.parse(fixed.text), notes: fixed.notes };
+      } catch {
+        /* report the original error */
+      }
     }
     const found = locateJsonError(text);
     const { line, column } = lineColumn(text, found.offset);
@@ -52,8 +58,12 @@ export function parseJson(input: string): JsonParse {
 }
 
 export function lineColumn(text: string, offset: number): { line: number; column: number } {
-  let line = 1, last = -1;
-  for (let i = text.indexOf('\n'); i !== -1 && i < offset; i = text.indexOf('\n', i + 1)) { line++; last = i; }
+  let line = 1,
+    last = -1;
+  for (let i = text.indexOf('\n'); i !== -1 && i < offset; i = text.indexOf('\n', i + 1)) {
+    line++;
+    last = i;
+  }
   return { line, column: offset - last };
 }
 
@@ -64,7 +74,9 @@ export function locateJsonError(text: string): { message: string; offset: number
   let i = 0;
   const n = text.length;
   const stack: Array<'{' | '['> = [];
-  const skip = () => { while (i < n && WS(text.charCodeAt(i))) i++; };
+  const skip = () => {
+    while (i < n && WS(text.charCodeAt(i))) i++;
+  };
   const fail = (message: string) => ({ message, offset: Math.min(i, n) });
   const describe = () => (i >= n ? 'unexpected end of input' : `unexpected character ${JSON.stringify(text[i])}`);
 
@@ -72,12 +84,20 @@ export function locateJsonError(text: string): { message: string; offset: number
     i++; // opening quote
     while (i < n) {
       const c = text.charCodeAt(i);
-      if (c === 0x22) { i++; return true; }
+      if (c === 0x22) {
+        i++;
+        return true;
+      }
       if (c === 0x5c) {
         const e = text[i + 1];
-        if (e === 'u') { if (!/^[0-9a-fA-F]{4}$/.test(text.slice(i + 2, i + 6))) return false; i += 6; continue; }
+        if (e === 'u') {
+          if (!/^[0-9a-fA-F]{4}$/.test(text.slice(i + 2, i + 6))) return false;
+          i += 6;
+          continue;
+        }
         if (e === undefined || !'"\\/bfnrt'.includes(e)) return false;
-        i += 2; continue;
+        i += 2;
+        continue;
       }
       if (c < 0x20) return false;
       i++;
@@ -90,12 +110,42 @@ export function locateJsonError(text: string): { message: string; offset: number
   const value = (): { message: string; offset: number } | null => {
     skip();
     const c = text[i];
-    if (c === '{') { stack.push('{'); i++; skip(); if (text[i] === '}') { i++; stack.pop(); return closeAfterValue(); } return key(); }
-    if (c === '[') { stack.push('['); i++; skip(); if (text[i] === ']') { i++; stack.pop(); return closeAfterValue(); } return null; }
-    if (c === '"') { if (!readString()) return fail('invalid string'); return closeAfterValue(); }
-    for (const lit of ['true', 'false', 'null']) if (text.startsWith(lit, i)) { i += lit.length; return closeAfterValue(); }
+    if (c === '{') {
+      stack.push('{');
+      i++;
+      skip();
+      if (text[i] === '}') {
+        i++;
+        stack.pop();
+        return closeAfterValue();
+      }
+      return key();
+    }
+    if (c === '[') {
+      stack.push('[');
+      i++;
+      skip();
+      if (text[i] === ']') {
+        i++;
+        stack.pop();
+        return closeAfterValue();
+      }
+      return null;
+    }
+    if (c === '"') {
+      if (!readString()) return fail('invalid string');
+      return closeAfterValue();
+    }
+    for (const lit of ['true', 'false', 'null'])
+      if (text.startsWith(lit, i)) {
+        i += lit.length;
+        return closeAfterValue();
+      }
     NUM.lastIndex = i;
-    if (NUM.test(text) && NUM.lastIndex > i) { i = NUM.lastIndex; return closeAfterValue(); }
+    if (NUM.test(text) && NUM.lastIndex > i) {
+      i = NUM.lastIndex;
+      return closeAfterValue();
+    }
     return fail(`expected a value, ${describe()}`);
   };
   const key = (): { message: string; offset: number } | null => {
@@ -114,8 +164,19 @@ export function locateJsonError(text: string): { message: string; offset: number
       const top = stack[stack.length - 1];
       if (!top) return i < n ? fail(`extra data after the JSON value, ${describe()}`) : null;
       const c = text[i];
-      if (c === ',') { i++; if (top === '{') { const k = key(); if (k) return k; } return null; }
-      if ((c === '}' && top === '{') || (c === ']' && top === '[')) { i++; stack.pop(); continue; }
+      if (c === ',') {
+        i++;
+        if (top === '{') {
+          const k = key();
+          if (k) return k;
+        }
+        return null;
+      }
+      if ((c === '}' && top === '{') || (c === ']' && top === '[')) {
+        i++;
+        stack.pop();
+        continue;
+      }
       return fail(`expected ',' or '${top === '{' ? '}' : ']'}', ${describe()}`);
     }
   };

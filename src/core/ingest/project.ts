@@ -8,7 +8,7 @@ const KNOWN = ['vllm', 'sglang'];
 function fromRepoText(s: unknown): string | null {
   if (typeof s !== 'string' || !s) return null;
   const gh = /github\.com\/[\w.-]+\/([\w.-]+?)(?:\.git)?(?:\/|$)/i.exec(s);
-  const name = (gh ? gh[1] : s.replace(/\/+$/, '').split('/').pop() ?? '').toLowerCase();
+  const name = (gh ? gh[1] : (s.replace(/\/+$/, '').split('/').pop() ?? '')).toLowerCase();
   return /^[a-z0-9][\w.-]{0,40}$/.test(name) ? name : null;
 }
 

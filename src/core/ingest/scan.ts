@@ -10,7 +10,7 @@ import type { RunDraft } from './detectors';
 import { FileRefused, type FileSource, type ListedFile, type ListOptions } from './source';
 
 export * from './source';
-export { agentFromFolder, type FileExtract } from './extract';
+export type { FileExtract } from './extract';
 
 export interface ScanOptions {
   /** Result files above this size are reported, not parsed (default 64 MiB). */
@@ -24,7 +24,13 @@ export interface ScanOptions {
  * A result file names a full hash no dataset knows, while the dataset's commit with the same
  * short id is another: the runs are counted under the dataset's commit, and this says so.
  */
-export interface CommitConflict { file: string; field: string; stated: string; resolvedTo: string; message: string }
+export interface CommitConflict {
+  file: string;
+  field: string;
+  stated: string;
+  resolvedTo: string;
+  message: string;
+}
 
 export interface ScanResult {
   commits: Commit[];
@@ -48,32 +54,57 @@ export function isRelevant(path: string): boolean {
 const readable = (path: string) => path.endsWith('.json') || path.endsWith('.jsonl');
 
 /** What a folder's listing says before any file is read: the files to read, and those recorded without reading. */
-export interface Listing { files: ListedFile[]; records: FileRecord[] }
+export interface Listing {
+  files: ListedFile[];
+  records: FileRecord[];
+}
 
 /**
  * Lists the folder. With `onFolder`, and a source that lists folder by folder, each folder's
  * relevant files are handed over as soon as the folder is complete, so reading can start while
  * the walk goes on; otherwise once, folder by folder, at the end.
  */
-export async function listFolder(source: FileSource, signal?: AbortSignal, onFolder?: (files: ListedFile[]) => void, listOptions?: ListOptions): Promise<Listing> {
+export async function listFolder(
+  source: FileSource,
+  signal?: AbortSignal,
+  onFolder?: (files: ListedFile[]) => void,
+  listOptions?: ListOptions,
+): Promise<Listing> {
   const files: ListedFile[] = [];
   const records: FileRecord[] = [];
   let batch: ListedFile[] = [];
   let batchDir: string | null = null;
-  const flush = () => { if (batch.length) onFolder?.(batch); batch = []; };
+  const flush = () => {
+    if (batch.length) onFolder?.(batch);
+    batch = [];
+  };
   for await (const f of source.list(signal, listOptions)) {
     if (!isRelevant(f.path)) continue;
     if (onFolder && source.groupedByFolder) {
       const dir = f.path.slice(0, f.path.lastIndexOf('/') + 1);
-      if (dir !== batchDir) { flush(); batchDir = dir; }
+      if (dir !== batchDir) {
+        flush();
+        batchDir = dir;
+      }
     }
     // Links and special files are recorded, never read as they are (a FIFO would hang the scan,
     // a link could lead outside the folder or make a file count twice).
-    if (f.kind === 'special') { records.push({ kind: 'skipped', path: f.path, reason: 'not a regular file (FIFO, socket or device): not read' }); continue; }
+    if (f.kind === 'special') {
+      records.push({ kind: 'skipped', path: f.path, reason: 'not a regular file (FIFO, socket or device): not read' });
+      continue;
+    }
     if (f.kind === 'symlink') {
       const d = await source.describe?.(f.path);
-      records.push({ kind: 'skipped', path: f.path, reason: !d || d.error ? `symbolic link that cannot be resolved${d?.error ? ` (${d.error})` : ''}: not read`
-        : d.inside ? `symbolic link to ${d.target}, inside the folder: read there, not twice` : `symbolic link to ${d.target}, outside the folder: not read` });
+      records.push({
+        kind: 'skipped',
+        path: f.path,
+        reason:
+          !d || d.error
+            ? `symbolic link that cannot be resolved${d?.error ? ` (${d.error})` : ''}: not read`
+            : d.inside
+              ? `symbolic link to ${d.target}, inside the folder: read there, not twice`
+              : `symbolic link to ${d.target}, outside the folder: not read`,
+      });
       continue;
     }
     files.push(f);
@@ -111,12 +142,30 @@ export function siblingsOf(files: readonly ListedFile[]): Map<string, Map<string
  * exception. A listing entry whose stat was left to the read (size -1) gets its size and mtime
  * filled in here.
  */
-export async function readExtract(source: FileSource, f: ListedFile, siblings: ReadonlyMap<string, string>, maxBytes = DEFAULT_MAX_FILE_BYTES): Promise<FileExtract> {
+export async function readExtract(
+  source: FileSource,
+  f: ListedFile,
+  siblings: ReadonlyMap<string, string>,
+  maxBytes = DEFAULT_MAX_FILE_BYTES,
+): Promise<FileExtract> {
   const none = (record: FileRecord): FileExtract => ({ path: f.path, record, drafts: [], facts: [] });
-  const tooBig = (size: number) => none({ kind: 'unknown', path: f.path, reason: `file is ${(size / 1048576).toFixed(1)} MiB, above the ${(maxBytes / 1048576).toFixed(0)} MiB limit for result files; open it directly` });
+  const tooBig = (size: number) =>
+    none({
+      kind: 'unknown',
+      path: f.path,
+      reason: `file is ${(size / 1048576).toFixed(1)} MiB, above the ${(maxBytes / 1048576).toFixed(0)} MiB limit for result files; open it directly`,
+    });
   if (f.size > maxBytes) return tooBig(f.size);
   try {
-    const text = await source.readText(f.path, { maxBytes, whole: true, listed: true, onStat: s => { f.size = s.size; if (s.mtimeMs !== undefined) f.mtimeMs = s.mtimeMs; } });
+    const text = await source.readText(f.path, {
+      maxBytes,
+      whole: true,
+      listed: true,
+      onStat: s => {
+        f.size = s.size;
+        if (s.mtimeMs !== undefined) f.mtimeMs = s.mtimeMs;
+      },
+    });
     return extractFile(f.path, text, siblings);
   } catch (e) {
     if (e instanceof FileRefused && f.size > maxBytes) return tooBig(f.size);
@@ -143,10 +192,15 @@ export async function scan(source: FileSource, opts: ScanOptions = {}): Promise<
   const toRead = listing.files.filter(f => readable(f.path));
   const extracts = new Map<string, FileExtract>();
   let done = 0;
-  await pool(toRead, opts.concurrency ?? 8, async f => {
-    extracts.set(f.path, await readExtract(source, f, siblings.get(f.path.slice(0, f.path.lastIndexOf('/') + 1)) ?? new Map(), opts.maxFileBytes));
-    opts.onProgress?.({ done: ++done, total: toRead.length, path: f.path });
-  }, opts.signal);
+  await pool(
+    toRead,
+    opts.concurrency ?? 8,
+    async f => {
+      extracts.set(f.path, await readExtract(source, f, siblings.get(f.path.slice(0, f.path.lastIndexOf('/') + 1)) ?? new Map(), opts.maxFileBytes));
+      opts.onProgress?.({ done: ++done, total: toRead.length, path: f.path });
+    },
+    opts.signal,
+  );
   return assemble(listing, extracts);
 }
 
@@ -173,7 +227,11 @@ export function assemble(listing: Listing, extracts: ReadonlyMap<string, FileExt
     if (!x) continue;
     records.set(f.path, x.record);
     for (const row of x.facts) facts.record(row.row, f.path, row.rank, row.line);
-    for (const d of x.drafts) { drafts.push(d); index.add(d.commit); if (d.parent) index.add(d.parent); }
+    for (const d of x.drafts) {
+      drafts.push(d);
+      index.add(d.commit);
+      if (d.parent) index.add(d.parent);
+    }
     if (x.agentJson) itemOf(f.path).json.set(baseName(f.path), x.agentJson);
   }
   const { redirect, conflicts } = identityConflicts(drafts, facts);
@@ -231,12 +289,23 @@ function identityConflicts(drafts: FileExtract['drafts'], facts: CommitFacts): {
     redirect.set(h, to);
     const info = known.get(to);
     const agree = [
-      d.parent && info?.parent ? (info.parent.startsWith(d.parent) || d.parent.startsWith(info.parent) ? `same parent ${info.parent.slice(0, 12)}` : `but parent ${d.parent.slice(0, 12)} ≠ ${info.parent.slice(0, 12)}`) : null,
+      d.parent && info?.parent
+        ? info.parent.startsWith(d.parent) || d.parent.startsWith(info.parent)
+          ? `same parent ${info.parent.slice(0, 12)}`
+          : `but parent ${d.parent.slice(0, 12)} ≠ ${info.parent.slice(0, 12)}`
+        : null,
       d.model && info?.models.length ? (info.models.includes(d.model) ? 'same model' : `but model ${d.model} is not the dataset's`) : null,
-    ].filter(Boolean).join(', ');
+    ]
+      .filter(Boolean)
+      .join(', ');
     if (!conflicts.some(c => c.file === d.provenance.file && c.stated === h)) {
-      conflicts.push({ file: d.provenance.file, field: d.commitField, stated: h, resolvedTo: to,
-        message: `${d.provenance.file}: field ${d.commitField} names ${h}, which no dataset or mapping knows; the dataset's ${h.slice(0, 8)} is ${to}${agree ? ` (${agree})` : ''}. Counted as ${to.slice(0, 12)}: check the file.` });
+      conflicts.push({
+        file: d.provenance.file,
+        field: d.commitField,
+        stated: h,
+        resolvedTo: to,
+        message: `${d.provenance.file}: field ${d.commitField} names ${h}, which no dataset or mapping knows; the dataset's ${h.slice(0, 8)} is ${to}${agree ? ` (${agree})` : ''}. Counted as ${to.slice(0, 12)}: check the file.`,
+      });
     }
   }
   return { redirect, conflicts };
@@ -249,9 +318,33 @@ function identityConflicts(drafts: FileExtract['drafts'], facts: CommitFacts): {
  */
 export function runOf(d: RunDraft, commit: string, parent: string | null): Run {
   return {
-    id: `${d.provenance.file}#${d.role}`, commit, role: d.role, source: d.source, agent: d.agent, project: d.project, status: d.status, originalStatus: d.originalStatus,
-    error: d.error, errorField: d.errorField, metrics: d.metrics, metricSources: d.metricSources, ...(d.samples ? { samples: d.samples } : {}), counts: d.counts, logs: d.logs,
-    logFiles: d.logFiles, model: d.model, command: d.command, benchmarkMode: d.benchmarkMode, gpuConfig: d.gpuConfig, image: d.image, fixes: d.fixes, version: d.version,
-    parent, timestamp: d.timestamp, durationS: d.durationS, problems: d.problems, provenance: d.provenance,
+    id: `${d.provenance.file}#${d.role}`,
+    commit,
+    role: d.role,
+    source: d.source,
+    agent: d.agent,
+    project: d.project,
+    status: d.status,
+    originalStatus: d.originalStatus,
+    error: d.error,
+    errorField: d.errorField,
+    metrics: d.metrics,
+    metricSources: d.metricSources,
+    ...(d.samples ? { samples: d.samples } : {}),
+    counts: d.counts,
+    logs: d.logs,
+    logFiles: d.logFiles,
+    model: d.model,
+    command: d.command,
+    benchmarkMode: d.benchmarkMode,
+    gpuConfig: d.gpuConfig,
+    image: d.image,
+    fixes: d.fixes,
+    version: d.version,
+    parent,
+    timestamp: d.timestamp,
+    durationS: d.durationS,
+    problems: d.problems,
+    provenance: d.provenance,
   };
 }

@@ -24,10 +24,17 @@ export interface ScanSummary {
   conflicts: Array<{ file: string; field: string; stated: string; resolvedTo: string; message: string }>;
   /** Values read with caution or refused (numbers as strings, negative values, units re-labelled), per file and field. */
   dataProblems: Array<{ file: string; field: string; message: string }>;
-  runList?: Array<Pick<Run, 'commit' | 'role' | 'source' | 'agent' | 'project' | 'status' | 'originalStatus' | 'metrics' | 'image' | 'fixes' | 'timestamp'> & { file: string; schema: string }>;
+  runList?: Array<
+    Pick<Run, 'commit' | 'role' | 'source' | 'agent' | 'project' | 'status' | 'originalStatus' | 'metrics' | 'image' | 'fixes' | 'timestamp'> & {
+      file: string;
+      schema: string;
+    }
+  >;
 }
 
-const inc = (o: Record<string, number>, k: string) => { o[k] = (o[k] ?? 0) + 1; };
+const inc = (o: Record<string, number>, k: string) => {
+  o[k] = (o[k] ?? 0) + 1;
+};
 
 export function summarize(r: ScanResult, withRuns = false): ScanSummary {
   const runsByRole = Object.fromEntries(ROLES.map(x => [x, 0])) as Record<Role, number>;
@@ -41,14 +48,17 @@ export function summarize(r: ScanResult, withRuns = false): ScanSummary {
     if (run.commit.length === 40) full++;
   }
   const nonRunByKind: Record<string, number> = {};
-  let parsed = 0, nonRun = 0;
+  let parsed = 0,
+    nonRun = 0;
   const corrupt: ScanSummary['files']['corrupt'] = [];
   const unknown: ScanSummary['files']['unknown'] = [];
   const skipped: ScanSummary['files']['skipped'] = [];
   for (const f of r.files) {
     if (f.kind === 'run') parsed++;
-    else if (f.kind === 'nonRun') { nonRun++; inc(nonRunByKind, f.what); }
-    else if (f.kind === 'corrupt') corrupt.push({ path: f.path, error: f.error });
+    else if (f.kind === 'nonRun') {
+      nonRun++;
+      inc(nonRunByKind, f.what);
+    } else if (f.kind === 'corrupt') corrupt.push({ path: f.path, error: f.error });
     else if (f.kind === 'skipped') skipped.push({ path: f.path, reason: f.reason });
     else unknown.push({ path: f.path, reason: f.reason });
   }
@@ -66,8 +76,19 @@ export function summarize(r: ScanResult, withRuns = false): ScanSummary {
   };
   if (withRuns) {
     out.runList = r.runs.map(x => ({
-      commit: x.commit, role: x.role, source: x.source, agent: x.agent, project: x.project, status: x.status, originalStatus: x.originalStatus,
-      metrics: x.metrics, file: x.provenance.file, schema: x.provenance.schema, image: x.image, fixes: x.fixes, timestamp: x.timestamp,
+      commit: x.commit,
+      role: x.role,
+      source: x.source,
+      agent: x.agent,
+      project: x.project,
+      status: x.status,
+      originalStatus: x.originalStatus,
+      metrics: x.metrics,
+      file: x.provenance.file,
+      schema: x.provenance.schema,
+      image: x.image,
+      fixes: x.fixes,
+      timestamp: x.timestamp,
     }));
   }
   return out;

@@ -1,7 +1,12 @@
 import type { ListedFile } from './source';
 
 /** What a directory listing says of one entry. */
-export interface DirEntry { name: string; dir: boolean; file: boolean; link?: boolean }
+export interface DirEntry {
+  name: string;
+  dir: boolean;
+  file: boolean;
+  link?: boolean;
+}
 
 /** Folders never worth walking for results. */
 export const SKIP_DIRS = new Set(['node_modules', '.git', '.hg', '.svn', '.vscode', '.vscode-test']);
@@ -18,7 +23,9 @@ const PARALLEL = 32;
  * A folder's files come one after another (`FileSource.groupedByFolder`).
  */
 export async function* walkFiles(
-  readDir: (rel: string) => Promise<DirEntry[]>, size: (rel: string) => Promise<number | { size: number; mtimeMs: number }>, signal?: AbortSignal,
+  readDir: (rel: string) => Promise<DirEntry[]>,
+  size: (rel: string) => Promise<number | { size: number; mtimeMs: number }>,
+  signal?: AbortSignal,
   statLater: (name: string) => boolean = () => false,
 ): AsyncIterable<ListedFile> {
   const pending = [''];
@@ -34,24 +41,54 @@ export async function* walkFiles(
       const sized: Array<Promise<void>> = [];
       for (const e of entries) {
         const p = rel ? `${rel}/${e.name}` : e.name;
-        if (e.link) { if (INTERESTING.test(e.name)) batch.push({ path: p, size: 0, kind: 'symlink' }); continue; }
-        if (e.dir) { if (!SKIP_DIRS.has(e.name)) pending.push(p); continue; }
-        if (!e.file) { if (INTERESTING.test(e.name)) batch.push({ path: p, size: 0, kind: 'special' }); continue; }
-        if (!INTERESTING.test(e.name)) { batch.push({ path: p, size: 0 }); continue; }
-        if (statLater(e.name)) { batch.push({ path: p, size: -1 }); continue; }
-        sized.push(size(p).then(s => { batch.push(typeof s === 'number' ? { path: p, size: s } : { path: p, size: s.size, mtimeMs: s.mtimeMs }); }, () => undefined /* vanished */));
+        if (e.link) {
+          if (INTERESTING.test(e.name)) batch.push({ path: p, size: 0, kind: 'symlink' });
+          continue;
+        }
+        if (e.dir) {
+          if (!SKIP_DIRS.has(e.name)) pending.push(p);
+          continue;
+        }
+        if (!e.file) {
+          if (INTERESTING.test(e.name)) batch.push({ path: p, size: 0, kind: 'special' });
+          continue;
+        }
+        if (!INTERESTING.test(e.name)) {
+          batch.push({ path: p, size: 0 });
+          continue;
+        }
+        if (statLater(e.name)) {
+          batch.push({ path: p, size: -1 });
+          continue;
+        }
+        sized.push(
+          size(p).then(
+            s => {
+              batch.push(typeof s === 'number' ? { path: p, size: s } : { path: p, size: s.size, mtimeMs: s.mtimeMs });
+            },
+            () => undefined /* vanished */,
+          ),
+        );
       }
       await Promise.all(sized);
       if (batch.length) ready.push(batch);
-    } catch { /* unreadable folder */ }
+    } catch {
+      /* unreadable folder */
+    }
     active--;
     wake?.();
   };
   while (pending.length || active || ready.length) {
     if (signal?.aborted) return;
-    while (pending.length && active < PARALLEL) { active++; void visit(pending.pop()!); }
+    while (pending.length && active < PARALLEL) {
+      active++;
+      void visit(pending.pop()!);
+    }
     while (ready.length) yield* ready.shift()!;
-    if (active && !ready.length) await new Promise<void>(r => { wake = r; });
+    if (active && !ready.length)
+      await new Promise<void>(r => {
+        wake = r;
+      });
     wake = null;
   }
 }

@@ -1,10 +1,18 @@
 import type { Truncation } from '../model';
-import { isDockerPullLine, isErrorForm, isNoise } from '../classify/lines';
+import { isDockerPullLine, isErrorForm, isNoise } from './lines';
 import { KNOWN_CAPS } from './truncation';
 import { hasAnsi } from './text';
 
-export interface Phase { name: string; startLine: number; endLine: number }
-export interface Span { startLine: number; endLine: number; title: string }
+export interface Phase {
+  name: string;
+  startLine: number;
+  endLine: number;
+}
+export interface Span {
+  startLine: number;
+  endLine: number;
+  title: string;
+}
 
 export interface LogIndex {
   lineCount: number;
@@ -59,37 +67,65 @@ export class LogIndexer {
     const no = ++this.n;
     const l = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
     if (!this.ansi && l.includes('\x1b[')) this.ansi = hasAnsi(l);
-    if (isDockerPullLine(l)) { this.pull++; return; }
+    if (isDockerPullLine(l)) {
+      this.pull++;
+      return;
+    }
     if (l.length <= 400) {
       for (const [re, name] of PHASE_MARKERS) {
         const m = re.exec(l);
-        if (m) { this.closePhase(no - 1); this.open = { name: name(m), startLine: no, endLine: no }; break; }
+        if (m) {
+          this.closePhase(no - 1);
+          this.open = { name: name(m), startLine: no, endLine: no };
+          break;
+        }
       }
       if (this.open && PHASE_END.test(l)) this.closePhase(no);
       if (RESULT_START.test(l)) this.result = { start: no };
-      else if (this.result && RESULT_END.test(l)) { this.results.push({ startLine: this.result.start, endLine: no, title: 'benchmark result' }); this.result = null; }
+      else if (this.result && RESULT_END.test(l)) {
+        this.results.push({ startLine: this.result.start, endLine: no, title: 'benchmark result' });
+        this.result = null;
+      }
     }
-    if (TRACEBACK.test(l)) { this.tb = { start: no }; }
-    else if (this.tb) {
+    if (TRACEBACK.test(l)) {
+      this.tb = { start: no };
+    } else if (this.tb) {
       const ex = EXCEPTION.exec(l);
-      if (ex) { this.tracebacks.push({ startLine: this.tb.start, endLine: no, title: ex[1].slice(0, 120) }); this.tb = null; }
-      else if (no - this.tb.start > 2000) this.tb = null;
+      if (ex) {
+        this.tracebacks.push({ startLine: this.tb.start, endLine: no, title: ex[1].slice(0, 120) });
+        this.tb = null;
+      } else if (no - this.tb.start > 2000) this.tb = null;
     }
     if (!this.firstError && l.trim() && isErrorForm(l) && !isNoise(l)) this.firstError = { line: no, text: l.length > 400 ? l.slice(0, 400) : l };
   }
 
   /** The first error line seen so far (lets a caller stop reading a huge log early). */
-  get firstErrorSoFar(): LogIndex['firstError'] { return this.firstError; }
+  get firstErrorSoFar(): LogIndex['firstError'] {
+    return this.firstError;
+  }
 
   private closePhase(end: number): void {
-    if (this.open) { this.open.endLine = Math.max(this.open.startLine, end); this.phases.push(this.open); this.open = null; }
+    if (this.open) {
+      this.open.endLine = Math.max(this.open.startLine, end);
+      this.phases.push(this.open);
+      this.open = null;
+    }
   }
 
   end(truncation: Truncation | null = null): LogIndex {
     this.closePhase(this.n);
     if (this.tb) this.tracebacks.push({ startLine: this.tb.start, endLine: this.n, title: 'Traceback (cut)' });
     if (this.result) this.results.push({ startLine: this.result.start, endLine: this.n, title: 'benchmark result (cut)' });
-    return { lineCount: this.n, phases: this.phases, tracebacks: this.tracebacks, resultBlocks: this.results, firstError: this.firstError, ansi: this.ansi, dockerPullLines: this.pull, truncation };
+    return {
+      lineCount: this.n,
+      phases: this.phases,
+      tracebacks: this.tracebacks,
+      resultBlocks: this.results,
+      firstError: this.firstError,
+      ansi: this.ansi,
+      dockerPullLines: this.pull,
+      truncation,
+    };
   }
 }
 

@@ -1,6 +1,9 @@
 /** ANSI escape sequences, real (\x1b) or written out in Python byte dumps (\\x1b). */
-const ANSI = /\x1b\[[0-9;?]*[ -\/]*[@-~]|\\x1b\[[0-9;?]*[A-Za-z]/g;
-export const hasAnsi = (s: string): boolean => { ANSI.lastIndex = 0; return ANSI.test(s); };
+const ANSI = /\x1b\[[0-9;?]*[ -/]*[@-~]|\\x1b\[[0-9;?]*[A-Za-z]/g;
+export const hasAnsi = (s: string): boolean => {
+  ANSI.lastIndex = 0;
+  return ANSI.test(s);
+};
 export const stripAnsi = (s: string): string => s.replace(ANSI, '');
 
 /**

@@ -15,10 +15,12 @@ export interface MetricDef {
   kind: MetricKind;
 }
 
-export interface Alias { canonical: string; scale?: number }
+export interface Alias {
+  canonical: string;
+  scale?: number;
+}
 
-const M = (key: string, label: string, unit: string, direction: Direction, kind: MetricKind = 'metric'): MetricDef =>
-  ({ key, label, unit, direction, kind });
+const M = (key: string, label: string, unit: string, direction: Direction, kind: MetricKind = 'metric'): MetricDef => ({ key, label, unit, direction, kind });
 
 /** Unit label of a value whose unit could not be established. */
 export const UNKNOWN_UNIT = 'unit unknown';
@@ -62,7 +64,9 @@ export const METRICS: readonly MetricDef[] = [
 ];
 
 const BY_KEY = new Map(METRICS.map(m => [m.key, m]));
-export function metricDef(key: string): MetricDef | undefined { return BY_KEY.get(key); }
+export function metricDef(key: string): MetricDef | undefined {
+  return BY_KEY.get(key);
+}
 
 /** Unit families: only metrics of one family measure the same kind of quantity. */
 export function unitFamily(key: string): 'ms' | 's' | 'req/s' | 'tok/s' | 'x' | 'unknown' | 'count' {
@@ -87,7 +91,10 @@ for (const base of ['ttft', 'tpot', 'itl'] as const) {
 }
 for (const stat of ['mean', 'median', 'p90', 'p95', 'p99'] as const) {
   const words = stat === 'median' ? ['median', 'p50'] : [stat];
-  alias(`e2el_${stat}_ms`, words.flatMap(w => [`e2e_latency_${w}`, `e2el_${w}`, `e2el_${w}_ms`, `${w}_e2el_ms`]));
+  alias(
+    `e2el_${stat}_ms`,
+    words.flatMap(w => [`e2e_latency_${w}`, `e2el_${w}`, `e2el_${w}_ms`, `${w}_e2el_ms`]),
+  );
 }
 alias('latency_avg_ms', ['latency_avg', 'latency_avg_ms', 'latency_ms', 'avg_latency_ms']);
 alias('latency_avg_ms', ['avg_latency_s', 'avg_latency'], 1000);
@@ -122,14 +129,50 @@ alias('batch_size', ['batch_size']);
 alias('seq_len', ['seq_len']);
 
 /** Keys in metric containers that are not metrics at all (text, flags, bookkeeping). */
-const IGNORED = new Set(['raw_output', 'error', 'error_code', 'impl_tag', 'commit_hash', 'device', 'dtype', 'eq_level',
-  'opt_path_hit', 'target_resolved', 'attempted_module', 'attempted_symbol', 'data_size_mb', 'num_transfers',
-  'transfer_count', 'batch_transfer_count', 'total_bytes', 'hw_info', 'strategy', 'notes',
+const IGNORED = new Set([
+  'raw_output',
+  'error',
+  'error_code',
+  'impl_tag',
+  'commit_hash',
+  'device',
+  'dtype',
+  'eq_level',
+  'opt_path_hit',
+  'target_resolved',
+  'attempted_module',
+  'attempted_symbol',
+  'data_size_mb',
+  'num_transfers',
+  'transfer_count',
+  'batch_transfer_count',
+  'total_bytes',
+  'hw_info',
+  'strategy',
+  'notes',
   // bookkeeping numbers at the top level of flat result files and in vLLM's result JSON
-  'duration_s', 'timestamp', 'v1_engine', 'request_rate', 'burstiness', 'max_concurrency', 'best_of', 'date',
-  'request_goodput', 'request_goodput:', 'input_lens', 'output_lens', 'ttfts', 'itls', 'generated_texts', 'errors',
+  'duration_s',
+  'timestamp',
+  'v1_engine',
+  'request_rate',
+  'burstiness',
+  'max_concurrency',
+  'best_of',
+  'date',
+  'request_goodput',
+  'request_goodput:',
+  'input_lens',
+  'output_lens',
+  'ttfts',
+  'itls',
+  'generated_texts',
+  'errors',
   // vLLM's result JSON reports standard deviations: spread, not a comparable metric
-  'std_ttft_ms', 'std_tpot_ms', 'std_itl_ms', 'std_e2el_ms']);
+  'std_ttft_ms',
+  'std_tpot_ms',
+  'std_itl_ms',
+  'std_e2el_ms',
+]);
 
 export interface AliasHint {
   /** `throughput_tok_s` in S3/S4 serving runs is the output token throughput (research §1.12). */
@@ -141,10 +184,16 @@ export function lookupAlias(key: string, hint: AliasHint = {}): Alias | undefine
   return ALIASES.get(key);
 }
 
-export function isKnownMetricKey(key: string): boolean { return ALIASES.has(key) || IGNORED.has(key); }
+export function isKnownMetricKey(key: string): boolean {
+  return ALIASES.has(key) || IGNORED.has(key);
+}
 
 /** One numeric field as read, before unit evidence may re-label it. */
-export interface MetricField { field: string; value: number; canonical: string }
+export interface MetricField {
+  field: string;
+  value: number;
+  canonical: string;
+}
 
 export interface NormalisedMetrics {
   metrics: Record<string, number>;
@@ -157,7 +206,9 @@ export interface NormalisedMetrics {
   problems: Array<{ field: string; message: string }>;
 }
 
-export function emptyMetrics(): NormalisedMetrics { return { metrics: {}, counts: {}, fields: [], unknown: [], problems: [] }; }
+export function emptyMetrics(): NormalisedMetrics {
+  return { metrics: {}, counts: {}, fields: [], unknown: [], problems: [] };
+}
 
 const NUMERIC_STRING = /^\s*[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?\s*$/;
 
@@ -178,10 +229,16 @@ export function addMetrics(into: NormalisedMetrics, container: unknown, hint: Al
     } else continue;
     if (!Number.isFinite(value)) continue;
     const a = lookupAlias(key, hint);
-    if (!a) { if (!IGNORED.has(key)) into.unknown.push(key); continue; }
+    if (!a) {
+      if (!IGNORED.has(key)) into.unknown.push(key);
+      continue;
+    }
     const def = BY_KEY.get(a.canonical)!;
     if (def.kind === 'param') continue;
-    if (value < 0) { into.problems.push({ field: prefix + key, message: `negative value ${value} for ${def.label} is impossible; left out` }); continue; }
+    if (value < 0) {
+      into.problems.push({ field: prefix + key, message: `negative value ${value} for ${def.label} is impossible; left out` });
+      continue;
+    }
     const v = a.scale ? value * a.scale : value;
     const bucket = def.kind === 'count' ? into.counts : into.metrics;
     if (!(a.canonical in bucket)) {
@@ -193,7 +250,9 @@ export function addMetrics(into: NormalisedMetrics, container: unknown, hint: Al
 }
 
 /** Every spelling the table knows, for tests and for the language server's hovers. */
-export function knownSpellings(): string[] { return [...ALIASES.keys()]; }
+export function knownSpellings(): string[] {
+  return [...ALIASES.keys()];
+}
 
 export function formatValue(value: number): string {
   return Math.abs(value) >= 100 ? value.toFixed(1) : Math.abs(value) >= 1 ? value.toFixed(2) : value.toPrecision(3);

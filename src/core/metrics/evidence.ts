@@ -9,7 +9,11 @@ import { metricDef, unitFamily, type MetricField } from './catalogue';
  * unit and is never compared with a known one.
  */
 export type UnitEvidence = 'printed' | 'counts' | 'name' | 'raw' | 'none';
-export interface MetricSource { field: string; evidence: UnitEvidence; note?: string }
+export interface MetricSource {
+  field: string;
+  evidence: UnitEvidence;
+  note?: string;
+}
 
 export interface EvidenceInput {
   fields: readonly MetricField[];
@@ -69,7 +73,10 @@ export function reconcileUnits(input: EvidenceInput): Reconciled {
     // 1. The printed block under the same name confirms it (possibly in another unit of time).
     if (c in printed) {
       const pv = printed[c];
-      if (close(f.value, pv)) { put(c, f.value, { field: f.field, evidence: 'printed' }); continue; }
+      if (close(f.value, pv)) {
+        put(c, f.value, { field: f.field, evidence: 'printed' });
+        continue;
+      }
       if (unitFamily(c) === 'ms' && close(f.value * 1000, pv)) {
         notes.push({ field: f.field, message: `${f.value} is in seconds (${printedFrom} prints ${pv} ms): read as ${pv} ms` });
         put(c, pv, { field: f.field, evidence: 'printed', note: 'seconds in a millisecond field' });
@@ -77,27 +84,41 @@ export function reconcileUnits(input: EvidenceInput): Reconciled {
       }
     }
     // 2. The printed block says the number is another quantity.
-    const other = isRate(c) ? Object.entries(printed).find(([k, pv]) => k !== c && isRate(k) && close(f.value, pv) && (doubtful || unitFamily(k) !== unitFamily(c))) : undefined;
+    const other = isRate(c)
+      ? Object.entries(printed).find(([k, pv]) => k !== c && isRate(k) && close(f.value, pv) && (doubtful || unitFamily(k) !== unitFamily(c)))
+      : undefined;
     if (other) {
       const [k] = other;
-      notes.push({ field: f.field, message: `${f.value} is the ${metricDef(k)?.label ?? k} (${metricDef(k)?.unit}) printed in ${printedFrom}, not ${metricDef(c)?.label ?? c}: re-labelled` });
+      notes.push({
+        field: f.field,
+        message: `${f.value} is the ${metricDef(k)?.label ?? k} (${metricDef(k)?.unit}) printed in ${printedFrom}, not ${metricDef(c)?.label ?? c}: re-labelled`,
+      });
       put(k, f.value, { field: f.field, evidence: 'printed', note: `stored as ${f.field}` });
       continue;
     }
     // 3. The run's counts say which throughput it is.
     if (isRate(c)) {
       const same = derived.find(([k]) => k === c);
-      if (same && near(f.value, same[1])) { put(c, f.value, { field: f.field, evidence: 'counts' }); continue; }
+      if (same && near(f.value, same[1])) {
+        put(c, f.value, { field: f.field, evidence: 'counts' });
+        continue;
+      }
       const hit = derived.find(([k, dv]) => k !== c && near(f.value, dv) && (doubtful || unitFamily(k) !== unitFamily(c)));
       if (hit) {
-        notes.push({ field: f.field, message: `${f.value} equals the run's ${metricDef(hit[0])?.label} from its counts (${hit[1].toFixed(2)} ${metricDef(hit[0])?.unit}): re-labelled` });
+        notes.push({
+          field: f.field,
+          message: `${f.value} equals the run's ${metricDef(hit[0])?.label} from its counts (${hit[1].toFixed(2)} ${metricDef(hit[0])?.unit}): re-labelled`,
+        });
         put(hit[0], f.value, { field: f.field, evidence: 'counts', note: `stored as ${f.field}` });
         continue;
       }
     }
     // 4. Only the name: trusted unless a known pipeline bug makes it a guess.
     if (input.untrusted?.has(f.field)) {
-      notes.push({ field: f.field, message: `${f.field} = ${f.value}: the pipeline that wrote this field stored whatever "throughput" it found first; unit unknown` });
+      notes.push({
+        field: f.field,
+        message: `${f.field} = ${f.value}: the pipeline that wrote this field stored whatever "throughput" it found first; unit unknown`,
+      });
       put('throughput_unspecified', f.value, { field: f.field, evidence: 'none' });
       continue;
     }

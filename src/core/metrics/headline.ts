@@ -13,17 +13,44 @@ import { metricDef, type MetricDef } from './catalogue';
  *
  * A commit is "mixed" when the agent wins on one headline metric and loses on another.
  */
-interface Rule { order: string[]; groups: string[][] }
+interface Rule {
+  order: string[];
+  groups: string[][];
+}
 
 const THROUGHPUTS = ['output_throughput_tok_s', 'request_throughput_req_s', 'total_throughput_tok_s', 'throughput_tok_s'];
-const GENERIC = [...THROUGHPUTS, 'tpot_mean_ms', 'ttft_mean_ms', 'itl_mean_ms', 'e2el_mean_ms', 'latency_avg_ms', 'latency_p50_ms', 'test_avg_ms',
-  'generate_time_s', 'elapsed_time_s', 'input_throughput_tok_s', 'throughput_unspecified'];
+const GENERIC = [
+  ...THROUGHPUTS,
+  'tpot_mean_ms',
+  'ttft_mean_ms',
+  'itl_mean_ms',
+  'e2el_mean_ms',
+  'latency_avg_ms',
+  'latency_p50_ms',
+  'test_avg_ms',
+  'generate_time_s',
+  'elapsed_time_s',
+  'input_throughput_tok_s',
+  'throughput_unspecified',
+];
 
 export const HEADLINE_RULES: Record<BenchmarkMode, Rule> = {
-  serving: { order: [...THROUGHPUTS, 'tpot_mean_ms', 'ttft_mean_ms', 'itl_mean_ms', 'e2el_mean_ms', 'throughput_unspecified'], groups: [[...THROUGHPUTS, 'throughput_unspecified'], ['ttft_mean_ms'], ['tpot_mean_ms']] },
-  throughput: { order: ['request_throughput_req_s', 'total_throughput_tok_s', 'output_throughput_tok_s', 'throughput_tok_s', 'throughput_unspecified', 'elapsed_time_s'], groups: [['request_throughput_req_s', 'total_throughput_tok_s', 'output_throughput_tok_s', 'throughput_tok_s', 'throughput_unspecified']] },
-  latency: { order: ['latency_avg_ms', 'latency_p50_ms', 'latency_p99_ms', 'latency_p90_ms'], groups: [['latency_avg_ms', 'latency_p50_ms'], ['latency_p99_ms']] },
-  prefix_caching: { order: ['generate_time_s', 'elapsed_time_s', 'output_throughput_tok_s', 'input_throughput_tok_s', 'throughput_tok_s'], groups: [['generate_time_s', 'elapsed_time_s', 'output_throughput_tok_s']] },
+  serving: {
+    order: [...THROUGHPUTS, 'tpot_mean_ms', 'ttft_mean_ms', 'itl_mean_ms', 'e2el_mean_ms', 'throughput_unspecified'],
+    groups: [[...THROUGHPUTS, 'throughput_unspecified'], ['ttft_mean_ms'], ['tpot_mean_ms']],
+  },
+  throughput: {
+    order: ['request_throughput_req_s', 'total_throughput_tok_s', 'output_throughput_tok_s', 'throughput_tok_s', 'throughput_unspecified', 'elapsed_time_s'],
+    groups: [['request_throughput_req_s', 'total_throughput_tok_s', 'output_throughput_tok_s', 'throughput_tok_s', 'throughput_unspecified']],
+  },
+  latency: {
+    order: ['latency_avg_ms', 'latency_p50_ms', 'latency_p99_ms', 'latency_p90_ms'],
+    groups: [['latency_avg_ms', 'latency_p50_ms'], ['latency_p99_ms']],
+  },
+  prefix_caching: {
+    order: ['generate_time_s', 'elapsed_time_s', 'output_throughput_tok_s', 'input_throughput_tok_s', 'throughput_tok_s'],
+    groups: [['generate_time_s', 'elapsed_time_s', 'output_throughput_tok_s']],
+  },
   other: { order: ['test_avg_ms', 'test_p50_ms', ...GENERIC], groups: [['test_avg_ms', 'test_p50_ms']] },
 };
 

@@ -19,10 +19,29 @@ const SERVING: Array<[RegExp, string]> = [
   [/^Input token throughput \(tok\/s\):\s+([\d.]+)/, 'input_throughput_tok_s'],
 ];
 /** Literals every printed-metric line contains (for literal scanners; case-insensitive). */
-export const METRIC_LINE_LITERALS = ['Successful requests', 'Benchmark duration', 'Total input tokens', 'Total generated tokens', 'Token throughput',
-  'Request throughput', 'Input token throughput', 'TTFT (ms)', 'TPOT (ms)', 'ITL (ms)', 'E2EL (ms)', 'E2E Latency (ms)', 'requests/s,', 'Avg latency:',
-  '% percentile latency', 'cost time', 'est. speed input', '------warm up------', '------start generating------'];
-const CANDIDATE = /^\s*(?:Successful requests|Benchmark duration|Total (?:input|generated|[Tt]oken)|Request throughput|Output token|Input token|Mean |Median |P\d+ |Throughput:|Avg latency|\d+% percentile|cost time|------(?:warm up|start generating)------)|est\. speed input/gm;
+export const METRIC_LINE_LITERALS = [
+  'Successful requests',
+  'Benchmark duration',
+  'Total input tokens',
+  'Total generated tokens',
+  'Token throughput',
+  'Request throughput',
+  'Input token throughput',
+  'TTFT (ms)',
+  'TPOT (ms)',
+  'ITL (ms)',
+  'E2EL (ms)',
+  'E2E Latency (ms)',
+  'requests/s,',
+  'Avg latency:',
+  '% percentile latency',
+  'cost time',
+  'est. speed input',
+  '------warm up------',
+  '------start generating------',
+];
+const CANDIDATE =
+  /^\s*(?:Successful requests|Benchmark duration|Total (?:input|generated|[Tt]oken)|Request throughput|Output token|Input token|Mean |Median |P\d+ |Throughput:|Avg latency|\d+% percentile|cost time|------(?:warm up|start generating)------)|est\. speed input/gm;
 const STAT = /^(Mean|Median|P(\d+)) (TTFT|TPOT|ITL|E2EL|E2E Latency) \(ms\):\s+([\d.]+)/;
 
 export class PrintedMetricsParser {
@@ -33,9 +52,18 @@ export class PrintedMetricsParser {
   line(raw: string): void {
     const l = raw.trim();
     // benchmark_prefix_caching.py announces its phases; its speed lines are then its result.
-    if (/^------(?:warm up|start generating)------$/.test(l)) { this.mode = 'prefix_caching'; return; }
+    if (/^------(?:warm up|start generating)------$/.test(l)) {
+      this.mode = 'prefix_caching';
+      return;
+    }
     if (l.length > 300 || l.length < 8) return;
-    for (const [re, key] of SERVING) { const m = re.exec(l); if (m) { this.values.set(key, Number(m[1])); return; } }
+    for (const [re, key] of SERVING) {
+      const m = re.exec(l);
+      if (m) {
+        this.values.set(key, Number(m[1]));
+        return;
+      }
+    }
     const s = STAT.exec(l);
     if (s) {
       const base = { TTFT: 'ttft', TPOT: 'tpot', ITL: 'itl', E2EL: 'e2el', 'E2E Latency': 'e2el' }[s[3]]!;
@@ -44,15 +72,35 @@ export class PrintedMetricsParser {
       return;
     }
     let m = /^Throughput:\s*([\d.]+)\s*requests\/s,\s*([\d.]+)\s*total tokens\/s,\s*([\d.]+)\s*output tokens\/s/.exec(l);
-    if (m) { this.values.set('request_throughput_req_s', Number(m[1])); this.values.set('total_token_throughput_tok_s', Number(m[2])); this.values.set('output_token_throughput_tok_s', Number(m[3])); return; }
+    if (m) {
+      this.values.set('request_throughput_req_s', Number(m[1]));
+      this.values.set('total_token_throughput_tok_s', Number(m[2]));
+      this.values.set('output_token_throughput_tok_s', Number(m[3]));
+      return;
+    }
     m = /^Throughput:\s*([\d.]+)\s*requests\/s,\s*([\d.]+)\s*tokens\/s/.exec(l);
-    if (m) { this.values.set('request_throughput_req_s', Number(m[1])); this.values.set('total_token_throughput_tok_s', Number(m[2])); return; }
+    if (m) {
+      this.values.set('request_throughput_req_s', Number(m[1]));
+      this.values.set('total_token_throughput_tok_s', Number(m[2]));
+      return;
+    }
     m = /^Avg latency:\s*([\d.]+)\s*(seconds|ms)/.exec(l);
-    if (m) { this.values.set('latency_avg_ms', Number(m[1]) * (m[2] === 'seconds' ? 1000 : 1)); return; }
+    if (m) {
+      this.values.set('latency_avg_ms', Number(m[1]) * (m[2] === 'seconds' ? 1000 : 1));
+      return;
+    }
     m = /^(\d+)% percentile latency:\s*([\d.]+)\s*(seconds|ms)/.exec(l);
-    if (m) { const key = `latency_p${m[1]}_ms`; if (['50', '90', '99'].includes(m[1])) this.values.set(key, Number(m[2]) * (m[3] === 'seconds' ? 1000 : 1)); return; }
+    if (m) {
+      const key = `latency_p${m[1]}_ms`;
+      if (['50', '90', '99'].includes(m[1])) this.values.set(key, Number(m[2]) * (m[3] === 'seconds' ? 1000 : 1));
+      return;
+    }
     m = this.mode !== 'prefix_caching' ? null : /est\. speed input:\s*([\d.]+)\s*toks\/s,\s*output:\s*([\d.]+)\s*toks\/s/.exec(l);
-    if (m) { this.values.set('input_throughput_tok_s', Number(m[1])); this.values.set('output_token_throughput_tok_s', Number(m[2])); return; }
+    if (m) {
+      this.values.set('input_throughput_tok_s', Number(m[1]));
+      this.values.set('output_token_throughput_tok_s', Number(m[2]));
+      return;
+    }
     m = /^cost time\s+([\d.]+)/.exec(l);
     if (m) this.values.set('elapsed_time_s', Number(m[1]));
   }
@@ -70,7 +118,9 @@ export class PrintedMetricsParser {
     }
   }
 
-  get found(): boolean { return this.values.size > 0; }
+  get found(): boolean {
+    return this.values.size > 0;
+  }
 
   result(): NormalisedMetrics {
     return addMetrics(emptyMetrics(), Object.fromEntries(this.values));

@@ -6,7 +6,8 @@
  */
 const MAX_SAMPLES = 100_000;
 
-const nums = (v: unknown): number[] | null => Array.isArray(v) && v.length <= MAX_SAMPLES ? v.map(x => (typeof x === 'number' && Number.isFinite(x) && x >= 0 ? x : NaN)) : null;
+const nums = (v: unknown): number[] | null =>
+  Array.isArray(v) && v.length <= MAX_SAMPLES ? v.map(x => (typeof x === 'number' && Number.isFinite(x) && x >= 0 ? x : NaN)) : null;
 
 export function samplesFromResultJson(doc: unknown): Record<string, number[]> | undefined {
   if (!doc || typeof doc !== 'object') return undefined;

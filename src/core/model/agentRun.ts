@@ -19,4 +19,7 @@ export const AgentRunSchema = z.object({
 });
 export type AgentRun = z.infer<typeof AgentRunSchema>;
 
-export interface UnlinkedAgentRun { path: string; reason: string }
+export interface UnlinkedAgentRun {
+  path: string;
+  reason: string;
+}

@@ -26,5 +26,16 @@ export const CommitSchema = z.object({
 export type Commit = z.infer<typeof CommitSchema>;
 
 export function emptyCommit(hash: string): Commit {
-  return { hash, parent: null, subject: null, prUrl: null, perfCommands: [], models: [], gpuConfig: null, benchmarkMode: null, project: null, humanPatch: null };
+  return {
+    hash,
+    parent: null,
+    subject: null,
+    prUrl: null,
+    perfCommands: [],
+    models: [],
+    gpuConfig: null,
+    benchmarkMode: null,
+    project: null,
+    humanPatch: null,
+  };
 }

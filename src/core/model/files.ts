@@ -3,7 +3,16 @@ import { SchemaIdSchema } from './enums';
 
 /** Non-run files are recognised so they are never counted as runs. */
 export const NON_RUN_KINDS = [
-  'progress-log', 'report', 'export', 'hf-records', 'run-summary', 'mapping', 'dataset', 'agent-run', 'notes', 'run-record',
+  'progress-log',
+  'report',
+  'export',
+  'hf-records',
+  'run-summary',
+  'mapping',
+  'dataset',
+  'agent-run',
+  'notes',
+  'run-record',
 ] as const;
 export const NonRunKindSchema = z.enum(NON_RUN_KINDS);
 export type NonRunKind = z.infer<typeof NonRunKindSchema>;
@@ -12,8 +21,12 @@ export const FileRecordSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('run'), path: z.string(), schema: SchemaIdSchema, runs: z.number().int() }),
   z.object({ kind: z.literal('nonRun'), path: z.string(), what: NonRunKindSchema }),
   z.object({
-    kind: z.literal('corrupt'), path: z.string(), error: z.string(),
-    offset: z.number().int().nullable(), line: z.number().int().nullable(), column: z.number().int().nullable(),
+    kind: z.literal('corrupt'),
+    path: z.string(),
+    error: z.string(),
+    offset: z.number().int().nullable(),
+    line: z.number().int().nullable(),
+    column: z.number().int().nullable(),
   }),
   z.object({ kind: z.literal('unknown'), path: z.string(), reason: z.string() }),
   /** Listed, but not read on purpose (a link, a FIFO …): the reason says why. */

@@ -7,7 +7,6 @@ export const ProvenanceSchema = z.object({
   schema: SchemaIdSchema,
   pointer: z.string(),
 });
-export type Provenance = z.infer<typeof ProvenanceSchema>;
 
 /** A cut the source applied to log text before we saw it (research §4.7). */
 export const TruncationSchema = z.object({
@@ -33,7 +32,6 @@ export const MetricSourceSchema = z.object({
 
 /** Something in the data that was read but could not be used as written; names the file's field. */
 export const DataProblemSchema = z.object({ field: z.string(), message: z.string() });
-export type DataProblem = z.infer<typeof DataProblemSchema>;
 
 export const RunSchema = z.object({
   /** Stable within one scan: `<file>#<pointer>`. */

@@ -1,7 +1,12 @@
 import { applyPatch, parsePatch, type StructuredPatch } from 'diff';
 
 /** One file of a unified diff. */
-export interface FilePatch { path: string; isNew: boolean; isDeleted: boolean; patch: StructuredPatch }
+export interface FilePatch {
+  path: string;
+  isNew: boolean;
+  isDeleted: boolean;
+  patch: StructuredPatch;
+}
 
 const strip = (p: string | undefined) => (p && p !== '/dev/null' ? p.replace(/^[ab]\//, '').replace(/\t.*$/, '') : null);
 
@@ -17,12 +22,18 @@ export const MAX_PATCH_BYTES = 32 * 1024 * 1024;
  * PatchError naming the line (never another exception).
  */
 export function splitPatch(text: string): FilePatch[] {
-  if (text.length > MAX_PATCH_BYTES) throw new PatchError(`the patch is ${(text.length / 1048576).toFixed(0)} MB, above the ${MAX_PATCH_BYTES / 1048576} MB limit`);
+  if (text.length > MAX_PATCH_BYTES)
+    throw new PatchError(`the patch is ${(text.length / 1048576).toFixed(0)} MB, above the ${MAX_PATCH_BYTES / 1048576} MB limit`);
   let parsed: StructuredPatch[];
-  try { parsed = parsePatch(text); } catch (e) { throw new PatchError(`not a valid unified diff: ${e instanceof Error ? e.message : String(e)}`); }
+  try {
+    parsed = parsePatch(text);
+  } catch (e) {
+    throw new PatchError(`not a valid unified diff: ${e instanceof Error ? e.message : String(e)}`);
+  }
   const out: FilePatch[] = [];
   for (const p of parsed) {
-    const oldPath = strip(p.oldFileName), newPath = strip(p.newFileName);
+    const oldPath = strip(p.oldFileName),
+      newPath = strip(p.newFileName);
     const path = newPath ?? oldPath;
     if (!path || path === 'model_patch.diff' || path.endsWith('/model_patch.diff')) continue;
     if (!p.hunks.length) continue;
@@ -47,7 +58,8 @@ export function checkHunks(base: string, fp: FilePatch): string | null {
     if (![h.oldStart, h.oldLines, h.newStart, h.newLines].every(n => Number.isSafeInteger(n) && n >= 0)) return bad('has a malformed header');
     if (h.oldStart > lines + 1 || h.oldStart + h.oldLines - 1 > lines + 1) return bad(`starts past the end of the parent's file (${lines} lines)`);
     const body = h.lines.filter(l => l[0] !== '\\');
-    if (body.filter(l => l[0] !== '+').length !== h.oldLines || body.filter(l => l[0] !== '-').length !== h.newLines) return bad('does not have the lines its header counts');
+    if (body.filter(l => l[0] !== '+').length !== h.oldLines || body.filter(l => l[0] !== '-').length !== h.newLines)
+      return bad('does not have the lines its header counts');
   }
   return null;
 }
@@ -57,7 +69,15 @@ export function applyFilePatch(base: string, fp: FilePatch): { ok: true; text: s
   const bad = checkHunks(base, fp);
   if (bad) return { ok: false, error: bad };
   let r: string | false;
-  try { r = applyPatch(base, fp.patch); } catch (e) { return { ok: false, error: `the patch for ${fp.path} cannot be applied: ${e instanceof Error ? e.message : String(e)}` }; }
-  if (r === false) return { ok: false, error: `the patch for ${fp.path} does not apply to the parent (${fp.patch.hunks.length} hunk${fp.patch.hunks.length === 1 ? '' : 's'})` };
+  try {
+    r = applyPatch(base, fp.patch);
+  } catch (e) {
+    return { ok: false, error: `the patch for ${fp.path} cannot be applied: ${e instanceof Error ? e.message : String(e)}` };
+  }
+  if (r === false)
+    return {
+      ok: false,
+      error: `the patch for ${fp.path} does not apply to the parent (${fp.patch.hunks.length} hunk${fp.patch.hunks.length === 1 ? '' : 's'})`,
+    };
   return { ok: true, text: r };
 }

@@ -5,7 +5,11 @@
  * Offline scripts (latency, throughput, prefix caching) take every engine argument.
  */
 export type ScriptKind = 'serving' | 'latency' | 'throughput' | 'prefix_caching';
-export interface FlagDoc { meaning: string; default?: string; takesValue: boolean }
+export interface FlagDoc {
+  meaning: string;
+  default?: string;
+  takesValue: boolean;
+}
 
 const f = (meaning: string, takesValue = true, def?: string): FlagDoc => ({ meaning, takesValue, ...(def ? { default: def } : {}) });
 
@@ -53,7 +57,10 @@ const SERVING: Record<string, FlagDoc> = {
   '--hf-subset': f('HF dataset subset'),
   '--hf-split': f('HF dataset split'),
   '--hf-output-len': f('HF dataset: override output length'),
-  '--top-p': f('Sampling top-p'), '--top-k': f('Sampling top-k'), '--min-p': f('Sampling min-p'), '--temperature': f('Sampling temperature'),
+  '--top-p': f('Sampling top-p'),
+  '--top-k': f('Sampling top-k'),
+  '--min-p': f('Sampling min-p'),
+  '--temperature': f('Sampling temperature'),
   '--lora-modules': f('LoRA modules to pick from per request'),
 };
 
@@ -148,15 +155,25 @@ export const SERVER_ONLY = new Set(Object.keys(ENGINE).filter(k => !(k in SERVIN
  * Flags whose meaning depends on the vLLM version. Only facts with a source are listed; the
  * check applies when the version a command runs on is known (e.g. from a result file).
  */
-export interface VersionedFlag { flag: string; since: string; note: string; severity: 'information' | 'warning' }
+export interface VersionedFlag {
+  flag: string;
+  since: string;
+  note: string;
+  severity: 'information' | 'warning';
+}
 export const VERSIONED_FLAGS: readonly VersionedFlag[] = [
-  { flag: '--use-v2-block-manager', since: '0.6.4', severity: 'information',
-    note: 'is a deprecated no-op from vLLM 0.6.4 on: block manager v1 was removed and v2 is the default (vLLM #8704)' },
+  {
+    flag: '--use-v2-block-manager',
+    since: '0.6.4',
+    severity: 'information',
+    note: 'is a deprecated no-op from vLLM 0.6.4 on: block manager v1 was removed and v2 is the default (vLLM #8704)',
+  },
 ];
 
 /** Compares dotted numeric versions (`0.6.4.post2.dev375+g…` → 0.6.4); null if unparsable. */
 export function versionAtLeast(version: string, min: string): boolean | null {
-  const v = /^(\d+)\.(\d+)\.(\d+)/.exec(version), m = /^(\d+)\.(\d+)\.(\d+)/.exec(min);
+  const v = /^(\d+)\.(\d+)\.(\d+)/.exec(version),
+    m = /^(\d+)\.(\d+)\.(\d+)/.exec(min);
   if (!v || !m) return null;
   for (let i = 1; i <= 3; i++) if (Number(v[i]) !== Number(m[i])) return Number(v[i]) > Number(m[i]);
   return true;

@@ -3,16 +3,32 @@
  * bf16 weights = 2 bytes per parameter, plus ~20 % for activations and a minimal KV cache.
  */
 const KNOWN: Array<[RegExp, number]> = [
-  [/deepseek-(?:v3|r1)(?!-distill)/i, 671], [/deepseek-v2-lite/i, 16], [/deepseek-v2/i, 236], [/nemotron-4-340b/i, 340], [/dbrx/i, 132],
-  [/llama-4-scout/i, 109], [/mixtral-8x22b/i, 141], [/mixtral-8x7b/i, 46.7], [/qwen3-30b-a3b/i, 30.5], [/opt-125m/i, 0.125],
+  [/deepseek-(?:v3|r1)(?!-distill)/i, 671],
+  [/deepseek-v2-lite/i, 16],
+  [/deepseek-v2/i, 236],
+  [/nemotron-4-340b/i, 340],
+  [/dbrx/i, 132],
+  [/llama-4-scout/i, 109],
+  [/mixtral-8x22b/i, 141],
+  [/mixtral-8x7b/i, 46.7],
+  [/qwen3-30b-a3b/i, 30.5],
+  [/opt-125m/i, 0.125],
 ];
 const H100_GB = 80;
 
-export interface ModelSize { params: number; gpuMemGB: number; h100s: number }
+export interface ModelSize {
+  params: number;
+  gpuMemGB: number;
+  h100s: number;
+}
 
 export function modelSize(model: string): ModelSize | null {
   let params: number | null = null;
-  for (const [re, p] of KNOWN) if (re.test(model)) { params = p; break; }
+  for (const [re, p] of KNOWN)
+    if (re.test(model)) {
+      params = p;
+      break;
+    }
   if (params === null) {
     const m = /(?:^|[-_/])(\d+(?:\.\d+)?)\s*([bm])(?:[-_.]|$)/i.exec(model) ?? /(\d+(?:\.\d+)?)([bm])\b/i.exec(model);
     if (!m) return null;

@@ -2,10 +2,26 @@ import { tokenize, type Token } from './tokenize';
 import { SCRIPT_FLAGS, SERVER_ONLY, VERSIONED_FLAGS, versionAtLeast, type ScriptKind } from './flags';
 import { modelSize } from './models';
 
-export interface Flag { name: string; nameTok: Token; value: Token | null }
+export interface Flag {
+  name: string;
+  nameTok: Token;
+  value: Token | null;
+}
 
 export interface PerfProblem {
-  code: 'placeholder' | 'flag-version' | 'shell-operator' | 'no-model' | 'unknown-flag' | 'server-flag' | 'unknown-script' | 'tensor-parallel' | 'model-too-large' | 'blocked-model' | 'version-bug' | 'syntax';
+  code:
+    | 'placeholder'
+    | 'flag-version'
+    | 'shell-operator'
+    | 'no-model'
+    | 'unknown-flag'
+    | 'server-flag'
+    | 'unknown-script'
+    | 'tensor-parallel'
+    | 'model-too-large'
+    | 'blocked-model'
+    | 'version-bug'
+    | 'syntax';
   severity: 'error' | 'warning' | 'information';
   message: string;
   /** Offsets in the command string. */
@@ -60,14 +76,33 @@ export function parsePerfCommand(cmd: string, opts: CheckOptions = {}): ParsedPe
   // A perf command is one line of printable text: a line break would split it (the words after it
   // lost, or run as a second command by a shell), other control characters hide what runs.
   const ctl = /[\r\n]|[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/.exec(cmd);
-  if (ctl) problems.push({ code: 'syntax', severity: 'error', start: ctl.index, end: ctl.index + 1,
-    message: `${ctl[0] === '\n' || ctl[0] === '\r' ? 'line break' : `control character U+${ctl[0].charCodeAt(0).toString(16).padStart(4, '0').toUpperCase()}`} at offset ${ctl.index}: a perf command is one line of plain text; refused rather than cut` });
-  for (const op of t.operators) problems.push({ code: 'shell-operator', severity: 'error', message: `shell operator "${op.text}" is not allowed: perf commands are run as argv, never through a shell`, start: op.start, end: op.end });
+  if (ctl)
+    problems.push({
+      code: 'syntax',
+      severity: 'error',
+      start: ctl.index,
+      end: ctl.index + 1,
+      message: `${ctl[0] === '\n' || ctl[0] === '\r' ? 'line break' : `control character U+${ctl[0].charCodeAt(0).toString(16).padStart(4, '0').toUpperCase()}`} at offset ${ctl.index}: a perf command is one line of plain text; refused rather than cut`,
+    });
+  for (const op of t.operators)
+    problems.push({
+      code: 'shell-operator',
+      severity: 'error',
+      message: `shell operator "${op.text}" is not allowed: perf commands are run as argv, never through a shell`,
+      start: op.start,
+      end: op.end,
+    });
   const s = scriptOf(t.tokens);
   const flags: Flag[] = [];
   const argv = t.tokens.map(x => x.text);
   if (!s) {
-    problems.push({ code: 'unknown-script', severity: 'warning', message: 'not a vLLM benchmark command (benchmarks/benchmark_*.py or `vllm bench …`)', start: 0, end: cmd.length });
+    problems.push({
+      code: 'unknown-script',
+      severity: 'warning',
+      message: 'not a vLLM benchmark command (benchmarks/benchmark_*.py or `vllm bench …`)',
+      start: 0,
+      end: cmd.length,
+    });
     return { script: null, kind: null, argv, flags, model: null, tensorParallel: 1, problems };
   }
   const table = s.kind ? SCRIPT_FLAGS[s.kind] : null;
@@ -83,34 +118,93 @@ export function parsePerfCommand(cmd: string, opts: CheckOptions = {}): ParsedPe
     flags.push({ name, nameTok, value });
     if (table && !(name in table)) {
       const server = s.kind === 'serving' && SERVER_ONLY.has(name);
-      problems.push(server
-        ? { code: 'server-flag', severity: 'error', message: `${name} is an engine argument: ${s.script} talks to a running server and rejects it ("unrecognized arguments"); pass it to the server instead`, start: nameTok.start, end: value?.end ?? nameTok.end, data: { flag: name } }
-        : { code: 'unknown-flag', severity: 'warning', message: `${name} is not a flag of ${s.script}`, start: nameTok.start, end: nameTok.end, data: { flag: name } });
+      problems.push(
+        server
+          ? {
+              code: 'server-flag',
+              severity: 'error',
+              message: `${name} is an engine argument: ${s.script} talks to a running server and rejects it ("unrecognized arguments"); pass it to the server instead`,
+              start: nameTok.start,
+              end: value?.end ?? nameTok.end,
+              data: { flag: name },
+            }
+          : {
+              code: 'unknown-flag',
+              severity: 'warning',
+              message: `${name} is not a flag of ${s.script}`,
+              start: nameTok.start,
+              end: nameTok.end,
+              data: { flag: name },
+            },
+      );
     }
     for (const vf of VERSIONED_FLAGS) {
       if (vf.flag === name && opts.vllmVersion && versionAtLeast(opts.vllmVersion, vf.since)) {
-        problems.push({ code: 'flag-version', severity: vf.severity, message: `${name} ${vf.note}; this command runs on vLLM ${opts.vllmVersion}`, start: nameTok.start, end: nameTok.end, data: { flag: name } });
+        problems.push({
+          code: 'flag-version',
+          severity: vf.severity,
+          message: `${name} ${vf.note}; this command runs on vLLM ${opts.vllmVersion}`,
+          start: nameTok.start,
+          end: nameTok.end,
+          data: { flag: name },
+        });
       }
     }
     if (value && PLACEHOLDER.test(value.text) && !UPPER_VALUES.has(value.text)) {
-      problems.push({ code: 'placeholder', severity: 'error', message: `placeholder ${value.text} left in the perf command (${name} needs a real value)`, start: value.start, end: value.end, data: { placeholder: value.text, flag: name } });
+      problems.push({
+        code: 'placeholder',
+        severity: 'error',
+        message: `placeholder ${value.text} left in the perf command (${name} needs a real value)`,
+        start: value.start,
+        end: value.end,
+        data: { placeholder: value.text, flag: name },
+      });
     }
   }
   const modelFlag = flags.find(f => f.name === '--model');
   const model = modelFlag?.value && !PLACEHOLDER.test(modelFlag.value.text) ? modelFlag.value.text : null;
-  if (!modelFlag) problems.push({ code: 'no-model', severity: 'error', message: `no --model: ${s.script} would fall back to a default model`, start: 0, end: cmd.length });
+  if (!modelFlag)
+    problems.push({ code: 'no-model', severity: 'error', message: `no --model: ${s.script} would fall back to a default model`, start: 0, end: cmd.length });
   const tpFlag = flags.find(f => f.name === '--tensor-parallel-size' || f.name === '-tp');
   const tensorParallel = tpFlag?.value && /^\d+$/.test(tpFlag.value.text) ? Number(tpFlag.value.text) : 1;
   const gpus = opts.hostGpus ?? 1;
-  if (tpFlag && tensorParallel > gpus) problems.push({ code: 'tensor-parallel', severity: 'error', message: `tensor-parallel size ${tensorParallel} needs ${tensorParallel} GPUs; the configured host has ${gpus}`, start: tpFlag.nameTok.start, end: tpFlag.value?.end ?? tpFlag.nameTok.end });
+  if (tpFlag && tensorParallel > gpus)
+    problems.push({
+      code: 'tensor-parallel',
+      severity: 'error',
+      message: `tensor-parallel size ${tensorParallel} needs ${tensorParallel} GPUs; the configured host has ${gpus}`,
+      start: tpFlag.nameTok.start,
+      end: tpFlag.value?.end ?? tpFlag.nameTok.end,
+    });
   if (model && modelFlag?.value) {
     const size = modelSize(model);
-    if (size && size.h100s > Math.max(gpus, tensorParallel)) problems.push({ code: 'model-too-large', severity: 'warning', message: `${model} (~${size.params} B parameters, ~${Math.round(size.gpuMemGB)} GB in bf16) needs about ${size.h100s} H100s; ${Math.max(gpus, tensorParallel)} available`, start: modelFlag.value.start, end: modelFlag.value.end });
+    if (size && size.h100s > Math.max(gpus, tensorParallel))
+      problems.push({
+        code: 'model-too-large',
+        severity: 'warning',
+        message: `${model} (~${size.params} B parameters, ~${Math.round(size.gpuMemGB)} GB in bf16) needs about ${size.h100s} H100s; ${Math.max(gpus, tensorParallel)} available`,
+        start: modelFlag.value.start,
+        end: modelFlag.value.end,
+      });
     const blocked = (opts.blockedModels ?? []).find(b => model.toLowerCase().includes(b.toLowerCase()));
-    if (blocked) problems.push({ code: 'blocked-model', severity: 'error', message: `${model} is on the blocked / gated list (${blocked})`, start: modelFlag.value.start, end: modelFlag.value.end });
+    if (blocked)
+      problems.push({
+        code: 'blocked-model',
+        severity: 'error',
+        message: `${model} is on the blocked / gated list (${blocked})`,
+        start: modelFlag.value.start,
+        end: modelFlag.value.end,
+      });
   }
   if (s.kind === 'serving' && opts.vllmVersion && /^0\.6\.[34](?:\D|$)/.test(opts.vllmVersion)) {
-    problems.push({ code: 'version-bug', severity: 'error', message: `vLLM ${opts.vllmVersion} cannot run serving benchmarks (port-binding bug #8791): use an offline benchmark (benchmark_throughput.py / benchmark_latency.py)`, start: 0, end: cmd.length, data: { version: opts.vllmVersion } });
+    problems.push({
+      code: 'version-bug',
+      severity: 'error',
+      message: `vLLM ${opts.vllmVersion} cannot run serving benchmarks (port-binding bug #8791): use an offline benchmark (benchmark_throughput.py / benchmark_latency.py)`,
+      start: 0,
+      end: cmd.length,
+      data: { version: opts.vllmVersion },
+    });
   }
   return { script: s.script, kind: s.kind, argv, flags, model, tensorParallel, problems };
 }

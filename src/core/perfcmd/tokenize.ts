@@ -1,7 +1,15 @@
 /** A word of a perf command, with its offsets in the command string. */
-export interface Token { text: string; start: number; end: number }
+export interface Token {
+  text: string;
+  start: number;
+  end: number;
+}
 
-export interface Tokenized { tokens: Token[]; operators: Token[]; error: string | null }
+export interface Tokenized {
+  tokens: Token[];
+  operators: Token[];
+  error: string | null;
+}
 
 /**
  * POSIX-like word splitting with quotes, never a shell: operators (`;`, `&&`, `|`, `>`, `$(`,
@@ -15,7 +23,11 @@ export function tokenize(cmd: string): Tokenized {
     while (i < cmd.length && /\s/.test(cmd[i])) i++;
     if (i >= cmd.length) break;
     const op = /^(?:&&|\|\||[;|&<>]|\$\(|`)/.exec(cmd.slice(i, i + 2));
-    if (op) { operators.push({ text: op[0], start: i, end: i + op[0].length }); i += op[0].length; continue; }
+    if (op) {
+      operators.push({ text: op[0], start: i, end: i + op[0].length });
+      i += op[0].length;
+      continue;
+    }
     const start = i;
     let text = '';
     while (i < cmd.length && !/\s/.test(cmd[i])) {
@@ -28,7 +40,11 @@ export function tokenize(cmd: string): Tokenized {
         continue;
       }
       if (/[;|&<>`]/.test(c) || (c === '$' && cmd[i + 1] === '(')) break;
-      if (c === '\\' && i + 1 < cmd.length) { text += cmd[i + 1]; i += 2; continue; }
+      if (c === '\\' && i + 1 < cmd.length) {
+        text += cmd[i + 1];
+        i += 2;
+        continue;
+      }
       text += c;
       i++;
     }

@@ -7,9 +7,14 @@ const INLINE = /[\\`*_{}[\]()#+!|~>]/g;
 /** Text safe inside a table cell or a paragraph: one line, Markdown and HTML inert. */
 export function mdText(s: string | null | undefined, max = 300): string {
   if (s == null) return '';
-  let t = String(s).replace(/\r\n|\r|\n/g, ' ').replace(/[\u0000-\u0008\u000b-\u001f\u007f]/g, '');
+  let t = String(s)
+    .replace(/\r\n|\r|\n/g, ' ')
+    .replace(/[\u0000-\u0008\u000b-\u001f\u007f]/g, '');
   if (t.length > max) t = t.slice(0, max - 1) + '…';
-  return t.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(INLINE, c => (c === '>' ? '&gt;' : `\\${c}`));
+  return t
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(INLINE, c => (c === '>' ? '&gt;' : `\\${c}`));
 }
 
 /** A link whose URL is only ever http(s) (anything else is shown as text). */

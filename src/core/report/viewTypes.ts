@@ -1,25 +1,77 @@
 /** What the Comparison and Dashboard webviews display (pure data, built in core/report/viewModels). */
 export type Evidence = { file: string; field: string | null; line: number; text: string };
 export interface MetricRow {
-  key: string; label: string; unit: string; direction: 'lower' | 'higher' | 'none';
-  baseline: number | null; human: number | null; agent: number | null; humanDelta: number | null; agentDelta: number | null;
+  key: string;
+  label: string;
+  unit: string;
+  direction: 'lower' | 'higher' | 'none';
+  baseline: number | null;
+  human: number | null;
+  agent: number | null;
+  humanDelta: number | null;
+  agentDelta: number | null;
   /** Agent vs human in % (positive = better), its interval and p-value where repeats or samples allow. */
-  agentVsHuman: number | null; ci: [number, number] | null; p: number | null; basis: string | null; verdict: string | null;
+  agentVsHuman: number | null;
+  ci: [number, number] | null;
+  p: number | null;
+  basis: string | null;
+  verdict: string | null;
   n: { baseline: number; human: number; agent: number } | null;
-  headline: boolean; primary: boolean;
+  headline: boolean;
+  primary: boolean;
   /** Where the unit came from (printed output, counts, field name) per role. */
   unitEvidence: string;
 }
-export interface FindingView { category: string; title: string; cause: string | null; description: string; strength: string; evidence: Evidence | null }
-export interface RoleFailure { role: string; status: string; title: string; cause: string | null; description: string; fixability: string | null; evidence: Evidence | null; findings: FindingView[] }
+export interface FindingView {
+  category: string;
+  title: string;
+  cause: string | null;
+  description: string;
+  strength: string;
+  evidence: Evidence | null;
+}
+export interface RoleFailure {
+  role: string;
+  status: string;
+  title: string;
+  cause: string | null;
+  description: string;
+  fixability: string | null;
+  evidence: Evidence | null;
+  findings: FindingView[];
+}
 /** `when`: the timestamp in the one display format (core/report/when); `timestamp`: as the data wrote it. */
-export interface Attempt { role: string; status: string; value: number | null; timestamp: string | null; when: string; source: string; counted: boolean }
+export interface Attempt {
+  role: string;
+  status: string;
+  value: number | null;
+  timestamp: string | null;
+  when: string;
+  source: string;
+  counted: boolean;
+}
 export interface ComparisonData {
   view: 'comparison';
-  commit: string; subject: string | null; model: string | null; agent: string | null; project: string; outcome: string;
+  commit: string;
+  subject: string | null;
+  model: string | null;
+  agent: string | null;
+  project: string;
+  outcome: string;
   /** The entry's verdict (n/a when not comparable) and the headline comparison behind it. */
   verdict: string;
-  headline: { key: string; label: string; unit: string; verdict: string; basis: string; agentVsHuman: number; ci: [number, number] | null; p: number | null; mixed: boolean; note: string | null } | null;
+  headline: {
+    key: string;
+    label: string;
+    unit: string;
+    verdict: string;
+    basis: string;
+    agentVsHuman: number;
+    ci: [number, number] | null;
+    p: number | null;
+    mixed: boolean;
+    note: string | null;
+  } | null;
   comparability: { ok: boolean; reasons: string[] };
   tieBand: number;
   metrics: MetricRow[];
@@ -31,7 +83,16 @@ export interface ComparisonData {
   conflicts: string[];
   dataProblems: Array<{ role: string; file: string; field: string; message: string }>;
 }
-export interface VerdictRow { key: string; label: string; win: number; tie: number; loss: number; unknown: number; agentFailed: number; mixed: number }
+export interface VerdictRow {
+  key: string;
+  label: string;
+  win: number;
+  tie: number;
+  loss: number;
+  unknown: number;
+  agentFailed: number;
+  mixed: number;
+}
 export interface DashboardProject {
   project: string;
   totals: { entries: number; commits: number; complete: number; incomparable: number; partial: number; failed: number };

@@ -15,7 +15,14 @@ import type { CommandId } from './ids';
  */
 
 /** A commit-or-role target: which folder, commit, agent and roles; the cause that blocks it (for fix proposals). */
-export interface Target { folder: FolderScan; commit: string; agent: string | null; roles: Role[]; entry: CommitTriage | null; cause: string | null }
+export interface Target {
+  folder: FolderScan;
+  commit: string;
+  agent: string | null;
+  roles: Role[];
+  entry: CommitTriage | null;
+  cause: string | null;
+}
 
 const isHex = (s: unknown): s is string => typeof s === 'string' && /^[0-9a-f]{7,40}$/.test(s);
 export const isRole = (v: unknown): v is Role => typeof v === 'string' && (ROLES as readonly string[]).includes(v);
@@ -25,10 +32,25 @@ export const isRole = (v: unknown): v is Role => typeof v === 'string' && (ROLES
  * string, a commit hash (prefix), or `{ commit, agent }` from a webview. Null for anything else.
  */
 export function targetOf(store: Store, arg: unknown, role?: unknown): Target | null {
-  if (arg instanceof RoleNode) return { folder: arg.folder, commit: arg.entry.commit, agent: arg.entry.agent, roles: [arg.role], entry: arg.entry, cause: arg.view.classification?.cause ?? null };
+  if (arg instanceof RoleNode)
+    return {
+      folder: arg.folder,
+      commit: arg.entry.commit,
+      agent: arg.entry.agent,
+      roles: [arg.role],
+      entry: arg.entry,
+      cause: arg.view.classification?.cause ?? null,
+    };
   if (arg instanceof EntryNode) {
     const e = arg.entry;
-    return { folder: arg.folder, commit: e.commit, agent: e.agent, roles: [...ROLES], entry: e, cause: ROLES.map(r => e.roles[r].classification?.cause).find(Boolean) ?? null };
+    return {
+      folder: arg.folder,
+      commit: e.commit,
+      agent: e.agent,
+      roles: [...ROLES],
+      entry: e,
+      cause: ROLES.map(r => e.roles[r].classification?.cause).find(Boolean) ?? null,
+    };
   }
   const roles = isRole(role) ? [role] : [...ROLES];
   if (typeof arg === 'string' && arg.startsWith('entry|')) {
@@ -43,7 +65,7 @@ export function targetOf(store: Store, arg: unknown, role?: unknown): Target | n
   const found = store.folderOfCommit(commit);
   if (!found) return null;
   const entries = found.folder.entries.filter(e => e.commit === found.hash);
-  const entry = entries.find(e => e.agent === agent) ?? (agent === null ? entries[0] ?? null : null);
+  const entry = entries.find(e => e.agent === agent) ?? (agent === null ? (entries[0] ?? null) : null);
   return { folder: found.folder, commit: found.hash, agent: entry?.agent ?? agent, roles, entry, cause: null };
 }
 
@@ -53,19 +75,26 @@ export const stringArg = (v: unknown): string | undefined => (typeof v === 'stri
 export const uriArg = (v: unknown): vscode.Uri | undefined => (v instanceof vscode.Uri ? v : undefined);
 export const positionArg = (v: unknown): { line: number; column: number } | undefined => {
   const o = v as { line?: unknown; column?: unknown } | null;
-  return o && typeof o === 'object' && Number.isInteger(o.line) && Number.isInteger(o.column) && (o.line as number) >= 1 ? { line: o.line as number, column: Math.max(1, o.column as number) } : undefined;
+  return o && typeof o === 'object' && Number.isInteger(o.line) && Number.isInteger(o.column) && (o.line as number) >= 1
+    ? { line: o.line as number, column: Math.max(1, o.column as number) }
+    : undefined;
 };
 
 /** Registers a command with its typed id; a failure reaches the user as a message naming the command, never silently. */
 export function register(context: vscode.ExtensionContext, id: CommandId, fn: (...args: unknown[]) => unknown): void {
-  context.subscriptions.push(vscode.commands.registerCommand(id, async (...args: unknown[]) => {
-    try { return await fn(...args); }
-    catch (e) {
-      if (e instanceof vscode.CancellationError) return undefined;
-      void vscode.window.showErrorMessage(`Bench Triage: ${id.replace('benchTriage.', '')} failed: ${e instanceof Error ? e.message.replace(/^Bench Triage: /, '') : String(e)}`);
-      return undefined;
-    }
-  }));
+  context.subscriptions.push(
+    vscode.commands.registerCommand(id, async (...args: unknown[]) => {
+      try {
+        return await fn(...args);
+      } catch (e) {
+        if (e instanceof vscode.CancellationError) return undefined;
+        void vscode.window.showErrorMessage(
+          `Bench Triage: ${id.replace('benchTriage.', '')} failed: ${e instanceof Error ? e.message.replace(/^Bench Triage: /, '') : String(e)}`,
+        );
+        return undefined;
+      }
+    }),
+  );
 }
 
 export const pickCommitFirst = () => void vscode.window.showInformationMessage('Bench Triage: pick a commit or a role in the Commits view.');

@@ -10,13 +10,19 @@ export function registerCompareCommands(context: vscode.ExtensionContext, store:
   register(context, COMMANDS.compare, async (arg?: unknown) => {
     await store.ensureScanned();
     const t = targetOf(store, arg);
-    if (!t) { pickCommitFirst(); return; }
+    if (!t) {
+      pickCommitFirst();
+      return;
+    }
     return webviews.showComparison(t.commit, t.agent);
   });
   register(context, COMMANDS.diffAgentVsHuman, async (arg?: unknown) => {
     await store.ensureScanned();
     const t = targetOf(store, arg);
-    if (!t) { pickCommitFirst(); return; }
+    if (!t) {
+      pickCommitFirst();
+      return;
+    }
     return diffAgentVsHuman(store, diffDocs, t.commit, t.agent);
   });
 }

@@ -25,13 +25,22 @@ export function registerOpenCommands(context: vscode.ExtensionContext): void {
   });
   register(context, COMMANDS.openLog, async (arg?: unknown) => {
     const node = roleNodeOf(arg);
-    if (!node) { void vscode.window.showInformationMessage('Bench Triage: Open Log works on a role of a commit in the Commits view.'); return; }
+    if (!node) {
+      void vscode.window.showInformationMessage('Bench Triage: Open Log works on a role of a commit in the Commits view.');
+      return;
+    }
     const run = node.run;
     const own = run.logFiles.find(f => /benchmark\.stdout\.log$/.test(f)) ?? run.logFiles.find(f => /\.stderr\.log$/.test(f)) ?? run.logFiles[0];
     if (own) return openLogFile(vscode.Uri.joinPath(node.folder.root, own));
     const log = run.logs[0];
-    if (!log) { void vscode.window.showInformationMessage(`Bench Triage: the ${node.role} result of ${node.entry.commit.slice(0, 8)} has no log.`); return; }
-    if (log.truncation) void vscode.window.showWarningMessage(`Bench Triage: this log was already cut by the pipeline that wrote it: only the ${log.truncation.kind === 'tail' ? 'last' : 'first'} ${log.truncation.cap.toLocaleString()} characters were kept (field ${log.field}). Rerun to get the complete log.`);
+    if (!log) {
+      void vscode.window.showInformationMessage(`Bench Triage: the ${node.role} result of ${node.entry.commit.slice(0, 8)} has no log.`);
+      return;
+    }
+    if (log.truncation)
+      void vscode.window.showWarningMessage(
+        `Bench Triage: this log was already cut by the pipeline that wrote it: only the ${log.truncation.kind === 'tail' ? 'last' : 'first'} ${log.truncation.cap.toLocaleString()} characters were kept (field ${log.field}). Rerun to get the complete log.`,
+      );
     const doc = await vscode.workspace.openTextDocument(embeddedLogUri(vscode.Uri.joinPath(node.folder.root, run.provenance.file), log.field));
     return vscode.window.showTextDocument(doc, { preview: false });
   });
@@ -42,7 +51,10 @@ export function registerOpenCommands(context: vscode.ExtensionContext): void {
   // The whole run in one document that follows it: every phase in order under phase headers.
   register(context, COMMANDS.openRunLog, (arg?: unknown) => {
     const node = runNodeOf(arg);
-    if (!node) { void vscode.window.showInformationMessage('Bench Triage: Open Live Log works on a run in the Runs view.'); return; }
+    if (!node) {
+      void vscode.window.showInformationMessage('Bench Triage: Open Live Log works on a run in the Runs view.');
+      return;
+    }
     return openRunTranscript(path.join(node.run.folder, node.run.record.plan.resultDir));
   });
 }

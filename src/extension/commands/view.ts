@@ -17,15 +17,22 @@ export function registerViewCommands(context: vscode.ExtensionContext, store: St
     if (store.cancel()) void vscode.window.showInformationMessage('Bench Triage: scan cancelled; the view keeps the previous results.');
   });
   register(context, COMMANDS.groupBy, async (choice?: unknown) => {
-    const pick = isGroupBy(choice) ? choice
-      : (await vscode.window.showQuickPick([...GROUP_BY].map(g => ({ label: g, picked: g === tree.groupBy, description: g === tree.groupBy ? 'current' : undefined })), { title: 'Group commits by', placeHolder: tree.groupBy }))?.label;
+    const pick = isGroupBy(choice)
+      ? choice
+      : (
+          await vscode.window.showQuickPick(
+            [...GROUP_BY].map(g => ({ label: g, picked: g === tree.groupBy, description: g === tree.groupBy ? 'current' : undefined })),
+            { title: 'Group commits by', placeHolder: tree.groupBy },
+          )
+        )?.label;
     if (!isGroupBy(pick) || pick === tree.groupBy) return pick;
     await vscode.workspace.getConfiguration('benchTriage').update('groupBy', pick, vscode.ConfigurationTarget.Workspace);
     return pick;
   });
   register(context, COMMANDS.filter, async (value?: unknown) => {
     const given = stringArg(value);
-    const f = given ?? (await vscode.window.showInputBox({ title: 'Filter commits', prompt: 'Commit, subject, model, agent, category or cause', value: tree.filter }));
+    const f =
+      given ?? (await vscode.window.showInputBox({ title: 'Filter commits', prompt: 'Commit, subject, model, agent, category or cause', value: tree.filter }));
     if (f === undefined) return;
     tree.setFilter(f.slice(0, 200));
     await context.workspaceState.update('benchTriage.filter', tree.filter);

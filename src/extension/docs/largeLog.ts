@@ -19,7 +19,10 @@ export async function firstErrorLine(file: string, token?: vscode.CancellationTo
     let s = 0;
     for (;;) {
       const e = text.indexOf('\n', s);
-      if (e === -1) { if (partial.length < 65536) partial += text.slice(s, s + 65536 - partial.length); break; }
+      if (e === -1) {
+        if (partial.length < 65536) partial += text.slice(s, s + 65536 - partial.length);
+        break;
+      }
       ix.line(partial + text.slice(s, Math.min(e, s + 65536)));
       partial = '';
       s = e + 1;
@@ -37,9 +40,14 @@ export async function openLarge(uri: vscode.Uri, line?: number): Promise<void> {
 
 /** Go to First Error in a file too large for the document API: stream, then reveal the line. */
 export async function goToFirstErrorInFile(uri: vscode.Uri): Promise<number | null> {
-  const hit = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'Bench Triage: finding the first error', cancellable: true },
-    (_p, token) => firstErrorLine(uri.fsPath, token));
-  if (!hit) { void vscode.window.showInformationMessage('Bench Triage: no error line in this log.'); return null; }
+  const hit = await vscode.window.withProgress(
+    { location: vscode.ProgressLocation.Notification, title: 'Bench Triage: finding the first error', cancellable: true },
+    (_p, token) => firstErrorLine(uri.fsPath, token),
+  );
+  if (!hit) {
+    void vscode.window.showInformationMessage('Bench Triage: no error line in this log.');
+    return null;
+  }
   await openLarge(uri, hit.line);
   return hit.line;
 }

@@ -5,7 +5,9 @@ import { localStat, ReadonlyFs } from './readonlyFs';
 
 /** One run log file on disk, read-only, re-read while it grows. */
 export class LiveLogFs extends ReadonlyFs {
-  constructor() { super(500); }
+  constructor() {
+    super(500);
+  }
 
   private file(uri: vscode.Uri): string {
     const f = fromLiveLogUri(uri);
@@ -14,8 +16,14 @@ export class LiveLogFs extends ReadonlyFs {
   }
 
   async readFile(uri: vscode.Uri): Promise<Uint8Array> {
-    try { return await fs.readFile(this.file(uri)); } catch { throw vscode.FileSystemError.FileNotFound(uri); }
+    try {
+      return await fs.readFile(this.file(uri));
+    } catch {
+      throw vscode.FileSystemError.FileNotFound(uri);
+    }
   }
 
-  stat(uri: vscode.Uri): Promise<vscode.FileStat> { return localStat(this.file(uri), uri); }
+  stat(uri: vscode.Uri): Promise<vscode.FileStat> {
+    return localStat(this.file(uri), uri);
+  }
 }

@@ -28,10 +28,23 @@ export class LogSymbols implements vscode.DocumentSymbolProvider {
   provideDocumentSymbols(doc: vscode.TextDocument): vscode.DocumentSymbol[] {
     const ix = logIndexOf(doc);
     const range = (a: number, b: number) => new vscode.Range(a - 1, 0, b - 1, doc.lineAt(Math.min(b, doc.lineCount) - 1).text.length);
-    const phases = ix.phases.map(p => new vscode.DocumentSymbol(p.name, `lines ${p.startLine}–${p.endLine}`, vscode.SymbolKind.Namespace, range(p.startLine, p.endLine), range(p.startLine, p.startLine)));
+    const phases = ix.phases.map(
+      p =>
+        new vscode.DocumentSymbol(
+          p.name,
+          `lines ${p.startLine}–${p.endLine}`,
+          vscode.SymbolKind.Namespace,
+          range(p.startLine, p.endLine),
+          range(p.startLine, p.startLine),
+        ),
+    );
     const spans = [
-      ...ix.tracebacks.map(t => new vscode.DocumentSymbol(t.title, 'traceback', vscode.SymbolKind.Event, range(t.startLine, t.endLine), range(t.endLine, t.endLine))),
-      ...ix.resultBlocks.map(r => new vscode.DocumentSymbol(r.title, 'metrics', vscode.SymbolKind.Object, range(r.startLine, r.endLine), range(r.startLine, r.startLine))),
+      ...ix.tracebacks.map(
+        t => new vscode.DocumentSymbol(t.title, 'traceback', vscode.SymbolKind.Event, range(t.startLine, t.endLine), range(t.endLine, t.endLine)),
+      ),
+      ...ix.resultBlocks.map(
+        r => new vscode.DocumentSymbol(r.title, 'metrics', vscode.SymbolKind.Object, range(r.startLine, r.endLine), range(r.startLine, r.startLine)),
+      ),
     ];
     // Tracebacks and result blocks nest under the phase that holds them.
     const loose: vscode.DocumentSymbol[] = [];
@@ -46,9 +59,15 @@ export class LogSymbols implements vscode.DocumentSymbolProvider {
 /** Selects the first error line of the active log (or the evidence line, when a caller gives one). */
 export async function goToFirstError(line?: number): Promise<void> {
   const ed = vscode.window.activeTextEditor;
-  if (!ed) { void vscode.window.showInformationMessage('Bench Triage: open a log first.'); return; }
+  if (!ed) {
+    void vscode.window.showInformationMessage('Bench Triage: open a log first.');
+    return;
+  }
   const target = line ?? logIndexOf(ed.document).firstError?.line;
-  if (!target) { void vscode.window.showInformationMessage('Bench Triage: no error line in this log.'); return; }
+  if (!target) {
+    void vscode.window.showInformationMessage('Bench Triage: no error line in this log.');
+    return;
+  }
   const r = ed.document.lineAt(target - 1).range;
   ed.selection = new vscode.Selection(r.start, r.end);
   ed.revealRange(r, vscode.TextEditorRevealType.InCenter);

@@ -17,7 +17,12 @@ export abstract class ReadonlyFs implements vscode.FileSystemProvider {
   abstract stat(uri: vscode.Uri): Promise<vscode.FileStat>;
   /** What the poll compares (a size, a list of sizes); null when gone. */
   protected async fingerprint(uri: vscode.Uri): Promise<string | null> {
-    try { const s = await this.stat(uri); return `${s.size}:${s.mtime}`; } catch { return null; }
+    try {
+      const s = await this.stat(uri);
+      return `${s.size}:${s.mtime}`;
+    } catch {
+      return null;
+    }
   }
 
   watch(uri: vscode.Uri): vscode.Disposable {
@@ -31,17 +36,31 @@ export abstract class ReadonlyFs implements vscode.FileSystemProvider {
         const now = await this.fingerprint(uri);
         if (last !== undefined && now !== last) this.changed.fire([{ type: vscode.FileChangeType.Changed, uri }]);
         last = now;
-      } finally { busy = false; }
+      } finally {
+        busy = false;
+      }
     }, this.pollMs);
     return new vscode.Disposable(() => clearInterval(timer));
   }
 
-  readDirectory(): never { throw vscode.FileSystemError.NoPermissions('read-only'); }
-  createDirectory(): never { throw vscode.FileSystemError.NoPermissions('read-only'); }
-  writeFile(): never { throw vscode.FileSystemError.NoPermissions('read-only'); }
-  delete(): never { throw vscode.FileSystemError.NoPermissions('read-only'); }
-  rename(): never { throw vscode.FileSystemError.NoPermissions('read-only'); }
-  dispose(): void { this.changed.dispose(); }
+  readDirectory(): never {
+    throw vscode.FileSystemError.NoPermissions('read-only');
+  }
+  createDirectory(): never {
+    throw vscode.FileSystemError.NoPermissions('read-only');
+  }
+  writeFile(): never {
+    throw vscode.FileSystemError.NoPermissions('read-only');
+  }
+  delete(): never {
+    throw vscode.FileSystemError.NoPermissions('read-only');
+  }
+  rename(): never {
+    throw vscode.FileSystemError.NoPermissions('read-only');
+  }
+  dispose(): void {
+    this.changed.dispose();
+  }
 }
 
 /** A stat of a local file as a read-only FileStat, or FileNotFound. */
@@ -49,5 +68,7 @@ export async function localStat(path: string, uri: vscode.Uri): Promise<vscode.F
   try {
     const st = await fs.stat(path);
     return { type: vscode.FileType.File, ctime: st.ctimeMs, mtime: st.mtimeMs, size: st.size, permissions: vscode.FilePermission.Readonly };
-  } catch { throw vscode.FileSystemError.FileNotFound(uri); }
+  } catch {
+    throw vscode.FileSystemError.FileNotFound(uri);
+  }
 }

@@ -8,7 +8,9 @@ import { ReadonlyFs } from './readonlyFs';
  * re-composed while the run writes, so the editor follows the run from queue to result.
  */
 export class RunTranscriptFs extends ReadonlyFs {
-  constructor() { super(700); }
+  constructor() {
+    super(700);
+  }
 
   private dir(uri: vscode.Uri): string {
     const d = fromRunTranscriptUri(uri);
@@ -16,7 +18,9 @@ export class RunTranscriptFs extends ReadonlyFs {
     return d;
   }
 
-  async readFile(uri: vscode.Uri): Promise<Uint8Array> { return new TextEncoder().encode((await composeTranscript(this.dir(uri))).text); }
+  async readFile(uri: vscode.Uri): Promise<Uint8Array> {
+    return new TextEncoder().encode((await composeTranscript(this.dir(uri))).text);
+  }
 
   /** The mtime moves when the fingerprint does, so VS Code re-reads exactly then. */
   private readonly seen = new Map<string, { fingerprint: string; mtime: number }>();

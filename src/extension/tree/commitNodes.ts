@@ -18,7 +18,9 @@ export abstract class CommitNode {
   /** The node's kind (tests in another bundle cannot use instanceof). */
   abstract readonly kind: 'problems' | 'problem' | 'project' | 'group' | 'entry' | 'role' | 'evidence' | 'attempt' | 'file';
   abstract readonly contextValue: string;
-  children(): CommitNode[] { return []; }
+  children(): CommitNode[] {
+    return [];
+  }
   abstract item(groupBy: GroupBy): vscode.TreeItem;
 }
 
@@ -31,8 +33,15 @@ const ICON: Record<RunStatus, vscode.ThemeIcon> = {
   not_run: new vscode.ThemeIcon('circle-outline'),
 };
 export const FIX_ICON: Record<Fixability, string> = {
-  retry: 'debug-restart', recipe: 'wrench', rebuild: 'package', config: 'settings-gear', 'more-gpus': 'server-environment',
-  unfixable: 'circle-slash', investigate: 'search', dataset: 'database', agent: 'hubot',
+  retry: 'debug-restart',
+  recipe: 'wrench',
+  rebuild: 'package',
+  config: 'settings-gear',
+  'more-gpus': 'server-environment',
+  unfixable: 'circle-slash',
+  investigate: 'search',
+  dataset: 'database',
+  agent: 'hubot',
 };
 const ROLE_LETTER: Record<Role, string> = { baseline: 'B', human: 'H', agent: 'A' };
 export const MEASURED: Record<string, { title: string; icon: string; rank: number }> = {
@@ -55,10 +64,17 @@ const warningIcon = () => new vscode.ThemeIcon('warning', new vscode.ThemeColor(
 export class ProblemsNode extends CommitNode {
   readonly kind = 'problems' as const;
   readonly contextValue = 'problems';
-  constructor(readonly items: Array<{ folder: FolderScan; file: FileRecord }>) { super(); }
-  override children(): CommitNode[] { return this.items.map(p => new ProblemNode(p.folder, p.file)); }
+  constructor(readonly items: Array<{ folder: FolderScan; file: FileRecord }>) {
+    super();
+  }
+  override children(): CommitNode[] {
+    return this.items.map(p => new ProblemNode(p.folder, p.file));
+  }
   item(): vscode.TreeItem {
-    const t = new vscode.TreeItem(`${this.items.length} file${this.items.length === 1 ? '' : 's'} could not be used`, vscode.TreeItemCollapsibleState.Collapsed);
+    const t = new vscode.TreeItem(
+      `${this.items.length} file${this.items.length === 1 ? '' : 's'} could not be used`,
+      vscode.TreeItemCollapsibleState.Collapsed,
+    );
     t.id = 'problems';
     t.iconPath = warningIcon();
     t.contextValue = this.contextValue;
@@ -69,13 +85,21 @@ export class ProblemsNode extends CommitNode {
 
 export class ProblemNode extends CommitNode {
   readonly kind = 'problem' as const;
-  get contextValue() { return `problem.${this.file.kind}`; }
-  constructor(readonly folder: FolderScan, readonly file: FileRecord) { super(); }
+  get contextValue() {
+    return `problem.${this.file.kind}`;
+  }
+  constructor(
+    readonly folder: FolderScan,
+    readonly file: FileRecord,
+  ) {
+    super();
+  }
   item(): vscode.TreeItem {
     const f = this.file;
     const name = f.path.slice(f.path.lastIndexOf('/') + 1);
     const t = new vscode.TreeItem(name, vscode.TreeItemCollapsibleState.None);
-    const why = f.kind === 'corrupt' ? `corrupt: ${f.error}` : f.kind === 'unknown' ? `unknown: ${f.reason}` : f.kind === 'skipped' ? `not read: ${f.reason}` : '';
+    const why =
+      f.kind === 'corrupt' ? `corrupt: ${f.error}` : f.kind === 'unknown' ? `unknown: ${f.reason}` : f.kind === 'skipped' ? `not read: ${f.reason}` : '';
     t.description = why;
     t.tooltip = new vscode.MarkdownString().appendText(`${f.path}\n\n${why}`);
     t.iconPath = warningIcon();
@@ -90,8 +114,16 @@ export class ProblemNode extends CommitNode {
 export class ProjectNode extends CommitNode {
   readonly kind = 'project' as const;
   readonly contextValue = 'project';
-  constructor(readonly project: string, readonly groups: GroupNode[], readonly count: number) { super(); }
-  override children(): CommitNode[] { return this.groups; }
+  constructor(
+    readonly project: string,
+    readonly groups: GroupNode[],
+    readonly count: number,
+  ) {
+    super();
+  }
+  override children(): CommitNode[] {
+    return this.groups;
+  }
   item(): vscode.TreeItem {
     const t = new vscode.TreeItem(this.project === 'unknown' ? '(project unknown)' : this.project, vscode.TreeItemCollapsibleState.Expanded);
     t.id = `project:${this.project}`;
@@ -106,9 +138,21 @@ export class ProjectNode extends CommitNode {
 
 export class GroupNode extends CommitNode {
   readonly kind = 'group' as const;
-  get contextValue() { return `group ${this.key}`; }
-  constructor(readonly key: string, readonly title: string, readonly icon: string, readonly entries: EntryNode[], readonly project: string | null) { super(); }
-  override children(): CommitNode[] { return this.entries; }
+  get contextValue() {
+    return `group ${this.key}`;
+  }
+  constructor(
+    readonly key: string,
+    readonly title: string,
+    readonly icon: string,
+    readonly entries: EntryNode[],
+    readonly project: string | null,
+  ) {
+    super();
+  }
+  override children(): CommitNode[] {
+    return this.entries;
+  }
   item(groupBy: GroupBy): vscode.TreeItem {
     const t = new vscode.TreeItem(this.title, vscode.TreeItemCollapsibleState.Collapsed);
     t.id = `group:${this.project ?? ''}:${groupBy}:${this.key}`;
@@ -125,29 +169,45 @@ export class GroupNode extends CommitNode {
 /** One (commit, agent) entry: the node the commit-level commands (Compare, Rerun all roles, Diff, Note) take. */
 export class EntryNode extends CommitNode {
   readonly kind = 'entry' as const;
-  constructor(readonly folder: FolderScan, readonly entry: CommitTriage) { super(); }
-  get key() { return this.folder.keyOf(this.entry); }
+  constructor(
+    readonly folder: FolderScan,
+    readonly entry: CommitTriage,
+  ) {
+    super();
+  }
+  get key() {
+    return this.folder.keyOf(this.entry);
+  }
   get contextValue() {
     const e = this.entry;
     return `entry outcome:${e.outcome} ${ROLES.map(r => `${r}:${e.roles[r].run?.status ?? 'none'}`).join(' ')}`;
   }
-  override children(): CommitNode[] { return ROLES.filter(r => this.entry.roles[r].run).map(role => new RoleNode(this.folder, this.entry, role, this.entry.roles[role])); }
+  override children(): CommitNode[] {
+    return ROLES.filter(r => this.entry.roles[r].run).map(role => new RoleNode(this.folder, this.entry, role, this.entry.roles[role]));
+  }
   item(groupBy: GroupBy): vscode.TreeItem {
     const e = this.entry;
     const t = new vscode.TreeItem(`${e.commit.slice(0, 8)}${e.subject ? ' ' + e.subject : ''}`, vscode.TreeItemCollapsibleState.Collapsed);
     t.id = `${EntryKeys.format(this.key)}|${groupBy}`;
-    t.description = [e.conflicts.length ? '⚠ data conflict' : '', e.model, e.agent, roleGlyphs(e), e.verdict !== 'n/a' ? e.verdict : ''].filter(Boolean).join(' · ');
+    t.description = [e.conflicts.length ? '⚠ data conflict' : '', e.model, e.agent, roleGlyphs(e), e.verdict !== 'n/a' ? e.verdict : '']
+      .filter(Boolean)
+      .join(' · ');
     t.iconPath = e.conflicts.length ? warningIcon() : new vscode.ThemeIcon('git-commit');
     t.contextValue = this.contextValue;
     const md = new vscode.MarkdownString();
     md.appendMarkdown(`**${e.commit}**\n\n`).appendText(e.subject ? e.subject + '\n\n' : '');
     md.appendText(`${e.project} · outcome: ${e.outcome}${e.blockingRole ? ` (${e.blockingRole})` : ''} · verdict: ${e.verdict}\n\n`);
     const c = e.comparison;
-    if (c) md.appendText(`${e.comparability.ok ? '' : '(withheld) '}${c.verdict} on ${c.label}: agent vs human ${c.agentVsHuman > 0 ? '+' : ''}${c.agentVsHuman.toFixed(1)} %${c.basis === 'single' ? ' — single run, noise unknown' : ` — ${c.basis}, 95 % CI [${c.ci![0].toFixed(1)}, ${c.ci![1].toFixed(1)}] %, p ${c.p!.toFixed(3)}`}${c.mixed ? ' — mixed headline metrics' : ''}\n\n`);
+    if (c)
+      md.appendText(
+        `${e.comparability.ok ? '' : '(withheld) '}${c.verdict} on ${c.label}: agent vs human ${c.agentVsHuman > 0 ? '+' : ''}${c.agentVsHuman.toFixed(1)} %${c.basis === 'single' ? ' — single run, noise unknown' : ` — ${c.basis}, 95 % CI [${c.ci![0].toFixed(1)}, ${c.ci![1].toFixed(1)}] %, p ${c.p!.toFixed(3)}`}${c.mixed ? ' — mixed headline metrics' : ''}\n\n`,
+      );
     if (!e.comparability.ok) md.appendText(`not comparable: ${e.comparability.reasons.join('; ')}\n\n`);
     for (const x of e.conflicts) md.appendText(`data conflict: ${x}\n\n`);
     t.tooltip = md;
-    t.accessibilityInformation = { label: `commit ${e.commit.slice(0, 8)} ${e.subject ?? ''}, ${e.outcome}, ${ROLES.map(r => `${r} ${(e.roles[r].run?.status ?? 'not run').replace('_', ' ')}`).join(', ')}` };
+    t.accessibilityInformation = {
+      label: `commit ${e.commit.slice(0, 8)} ${e.subject ?? ''}, ${e.outcome}, ${ROLES.map(r => `${r} ${(e.roles[r].run?.status ?? 'not run').replace('_', ' ')}`).join(', ')}`,
+    };
     return t;
   }
 }
@@ -155,10 +215,20 @@ export class EntryNode extends CommitNode {
 /** One role of an entry: the node the role-level commands (Open Log, Open Result, Rerun this role) take. */
 export class RoleNode extends CommitNode {
   readonly kind = 'role' as const;
-  constructor(readonly folder: FolderScan, readonly entry: CommitTriage, readonly role: Role, readonly view: RoleView) { super(); }
-  get run(): Run { return this.view.run!; }
+  constructor(
+    readonly folder: FolderScan,
+    readonly entry: CommitTriage,
+    readonly role: Role,
+    readonly view: RoleView,
+  ) {
+    super();
+  }
+  get run(): Run {
+    return this.view.run!;
+  }
   get contextValue() {
-    const r = this.run, c = this.view.classification;
+    const r = this.run,
+      c = this.view.classification;
     return `role role:${this.role} status:${r.status} source:${r.source}${c ? ` category:${c.category} fixability:${c.fixability}` : ''}`;
   }
   override children(): CommitNode[] {
@@ -175,8 +245,14 @@ export class RoleNode extends CommitNode {
     const c = this.view.classification;
     const t = new vscode.TreeItem(this.role === 'agent' && r.agent ? `agent (${r.agent})` : this.role, vscode.TreeItemCollapsibleState.Collapsed);
     const pm = displayMetric(r.metrics, r.benchmarkMode);
-    const what = r.status === 'success' ? (pm ? formatMetric(pm.def, pm.value) : 'success')
-      : c ? `${category(c.category).title}${c.cause ? ` (${c.cause})` : ''}` : firstLine(r.error) || r.originalStatus;
+    const what =
+      r.status === 'success'
+        ? pm
+          ? formatMetric(pm.def, pm.value)
+          : 'success'
+        : c
+          ? `${category(c.category).title}${c.cause ? ` (${c.cause})` : ''}`
+          : firstLine(r.error) || r.originalStatus;
     t.description = `${what} · ${r.source}${this.view.history.length ? ` · ${this.view.history.length + 1} attempts` : ''}`;
     t.iconPath = ICON[r.status];
     t.id = `${EntryKeys.format(this.folder.keyOf(this.entry))}|${this.role}|${groupBy}`;
@@ -184,7 +260,13 @@ export class RoleNode extends CommitNode {
     const md = new vscode.MarkdownString();
     md.appendText(`${this.role} · ${r.status} (original status "${r.originalStatus}") · ${r.provenance.file} (${r.provenance.schema})\n\n`);
     if (c) md.appendText(`${category(c.category).title}: ${c.description}\nFixability: ${c.fixability} · rule ${c.rule ?? '—'} · ${c.strength}\n\n`);
-    if (c && c.findings.length > 1) md.appendText(`Also found: ${c.findings.slice(1).map(f => `${category(f.category).title}${f.cause ? ` (${f.cause})` : ''}`).join('; ')}\n\n`);
+    if (c && c.findings.length > 1)
+      md.appendText(
+        `Also found: ${c.findings
+          .slice(1)
+          .map(f => `${category(f.category).title}${f.cause ? ` (${f.cause})` : ''}`)
+          .join('; ')}\n\n`,
+      );
     for (const n of c?.notes ?? []) md.appendText(`Note: ${n}\n\n`);
     for (const p of r.problems.slice(0, 5)) md.appendText(`Data: ${p.field}: ${p.message}\n\n`);
     if (r.error) md.appendCodeblock(r.error.slice(0, 1500), 'text');
@@ -197,14 +279,21 @@ export class RoleNode extends CommitNode {
 export class EvidenceNode extends CommitNode {
   readonly kind = 'evidence' as const;
   readonly contextValue = 'evidence';
-  constructor(readonly folder: FolderScan, readonly evidence: Evidence) { super(); }
+  constructor(
+    readonly folder: FolderScan,
+    readonly evidence: Evidence,
+  ) {
+    super();
+  }
   item(): vscode.TreeItem {
     const ev = this.evidence;
     const t = new vscode.TreeItem(`line ${ev.line}: ${firstLine(ev.text, 120)}`, vscode.TreeItemCollapsibleState.None);
     t.description = ev.field ? `${ev.file} · ${ev.field}` : ev.file;
     t.iconPath = new vscode.ThemeIcon('debug-breakpoint-log');
     t.contextValue = this.contextValue;
-    t.tooltip = new vscode.MarkdownString().appendText(`Evidence at ${ev.file}${ev.field ? ` (${ev.field})` : ''}, line ${ev.line}\n\n`).appendCodeblock(ev.text, 'text');
+    t.tooltip = new vscode.MarkdownString()
+      .appendText(`Evidence at ${ev.file}${ev.field ? ` (${ev.field})` : ''}, line ${ev.line}\n\n`)
+      .appendCodeblock(ev.text, 'text');
     t.command = { command: COMMANDS.openFile, title: 'Open Evidence', arguments: [evidenceUri(this.folder.root, ev), { line: ev.line, column: 1 }] };
     t.accessibilityInformation = { label: `evidence at line ${ev.line}: ${ev.text.slice(0, 120)}` };
     return t;
@@ -214,9 +303,18 @@ export class EvidenceNode extends CommitNode {
 /** An earlier attempt of a role (kept as history). */
 export class AttemptNode extends CommitNode {
   readonly kind = 'attempt' as const;
-  get contextValue() { return `run role:${this.run.role} status:${this.run.status}`; }
-  constructor(readonly folder: FolderScan, readonly run: Run) { super(); }
-  override children(): CommitNode[] { return [new FileNode(this.folder, this.run.provenance.file, `result file (${this.run.provenance.schema})`)]; }
+  get contextValue() {
+    return `run role:${this.run.role} status:${this.run.status}`;
+  }
+  constructor(
+    readonly folder: FolderScan,
+    readonly run: Run,
+  ) {
+    super();
+  }
+  override children(): CommitNode[] {
+    return [new FileNode(this.folder, this.run.provenance.file, `result file (${this.run.provenance.schema})`)];
+  }
   item(): vscode.TreeItem {
     const r = this.run;
     const t = new vscode.TreeItem(`earlier attempt (${r.source})`, vscode.TreeItemCollapsibleState.Collapsed);
@@ -231,8 +329,16 @@ export class AttemptNode extends CommitNode {
 export class FileNode extends CommitNode {
   readonly kind = 'file' as const;
   readonly contextValue = 'file';
-  constructor(readonly folder: FolderScan, readonly path: string, readonly label: string) { super(); }
-  get uri() { return vscode.Uri.joinPath(this.folder.root, this.path); }
+  constructor(
+    readonly folder: FolderScan,
+    readonly path: string,
+    readonly label: string,
+  ) {
+    super();
+  }
+  get uri() {
+    return vscode.Uri.joinPath(this.folder.root, this.path);
+  }
   item(): vscode.TreeItem {
     const t = new vscode.TreeItem(this.label, vscode.TreeItemCollapsibleState.None);
     t.description = this.path;

@@ -19,21 +19,34 @@ export function groupOf(e: CommitTriage, by: GroupBy): { key: string; title: str
     case 'category':
       return measured ? { key: e.outcome, ...measured } : { key: e.outcome, title: category(e.outcome).title, icon: FIX_ICON[category(e.outcome).fixability] };
     case 'outcome':
-      return measured ? { key: e.outcome, ...measured } : { key: `group:${category(e.outcome).group}`, title: `Failed: ${category(e.outcome).group}`, icon: 'error' };
+      return measured
+        ? { key: e.outcome, ...measured }
+        : { key: `group:${category(e.outcome).group}`, title: `Failed: ${category(e.outcome).group}`, icon: 'error' };
     case 'fixability': {
       const f = fixabilityOf(e);
       return f ? { key: `fix:${f}`, title: f, icon: FIX_ICON[f] } : { key: 'measured', title: 'measured', icon: 'pass' };
     }
-    case 'agent': return { key: `agent:${e.agent ?? ''}`, title: e.agent ?? '(no agent run)', icon: 'hubot' };
-    case 'model': return { key: `model:${e.model ?? ''}`, title: e.model ?? '(model unknown)', icon: 'symbol-class' };
+    case 'agent':
+      return { key: `agent:${e.agent ?? ''}`, title: e.agent ?? '(no agent run)', icon: 'hubot' };
+    case 'model':
+      return { key: `model:${e.model ?? ''}`, title: e.model ?? '(model unknown)', icon: 'symbol-class' };
   }
 }
 
 export function matchesFilter(e: CommitTriage, filter: string): boolean {
   if (!filter) return true;
   const f = filter.toLowerCase();
-  const hay = [e.commit, e.subject ?? '', e.model ?? '', e.agent ?? '', e.outcome, category(e.outcome).title,
-    ...ROLES.map(r => e.roles[r].classification?.cause ?? '')].join('\n').toLowerCase();
+  const hay = [
+    e.commit,
+    e.subject ?? '',
+    e.model ?? '',
+    e.agent ?? '',
+    e.outcome,
+    category(e.outcome).title,
+    ...ROLES.map(r => e.roles[r].classification?.cause ?? ''),
+  ]
+    .join('\n')
+    .toLowerCase();
   return hay.includes(f);
 }
 
@@ -45,16 +58,30 @@ export class CommitsTree implements vscode.TreeDataProvider<CommitNode>, vscode.
   private filterText = '';
 
   constructor(private readonly store: Store) {
-    this.subs.push(store.onDidChange(() => this.changed.fire(undefined)),
-      vscode.workspace.onDidChangeConfiguration(e => { if (e.affectsConfiguration('benchTriage.groupBy')) this.changed.fire(undefined); }));
+    this.subs.push(
+      store.onDidChange(() => this.changed.fire(undefined)),
+      vscode.workspace.onDidChangeConfiguration(e => {
+        if (e.affectsConfiguration('benchTriage.groupBy')) this.changed.fire(undefined);
+      }),
+    );
   }
 
-  dispose(): void { for (const s of this.subs) s.dispose(); this.changed.dispose(); }
+  dispose(): void {
+    for (const s of this.subs) s.dispose();
+    this.changed.dispose();
+  }
 
-  get groupBy(): GroupBy { return groupBySetting(); }
-  get filter(): string { return this.filterText; }
+  get groupBy(): GroupBy {
+    return groupBySetting();
+  }
+  get filter(): string {
+    return this.filterText;
+  }
 
-  setFilter(f: string): void { this.filterText = f.trim(); this.changed.fire(undefined); }
+  setFilter(f: string): void {
+    this.filterText = f.trim();
+    this.changed.fire(undefined);
+  }
 
   async getChildren(node?: CommitNode): Promise<CommitNode[]> {
     if (node) return node.children();
@@ -62,7 +89,9 @@ export class CommitsTree implements vscode.TreeDataProvider<CommitNode>, vscode.
     return this.roots();
   }
 
-  getTreeItem(node: CommitNode): vscode.TreeItem { return node.item(this.groupBy); }
+  getTreeItem(node: CommitNode): vscode.TreeItem {
+    return node.item(this.groupBy);
+  }
 
   /** Groups of the given entries in a stable order: measured first, then by count. */
   private groups(entries: EntryNode[], project: string | null): GroupNode[] {
@@ -82,17 +111,26 @@ export class CommitsTree implements vscode.TreeDataProvider<CommitNode>, vscode.
 
   /** Groups; with more than one project in the workspace, one node per project first (projects are never mixed). */
   roots(): CommitNode[] {
-    const entries = this.store.entries().filter(e => matchesFilter(e.entry, this.filterText)).map(e => new EntryNode(e.folder, e.entry));
+    const entries = this.store
+      .entries()
+      .filter(e => matchesFilter(e.entry, this.filterText))
+      .map(e => new EntryNode(e.folder, e.entry));
     const projects = [...new Set(entries.map(e => e.entry.project))].sort();
     // Entries nothing names a project for stay with the others unless two real projects are there.
     const known = projects.filter(p => p !== 'unknown');
-    const top: CommitNode[] = known.length > 1
-      ? projects.map(p => { const mine = entries.filter(e => e.entry.project === p); return new ProjectNode(p, this.groups(mine, p), mine.length); })
-      : this.groups(entries, projects[0] ?? null);
+    const top: CommitNode[] =
+      known.length > 1
+        ? projects.map(p => {
+            const mine = entries.filter(e => e.entry.project === p);
+            return new ProjectNode(p, this.groups(mine, p), mine.length);
+          })
+        : this.groups(entries, projects[0] ?? null);
     const problems = this.store.problems();
     return problems.length ? [new ProblemsNode(problems), ...top] : top;
   }
 
   /** Failures nobody has triaged yet (for the view badge). */
-  failureCount(): number { return this.store.entries().filter(e => e.entry.blockingRole).length; }
+  failureCount(): number {
+    return this.store.entries().filter(e => e.entry.blockingRole).length;
+  }
 }

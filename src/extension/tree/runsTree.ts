@@ -8,9 +8,16 @@ import { COMMANDS } from '../commands/ids';
 import type { RunService } from '../runService';
 
 const ICON: Record<RunState, [string, string?]> = {
-  queued: ['clock'], preflight: ['sync~spin'], running: ['sync~spin'], succeeded: ['pass', 'testing.iconPassed'], failed: ['error', 'testing.iconFailed'],
-  timeout: ['watch', 'testing.iconFailed'], cancelled: ['circle-slash'], interrupted: ['debug-disconnect', 'testing.iconErrored'],
-  'agent-patch-failed': ['diff', 'testing.iconFailed'], refused: ['blocked', 'testing.iconErrored'],
+  queued: ['clock'],
+  preflight: ['sync~spin'],
+  running: ['sync~spin'],
+  succeeded: ['pass', 'testing.iconPassed'],
+  failed: ['error', 'testing.iconFailed'],
+  timeout: ['watch', 'testing.iconFailed'],
+  cancelled: ['circle-slash'],
+  interrupted: ['debug-disconnect', 'testing.iconErrored'],
+  'agent-patch-failed': ['diff', 'testing.iconFailed'],
+  refused: ['blocked', 'testing.iconErrored'],
 };
 
 export function elapsed(r: LiveRun, now = Date.now()): string {
@@ -21,7 +28,10 @@ export function elapsed(r: LiveRun, now = Date.now()): string {
 /** The folder of a run's files, and its log files in phase order (stdout, stderr), then the runner's own log. */
 export function runFiles(r: LiveRun): { dir: string; logs: Array<{ file: string; label: string }> } {
   const dir = path.join(r.folder, r.record.plan.resultDir);
-  const logs = r.record.phases.flatMap(p => [{ file: p.stdout, label: `${p.name} stdout` }, { file: p.stderr, label: `${p.name} stderr` }]);
+  const logs = r.record.phases.flatMap(p => [
+    { file: p.stdout, label: `${p.name} stdout` },
+    { file: p.stderr, label: `${p.name} stderr` },
+  ]);
   logs.push({ file: r.record.runnerLog, label: 'runner' });
   return { dir, logs };
 }
@@ -30,14 +40,23 @@ export abstract class RunsNode {
   abstract readonly kind: 'host' | 'run' | 'log';
   abstract readonly contextValue: string;
   abstract item(): vscode.TreeItem;
-  children(): RunsNode[] { return []; }
+  children(): RunsNode[] {
+    return [];
+  }
 }
 
 export class HostNode extends RunsNode {
   readonly kind = 'host' as const;
   readonly contextValue = 'runHost';
-  constructor(readonly label: string, readonly runs: LiveRun[]) { super(); }
-  override children(): RunsNode[] { return this.runs.map(r => new RunNode(r)); }
+  constructor(
+    readonly label: string,
+    readonly runs: LiveRun[],
+  ) {
+    super();
+  }
+  override children(): RunsNode[] {
+    return this.runs.map(r => new RunNode(r));
+  }
   item(): vscode.TreeItem {
     const active = this.runs.filter(r => !FINAL_STATES.includes(r.record.status)).length;
     const t = new vscode.TreeItem(this.label, vscode.TreeItemCollapsibleState.Expanded);
@@ -52,9 +71,16 @@ export class HostNode extends RunsNode {
 /** One run (live or from disk): the node Cancel Run and Open Live Log take. */
 export class RunNode extends RunsNode {
   readonly kind = 'run' as const;
-  constructor(readonly run: LiveRun) { super(); }
-  get contextValue() { const s = this.run.record.status; return `liveRun state:${s}${FINAL_STATES.includes(s) ? ' finished' : this.run.fromDisk ? ' elsewhere' : ' active'}`; }
-  override children(): RunsNode[] { return runFiles(this.run).logs.map(l => new RunLogNode(this.run, l.file, l.label)); }
+  constructor(readonly run: LiveRun) {
+    super();
+  }
+  get contextValue() {
+    const s = this.run.record.status;
+    return `liveRun state:${s}${FINAL_STATES.includes(s) ? ' finished' : this.run.fromDisk ? ' elsewhere' : ' active'}`;
+  }
+  override children(): RunsNode[] {
+    return runFiles(this.run).logs.map(l => new RunLogNode(this.run, l.file, l.label));
+  }
   item(): vscode.TreeItem {
     const r = this.run.record;
     const t = new vscode.TreeItem(`${r.commit.slice(0, 8)} ${r.role}`, vscode.TreeItemCollapsibleState.Collapsed);
@@ -63,7 +89,9 @@ export class RunNode extends RunsNode {
     const phase = r.phases.filter(p => p.launchedAt).at(-1)?.name;
     const when = r.startedAt ?? r.createdAt;
     t.description = `${r.status}${phase && !FINAL_STATES.includes(r.status) ? ` · ${phase}` : ''} · ${elapsed(this.run)}${this.run.fromDisk && when ? ` · ${formatWhen(when)}` : ''}`;
-    t.tooltip = new vscode.MarkdownString().appendText(`${r.role} of ${r.commit} on ${this.run.host.label}\n\n${r.status}${r.error ? `: ${r.error}` : ''}\n\nimage ${r.image}${r.recipes.length ? `\n\nrecipes: ${r.recipes.join(', ')}` : ''}${this.run.fromDisk ? '\n\n(from disk: run.json)' : ''}`);
+    t.tooltip = new vscode.MarkdownString().appendText(
+      `${r.role} of ${r.commit} on ${this.run.host.label}\n\n${r.status}${r.error ? `: ${r.error}` : ''}\n\nimage ${r.image}${r.recipes.length ? `\n\nrecipes: ${r.recipes.join(', ')}` : ''}${this.run.fromDisk ? '\n\n(from disk: run.json)' : ''}`,
+    );
     t.accessibilityInformation = { label: `${r.role} run of commit ${r.commit.slice(0, 8)} on ${this.run.host.label}: ${r.status}, ${elapsed(this.run)}` };
     t.contextValue = this.contextValue;
     t.id = RunKeys.format(this.run.key);
@@ -74,7 +102,13 @@ export class RunNode extends RunsNode {
 export class RunLogNode extends RunsNode {
   readonly kind = 'log' as const;
   readonly contextValue = 'runLog';
-  constructor(readonly run: LiveRun, readonly file: string, readonly label: string) { super(); }
+  constructor(
+    readonly run: LiveRun,
+    readonly file: string,
+    readonly label: string,
+  ) {
+    super();
+  }
   item(): vscode.TreeItem {
     const t = new vscode.TreeItem(this.label, vscode.TreeItemCollapsibleState.None);
     t.iconPath = new vscode.ThemeIcon('output');
@@ -97,7 +131,9 @@ export class RunsTree implements vscode.TreeDataProvider<RunsNode>, vscode.Dispo
   constructor(private readonly service: RunService) {
     this.sub = service.onDidChange(() => this.changed.fire(undefined));
     // Elapsed times move while something runs.
-    this.ticker = setInterval(() => { if (service.active().length) this.changed.fire(undefined); }, 1000);
+    this.ticker = setInterval(() => {
+      if (service.active().length) this.changed.fire(undefined);
+    }, 1000);
   }
 
   async getChildren(node?: RunsNode): Promise<RunsNode[]> {
@@ -109,7 +145,13 @@ export class RunsTree implements vscode.TreeDataProvider<RunsNode>, vscode.Dispo
     return [...byHost].map(([label, runs]) => new HostNode(label, runs));
   }
 
-  getTreeItem(node: RunsNode): vscode.TreeItem { return node.item(); }
+  getTreeItem(node: RunsNode): vscode.TreeItem {
+    return node.item();
+  }
 
-  dispose(): void { clearInterval(this.ticker); this.sub.dispose(); this.changed.dispose(); }
+  dispose(): void {
+    clearInterval(this.ticker);
+    this.sub.dispose();
+    this.changed.dispose();
+  }
 }

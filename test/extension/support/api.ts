@@ -1,11 +1,7 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import type { BenchTriageApi } from '../../../src/extension/extension';
-import type { CommitNode, EntryNode, GroupNode, RoleNode } from '../../../src/extension/tree/commitNodes';
-import type { RunsNode } from '../../../src/extension/tree/runsTree';
-
-/** Node kinds by name: the tree's classes live in the extension's bundle, so tests check `kind`, not instanceof. */
-export const is = <K extends CommitNode['kind'] | RunsNode['kind']>(k: K) => <N extends { kind: string }>(n: N): n is Extract<N, { kind: K }> => n.kind === k;
+import type { EntryNode, GroupNode, RoleNode } from '../../../src/extension/tree/commitNodes';
 
 export async function api(): Promise<BenchTriageApi> {
   const ext = vscode.extensions.getExtension<BenchTriageApi>('bench-triage.bench-triage');

@@ -10,9 +10,18 @@ const gen = synthChunks(bytes);
 let fed = 0;
 const t0 = Date.now();
 let r = gen.next();
-while (!r.done) { lc.pushBytes(r.value); fed += r.value.length; r = gen.next(); }
+while (!r.done) {
+  lc.pushBytes(r.value);
+  fed += r.value.length;
+  r = gen.next();
+}
 const { classification } = lc.result();
-process.stdout.write(JSON.stringify({
-  result: { category: classification?.category ?? null, evidence: classification?.evidence ?? null },
-  tailLine: r.value.tailLine, ms: Date.now() - t0, bytes: fed, maxRssMB: process.resourceUsage().maxRSS / 1024,
-}) + '\n');
+process.stdout.write(
+  JSON.stringify({
+    result: { category: classification?.category ?? null, evidence: classification?.evidence ?? null },
+    tailLine: r.value.tailLine,
+    ms: Date.now() - t0,
+    bytes: fed,
+    maxRssMB: process.resourceUsage().maxRSS / 1024,
+  }) + '\n',
+);

@@ -32,7 +32,6 @@ export type Obj = Record<string, unknown>;
 export const isObj = (v: unknown): v is Obj => !!v && typeof v === 'object' && !Array.isArray(v);
 export const str = (v: unknown): string | null => (typeof v === 'string' && v.length > 0 ? v : null);
 export const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
-export const has = (o: Obj, ...keys: string[]) => keys.every(k => k in o);
 
 /** zod helpers tolerant of the nulls the pipelines wrote. */
 export const zStr = z.string().nullish();
@@ -113,7 +112,10 @@ export function measured(m: NormalisedMetrics): Pick<RunDraft, 'metrics' | 'coun
 }
 
 export function hashOf(...candidates: unknown[]): string | null {
-  for (const c of candidates) { const h = normaliseHash(c); if (h) return h; }
+  for (const c of candidates) {
+    const h = normaliseHash(c);
+    if (h) return h;
+  }
   return null;
 }
 
@@ -168,7 +170,9 @@ export function statusFromMetrics(original: RunStatus, m: NormalisedMetrics): { 
   return { status: original, note: null };
 }
 
-export function compactLogs(...logs: Array<EmbeddedLog | null>): EmbeddedLog[] { return logs.filter((l): l is EmbeddedLog => !!l); }
+export function compactLogs(...logs: Array<EmbeddedLog | null>): EmbeddedLog[] {
+  return logs.filter((l): l is EmbeddedLog => !!l);
+}
 
 export { ROLES };
 

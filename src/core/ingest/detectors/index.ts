@@ -10,10 +10,7 @@ import { BT1 } from './own';
 /** Order matters: the more specific shapes first (S10/S9 before S1; S2 before S3/S6). */
 export const DETECTORS: readonly Detector[] = [BT1, S10, S9, S1, S5, S7, S2, S3, S6, S4, S8];
 
-export type Detection =
-  | { kind: 'run'; schema: SchemaId; drafts: RunDraft[] }
-  | { kind: 'nonRun'; what: NonRunKind }
-  | { kind: 'unknown'; reason: string };
+export type Detection = { kind: 'run'; schema: SchemaId; drafts: RunDraft[] } | { kind: 'nonRun'; what: NonRunKind } | { kind: 'unknown'; reason: string };
 
 function describeIssue(schema: SchemaId, issue: { path: PropertyKey[]; message: string }): string {
   const field = issue.path.map(String).join('.') || '(top level)';

@@ -3,7 +3,9 @@ import { isObj, type Obj } from './common';
 
 const AGENT_FILES = new Set(['journal.json', 'run_summary.json', 'prompt.json', 'diff_targets.json', 'prediction.jsonl', 'trajectory.json']);
 
-export function baseName(p: string): string { return p.slice(p.lastIndexOf('/') + 1); }
+export function baseName(p: string): string {
+  return p.slice(p.lastIndexOf('/') + 1);
+}
 
 /** Recognised by place alone (agent item folders, mapping folders), before the content is read. */
 export function nonRunByPath(path: string): NonRunKind | null {

@@ -2,8 +2,24 @@ import { z } from 'zod';
 import type { Role, RunStatus } from '../../model';
 import { mapStatus } from '../status';
 import {
-  compactLogs, draft, embeddedLog, measured, hashOf, isObj, modeFromCommand, modeFromType, normalisedMetrics, num, roleNamedIn, str,
-  zNum, zStr, type DetectContext, type Detector, type Obj, type RunDraft,
+  compactLogs,
+  draft,
+  embeddedLog,
+  measured,
+  hashOf,
+  isObj,
+  modeFromCommand,
+  modeFromType,
+  normalisedMetrics,
+  num,
+  roleNamedIn,
+  str,
+  zNum,
+  zStr,
+  type DetectContext,
+  type Detector,
+  type Obj,
+  type RunDraft,
 } from './common';
 import { addMetrics, emptyMetrics } from '../../metrics';
 
@@ -15,7 +31,13 @@ function agentFromPatchPath(p: unknown): string | null {
 }
 
 /** Error text and the field it came from; a composed fallback has no field. */
-function errorOf(ok: boolean, outErr: string | null, outField: string, err: string | null, fallback: string): { error: string | null; errorField: string | null } {
+function errorOf(
+  ok: boolean,
+  outErr: string | null,
+  outField: string,
+  err: string | null,
+  fallback: string,
+): { error: string | null; errorField: string | null } {
   if (ok) return { error: null, errorField: null };
   if (outErr) return { error: outErr, errorField: outField };
   if (err) return { error: err, errorField: 'result.error_message' };
@@ -33,8 +55,16 @@ function siblingLogs(ctx: DetectContext): string[] {
 const S9Schema = z.looseObject({
   instance: z.looseObject({ commit_hash: z.string() }),
   result: z.looseObject({
-    status: z.string(), baseline_ms: zNum, patched_ms: zNum, error_message: zStr, stdout: zStr, stderr: zStr,
-    baseline_output: z.unknown(), patched_output: z.unknown(), patch_path: zStr, duration_s: zNum,
+    status: z.string(),
+    baseline_ms: zNum,
+    patched_ms: zNum,
+    error_message: zStr,
+    stdout: zStr,
+    stderr: zStr,
+    baseline_output: z.unknown(),
+    patched_output: z.unknown(),
+    patch_path: zStr,
+    duration_s: zNum,
   }),
 });
 
@@ -70,16 +100,40 @@ export const S9: Detector = {
     const aHas = Object.keys(a.m.metrics).length > 0;
     // With no patch nothing was run, so the baseline has nothing to report either.
     if (bHas || status !== 'no_patch') {
-      out.push(draft({ commit, role: 'baseline', source: 'omniperf', schema: 'S9', pointer: 'result.baseline_output', ctx, originalStatus: status, status: bHas ? 'success' : 'failed' }, {
-        ...common, ...measured(b.m), ...errorOf(bHas, b.outErr, 'result.baseline_output.error', err, 'Baseline produced no metrics'),
-      }));
+      out.push(
+        draft(
+          {
+            commit,
+            role: 'baseline',
+            source: 'omniperf',
+            schema: 'S9',
+            pointer: 'result.baseline_output',
+            ctx,
+            originalStatus: status,
+            status: bHas ? 'success' : 'failed',
+          },
+          {
+            ...common,
+            ...measured(b.m),
+            ...errorOf(bHas, b.outErr, 'result.baseline_output.error', err, 'Baseline produced no metrics'),
+          },
+        ),
+      );
     }
     // The patched side only ran once the baseline produced numbers (or was skipped for want of a patch).
     if (aHas || bHas || status === 'no_patch') {
       const aStatus = aHas ? 'success' : status === 'no_patch' ? 'skipped' : 'failed';
-      out.push(draft({ commit, role: 'agent', source: 'omniperf', schema: 'S9', pointer: 'result.patched_output', ctx, originalStatus: status, status: aStatus }, {
-        ...common, agent, ...measured(a.m), ...errorOf(aHas, a.outErr, 'result.patched_output.error', err, 'Patched run produced no metrics'),
-      }));
+      out.push(
+        draft(
+          { commit, role: 'agent', source: 'omniperf', schema: 'S9', pointer: 'result.patched_output', ctx, originalStatus: status, status: aStatus },
+          {
+            ...common,
+            agent,
+            ...measured(a.m),
+            ...errorOf(aHas, a.outErr, 'result.patched_output.error', err, 'Patched run produced no metrics'),
+          },
+        ),
+      );
     }
     return out;
   },
@@ -92,8 +146,13 @@ export const S9: Detector = {
 const S10Schema = z.looseObject({
   instance: z.looseObject({ commit_hash: z.string() }),
   result: z.looseObject({
-    status: z.string(), baseline_metrics: z.record(z.string(), z.unknown()).nullish(), patched_metrics: z.record(z.string(), z.unknown()).nullish(),
-    error_message: zStr, perf_command: zStr, benchmark_type: zStr, duration_s: zNum,
+    status: z.string(),
+    baseline_metrics: z.record(z.string(), z.unknown()).nullish(),
+    patched_metrics: z.record(z.string(), z.unknown()).nullish(),
+    error_message: zStr,
+    perf_command: zStr,
+    benchmark_type: zStr,
+    duration_s: zNum,
   }),
 });
 
@@ -110,7 +169,10 @@ export const S10: Detector = {
     const command = str(r.perf_command) ?? str(v.instance.perf_command);
     const blamed: Role = roleNamedIn(err) === 'human' ? 'human' : 'baseline';
     const out: RunDraft[] = [];
-    for (const [role, key] of [['baseline', 'baseline_metrics'], ['human', 'patched_metrics']] as const) {
+    for (const [role, key] of [
+      ['baseline', 'baseline_metrics'],
+      ['human', 'patched_metrics'],
+    ] as const) {
       const container = r[key];
       const m = normalisedMetrics([container], {}, [`result.${key}.`]);
       const hasMetrics = Object.keys(m.metrics).length > 0;
@@ -119,12 +181,21 @@ export const S10: Detector = {
       else if (role === blamed) st = mapStatus(status) === 'skipped' ? 'skipped' : 'failed';
       else if (status === 'success') st = 'failed';
       else continue; // the other side never ran
-      out.push(draft({ commit, role, source: 'native', schema: 'S10', pointer: `result.${key}`, ctx, originalStatus: status, status: st }, {
-        ...measured(m), error: hasMetrics ? null : (err ?? `${role} produced no metrics`), errorField: !hasMetrics && err ? 'result.error_message' : null,
-        logs: compactLogs(embeddedLog(`result.${key}.raw_output`, isObj(container) ? container.raw_output : null, 'none')),
-        logFiles: siblingLogs(ctx),
-        command, benchmarkMode: modeFromType(r.benchmark_type) ?? modeFromCommand(command), durationS: num(r.duration_s),
-      }));
+      out.push(
+        draft(
+          { commit, role, source: 'native', schema: 'S10', pointer: `result.${key}`, ctx, originalStatus: status, status: st },
+          {
+            ...measured(m),
+            error: hasMetrics ? null : (err ?? `${role} produced no metrics`),
+            errorField: !hasMetrics && err ? 'result.error_message' : null,
+            logs: compactLogs(embeddedLog(`result.${key}.raw_output`, isObj(container) ? container.raw_output : null, 'none')),
+            logFiles: siblingLogs(ctx),
+            command,
+            benchmarkMode: modeFromType(r.benchmark_type) ?? modeFromCommand(command),
+            durationS: num(r.duration_s),
+          },
+        ),
+      );
     }
     return out;
   },

@@ -30,15 +30,25 @@ const BT1Schema = z.looseObject({
  * Log files a result names: relative paths inside the run's folder only. Anything else (`..`,
  * absolute paths, odd characters) is a problem naming the field, and is not read.
  */
-function logsOf(v: unknown, dir: string, problems: Array<{ field: string; message: string }>): { logFiles: string[]; problems: Array<{ field: string; message: string }> } {
+function logsOf(
+  v: unknown,
+  dir: string,
+  problems: Array<{ field: string; message: string }>,
+): { logFiles: string[]; problems: Array<{ field: string; message: string }> } {
   const logFiles: string[] = [];
-  if (Array.isArray(v)) v.forEach((l, i) => {
-    const bad = typeof l !== 'string' ? 'is not a path'
-      : !l || l.startsWith('/') || /^[A-Za-z]:/.test(l) || l.split(/[\\/]/).some(s => s === '..' || s === '.') ? `"${l.slice(0, 120)}" is not a path inside the run's folder`
-      : /[\u0000-\u001f]/.test(l) ? 'contains control characters' : null;
-    if (bad) problems.push({ field: `logs.${i}`, message: `${bad}: not read` });
-    else logFiles.push(dir + (l as string));
-  });
+  if (Array.isArray(v))
+    v.forEach((l, i) => {
+      const bad =
+        typeof l !== 'string'
+          ? 'is not a path'
+          : !l || l.startsWith('/') || /^[A-Za-z]:/.test(l) || l.split(/[\\/]/).some(s => s === '..' || s === '.')
+            ? `"${l.slice(0, 120)}" is not a path inside the run's folder`
+            : /[\u0000-\u001f]/.test(l)
+              ? 'contains control characters'
+              : null;
+      if (bad) problems.push({ field: `logs.${i}`, message: `${bad}: not read` });
+      else logFiles.push(dir + (l as string));
+    });
   return { logFiles, problems };
 }
 
@@ -46,7 +56,8 @@ function logsOf(v: unknown, dir: string, problems: Array<{ field: string; messag
 function samplesOf(v: unknown): Record<string, number[]> | undefined {
   if (!isObj(v)) return undefined;
   const out: Record<string, number[]> = {};
-  for (const [k, xs] of Object.entries(v)) if (Array.isArray(xs) && xs.length <= 200_000) out[k] = xs.filter((x): x is number => typeof x === 'number' && Number.isFinite(x) && x >= 0);
+  for (const [k, xs] of Object.entries(v))
+    if (Array.isArray(xs) && xs.length <= 200_000) out[k] = xs.filter((x): x is number => typeof x === 'number' && Number.isFinite(x) && x >= 0);
   return Object.keys(out).length ? out : undefined;
 }
 
@@ -59,12 +70,25 @@ export const BT1: Detector = {
     if (!commit) return [];
     const m = normalisedMetrics([v.metrics], {}, ['metrics.']);
     const dir = ctx.path.slice(0, ctx.path.lastIndexOf('/') + 1);
-    return [draft({ commit, role: v.role, source: 'bench-triage', schema: 'BT1', pointer: 'metrics', ctx, originalStatus: v.status, status: mapStatus(v.status) }, {
-      agent: v.role === 'agent' ? str(v.agent) : null,
-      error: str(v.error), errorField: str(v.error) ? 'error' : null, ...measured(m), model: str(v.model), command: str(v.command), image: str(v.image),
-      fixes: Array.isArray(v.fixes) ? v.fixes : [], timestamp: str(v.startedAt), durationS: typeof v.durationS === 'number' ? v.durationS : null,
-      project: str(v.project), samples: samplesOf(v.samples),
-      ...logsOf(v.logs, dir, m.problems),
-    })].filter(() => isObj(v.metrics));
+    return [
+      draft(
+        { commit, role: v.role, source: 'bench-triage', schema: 'BT1', pointer: 'metrics', ctx, originalStatus: v.status, status: mapStatus(v.status) },
+        {
+          agent: v.role === 'agent' ? str(v.agent) : null,
+          error: str(v.error),
+          errorField: str(v.error) ? 'error' : null,
+          ...measured(m),
+          model: str(v.model),
+          command: str(v.command),
+          image: str(v.image),
+          fixes: Array.isArray(v.fixes) ? v.fixes : [],
+          timestamp: str(v.startedAt),
+          durationS: typeof v.durationS === 'number' ? v.durationS : null,
+          project: str(v.project),
+          samples: samplesOf(v.samples),
+          ...logsOf(v.logs, dir, m.problems),
+        },
+      ),
+    ].filter(() => isObj(v.metrics));
   },
 };

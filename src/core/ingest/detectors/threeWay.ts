@@ -2,8 +2,28 @@ import { z } from 'zod';
 import type { Role, SchemaId } from '../../model';
 import { mapStatus } from '../status';
 import {
-  ROLES, cleanVersion, compactLogs, draft, measured, embeddedLog, errorLog, hashOf, isObj, modeFromCommand, normalisedMetrics,
-  num, roleNamedIn, splitCombinedError, str, zMetrics, zNum, zStr, type DetectContext, type Detector, type Obj, type RunDraft,
+  ROLES,
+  cleanVersion,
+  compactLogs,
+  draft,
+  measured,
+  embeddedLog,
+  errorLog,
+  hashOf,
+  isObj,
+  modeFromCommand,
+  normalisedMetrics,
+  num,
+  roleNamedIn,
+  splitCombinedError,
+  str,
+  zMetrics,
+  zNum,
+  zStr,
+  type DetectContext,
+  type Detector,
+  type Obj,
+  type RunDraft,
 } from './common';
 
 /**
@@ -45,7 +65,10 @@ function failedRoles(status: string, error: string | null, agentError: string | 
     if (status === 'baseline_failed' || status === 'version_bug') out.set('baseline', error);
     else if (status === 'human_failed' || status === 'human_wheel_failed') out.set('human', error);
     else if (status === 'agent_failed') out.set('agent', error);
-    else if (error) { const r = roleNamedIn(error); if (r) out.set(r, error); }
+    else if (error) {
+      const r = roleNamedIn(error);
+      if (r) out.set(r, error);
+    }
   }
   if (agentError) out.set('agent', agentError);
   return out;
@@ -74,35 +97,43 @@ function normaliseThreeWay(result: Obj, instance: Obj, schema: SchemaId, base: s
       runStatus = status === 'timeout' ? 'timeout' : 'failed';
       runError = named.get(role) ?? error;
       errorField = role === 'agent' && agentError && runError === agentError ? `${base}agent_error` : runError ? `${base}error` : null;
-    }
-    else if (hasMetrics) runStatus = 'success';
+    } else if (hasMetrics) runStatus = 'success';
     else if (recordFailed && !blamed) {
       // Nothing names the phase: the first phase without data is where the record stopped.
-      runStatus = mapStatus(status) === 'skipped' ? 'skipped' : 'failed'; runError = error; errorField = error ? `${base}error` : null; blamed = true;
+      runStatus = mapStatus(status) === 'skipped' ? 'skipped' : 'failed';
+      runError = error;
+      errorField = error ? `${base}error` : null;
+      blamed = true;
     } else if (role === 'agent' && !recordFailed && result.has_agent_patch === true) {
-      runStatus = 'failed'; runError = 'Agent phase recorded no metrics and no error';
+      runStatus = 'failed';
+      runError = 'Agent phase recorded no metrics and no error';
     } else continue; // this role never ran in this record
     const raw = result[`${role}_raw`];
-    out.push(draft({ commit, role, source, schema, pointer: `${base}${role}_metrics`, ctx, originalStatus: status, status: runStatus }, {
-      agent: role === 'agent' ? agent : null,
-      error: runError,
-      errorField,
-      ...measured(m),
-      logs: compactLogs(
-        embeddedLog(`${base}${role}_raw`, raw, schema === 'S1' ? 'head' : 'none'),
-        embeddedLog(`${base}${role}_server_logs`, result[`${role}_server_logs`], 'tail'),
-        runError === error ? errorLog(`${base}error`, error) : null,
-        role === 'agent' ? errorLog(`${base}agent_error`, agentError) : null,
+    out.push(
+      draft(
+        { commit, role, source, schema, pointer: `${base}${role}_metrics`, ctx, originalStatus: status, status: runStatus },
+        {
+          agent: role === 'agent' ? agent : null,
+          error: runError,
+          errorField,
+          ...measured(m),
+          logs: compactLogs(
+            embeddedLog(`${base}${role}_raw`, raw, schema === 'S1' ? 'head' : 'none'),
+            embeddedLog(`${base}${role}_server_logs`, result[`${role}_server_logs`], 'tail'),
+            runError === error ? errorLog(`${base}error`, error) : null,
+            role === 'agent' ? errorLog(`${base}agent_error`, agentError) : null,
+          ),
+          model: str(result.model),
+          command,
+          benchmarkMode: modeFromCommand(command),
+          gpuConfig: str(result.gpu_config),
+          version: cleanVersion(result[`${role}_version`]),
+          parent: hashOf(result.parent_commit),
+          durationS: num(result.duration_s),
+          image: str(result[`${role}_install_method`]) ? `install: ${String(result[`${role}_install_method`])}` : null,
+        },
       ),
-      model: str(result.model),
-      command,
-      benchmarkMode: modeFromCommand(command),
-      gpuConfig: str(result.gpu_config),
-      version: cleanVersion(result[`${role}_version`]),
-      parent: hashOf(result.parent_commit),
-      durationS: num(result.duration_s),
-      image: str(result[`${role}_install_method`]) ? `install: ${String(result[`${role}_install_method`])}` : null,
-    }));
+    );
   }
   return out;
 }

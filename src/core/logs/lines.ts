@@ -3,11 +3,13 @@
  */
 
 /** Lines in which a runner only announces what it is about to do (never evidence, research §7.8). */
-const ECHO = /^\s*(?:[=>#*-]+\s*)?(?:Fixing|Installing|Patched|Patching|Applying|Downloading|Checking|Trying|Attempting|Upgrading|Uninstalling|Collecting|Requirement already|Successfully|Using|Creating|Building wheel|Looking in)\b|\.\.\.\s*$|^\s*Warning: [\w. -]+ fix failed/;
+const ECHO =
+  /^\s*(?:[=>#*-]+\s*)?(?:Fixing|Installing|Patched|Patching|Applying|Downloading|Checking|Trying|Attempting|Upgrading|Uninstalling|Collecting|Requirement already|Successfully|Using|Creating|Building wheel|Looking in)\b|\.\.\.\s*$|^\s*Warning: [\w. -]+ fix failed/;
 export const isEchoLine = (line: string): boolean => ECHO.test(line);
 
 /** docker pull progress and similar chatter that often fills a kept tail (research §5.2). */
-const PULL = /^\s*(?:[0-9a-f]{12}: (?:Pulling fs layer|Waiting|Downloading|Extracting|Verifying Checksum|Download complete|Pull complete|Already exists)|Unable to find image '[^']+' locally|Digest: sha256:|Status: (?:Downloaded newer image|Image is up to date)|[\w.-]+: Pulling from )/;
+const PULL =
+  /^\s*(?:[0-9a-f]{12}: (?:Pulling fs layer|Waiting|Downloading|Extracting|Verifying Checksum|Download complete|Pull complete|Already exists)|Unable to find image '[^']+' locally|Digest: sha256:|Status: (?:Downloaded newer image|Image is up to date)|[\w.-]+: Pulling from )/;
 export const isDockerPullLine = (line: string): boolean => PULL.test(line);
 
 /** tqdm progress bars. */
@@ -15,7 +17,8 @@ export const isProgressLine = (line: string): boolean => /\d{1,3}%\|[█▉▊�
 
 const LEVEL_BENIGN = /^\s*(?:\[rank\d+\]:\s*)?(?:\(\w+ pid=\d+\)\s*)?(?:\x1b\[[\d;]*m\s*)*(?:WARNING|WARN|INFO|DEBUG)\b|^\s*(?:Warning|Note|Hint):/;
 // No leading `\w*`-style quantifiers: these run on arbitrarily long lines and must stay linear.
-const ERROR_FORM = /Traceback \(most recent call last\)|(?:Error|Exception)\b|\bExit\b|\berror:|\bERROR\b|CRITICAL|FATAL|No module named|cannot import name|\bFAILED\b|\b[Ff]ailed\b|not found|denied|[Nn]o space left|\bKilled\b|undefined symbol|\[Errno|[Uu]nknown|[Tt]imed out|[Tt]imeout|crashed|CRASHED|not supported|is blocked|Requires |unrecognized arguments|arguments are required|No wheel|No perf_command|[Nn]o (?:\w+ )?metrics|not available|\bcannot\b|[Cc]ould not|Broken pipe|not implemented|must be|is not a /;
+const ERROR_FORM =
+  /Traceback \(most recent call last\)|(?:Error|Exception)\b|\bExit\b|\berror:|\bERROR\b|CRITICAL|FATAL|No module named|cannot import name|\bFAILED\b|\b[Ff]ailed\b|not found|denied|[Nn]o space left|\bKilled\b|undefined symbol|\[Errno|[Uu]nknown|[Tt]imed out|[Tt]imeout|crashed|CRASHED|not supported|is blocked|Requires |unrecognized arguments|arguments are required|No wheel|No perf_command|[Nn]o (?:\w+ )?metrics|not available|\bcannot\b|[Cc]ould not|Broken pipe|not implemented|must be|is not a /;
 
 /**
  * An *error-form* line states a failure (Traceback, `Error:`, `No module named` …) rather than
