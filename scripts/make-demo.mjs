@@ -2,8 +2,12 @@
 // Writes demo/workspace: synthetic results in the real ISO-Bench schemas (S1 Modal 3-way, S2
 // Docker flat per role), one commit per failure category plus complete / incomparable / partial
 // ones, a dataset JSONL with perf commands and human patches, and agent runs with patches.
-// Deterministic: running it twice gives the same files.
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+// Logs are real length and in the real formats: S2's raw_output is the last 10 000 characters of
+// a few hundred lines of server output (as run_3way_benchmarks.py stored it) with the evidence deep
+// inside, S1's the first 3 000; some commits also have a rerun by Bench Triage's own runner with
+// the complete logs of every phase. Patches touch vllm/logger.py of the fake image, so Rerun on
+// H100 of every role applies them. Deterministic: running it twice gives the same files.
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { createHash } from 'node:crypto';
 
@@ -32,6 +36,169 @@ const OK_SERVING = (ttft, tput) => ({
 });
 const RAW_OK =
   'INFO 01-18 15:16:00 [api_server.py:981] vLLM API server version 0.7.4\nSERVER_READY_AFTER=41s\n============ Serving Benchmark Result ============\nSuccessful requests:                     100\nBENCHMARK_DONE\n';
+
+// The fake image's vllm/logger.py: both patches are made against it, so they apply on a rerun.
+const LOGGER = readFileSync(path.join(ROOT, 'test/fake-vllm/rootfs/opt/fakevllm/vllm/logger.py'), 'utf8').split('\n');
+const loggerPatch = (lineNo, from, to) => {
+  const at = lineNo - 1;
+  if (LOGGER[at] !== from) throw new Error(`make-demo: vllm/logger.py line ${lineNo} is not "${from}"`);
+  const ctx = LOGGER.slice(at - 2, at);
+  const after = LOGGER.slice(at + 1, at + 2);
+  return [
+    'diff --git a/vllm/logger.py b/vllm/logger.py',
+    '--- a/vllm/logger.py',
+    '+++ b/vllm/logger.py',
+    `@@ -${at - 1},${ctx.length + 1 + after.length} +${at - 1},${ctx.length + 1 + after.length} @@${LOGGER[at - 3] ? ' ' + LOGGER[at - 3] : ''}`,
+    ...ctx.map(l => ` ${l}`),
+    `-${from}`,
+    `+${to}`,
+    ...after.map(l => ` ${l}`),
+    '',
+  ].join('\n');
+};
+const FLUSH = '    print(f"{level} {stamp} {where}] {msg}", file=stream or sys.stdout, flush=True)';
+const STAMP = '    stamp = time.strftime("%m-%d %H:%M:%S")';
+const HUMAN_PATCH = loggerPatch(8, FLUSH, FLUSH.replace('flush=True)', 'flush=True)  # human: one flush per line'));
+const AGENT_PATCH = loggerPatch(7, STAMP, '    stamp = time.strftime("%m-%d %H:%M:%S", time.localtime())  # agent: explicit clock');
+
+/** A deterministic vLLM server log of `n` lines in the real format; `evidence` lines go at `at` (0..1), `tail` lines close it. */
+function serverLog(model, { n = 400, at = 0.75, evidence = [], tail = [], version = '0.7.4.dev450+g270a5da4', seed = 1 }) {
+  let k = seed;
+  const rnd = m => {
+    k = (k * 1103515245 + 12345) % 2147483648;
+    return k % m;
+  };
+  const t = i => `01-18 15:${String(16 + Math.floor(i / 60)).padStart(2, '0')}:${String(i % 60).padStart(2, '0')}`;
+  const lines = [
+    `INFO ${t(0)} [__init__.py:256] Automatically detected platform cuda.`,
+    `INFO ${t(1)} [api_server.py:981] vLLM API server version ${version}`,
+    `INFO ${t(1)} [api_server.py:982] args: Namespace(subparser='serve', model_tag='${model}', host=None, port=8000, uvicorn_log_level='info', disable_log_requests=True, max_log_len=None)`,
+    `INFO ${t(2)} [config.py:549] This model supports multiple tasks: {'generate', 'embed', 'reward', 'score', 'classify'}. Defaulting to 'generate'.`,
+    `INFO ${t(3)} [llm_engine.py:234] Initializing a V0 LLM engine (v${version}) with config: model='${model}', dtype=torch.bfloat16, max_seq_len=8192, tensor_parallel_size=1, enforce_eager=False, seed=0`,
+    `INFO ${t(4)} [cuda.py:230] Using Flash Attention backend.`,
+    `INFO ${t(5)} [model_runner.py:1110] Starting to load model ${model}...`,
+  ];
+  for (let s = 1; s <= 4; s++)
+    lines.push(`Loading safetensors checkpoint shards: ${String(s * 25).padStart(3)}% Completed | ${s}/4 [00:0${s}<00:0${4 - s},  1.52it/s]`);
+  lines.push(
+    `INFO ${t(12)} [model_runner.py:1115] Loading model weights took 14.9889 GB`,
+    `INFO ${t(14)} [worker.py:267] Memory profiling takes 2.31 seconds`,
+    `INFO ${t(14)} [executor_base.py:111] # cuda blocks: 27895, # CPU blocks: 2048`,
+    `INFO ${t(15)} [model_runner.py:1434] Capturing cudagraphs for decoding. This may lead to unexpected consequences if the model is not static.`,
+  );
+  for (let s = 5; s <= 67; s += 6)
+    lines.push(
+      `Capturing CUDA graph shapes: ${String(Math.round((s / 67) * 100)).padStart(3)}%|${'█'.repeat(Math.round(s / 6.7)).padEnd(10)}| ${s}/67 [00:${String(Math.round(s / 3)).padStart(2, '0')}<00:${String(Math.round((67 - s) / 3)).padStart(2, '0')},  2.84it/s]`,
+    );
+  lines.push(
+    `INFO ${t(40)} [model_runner.py:1562] Graph capturing finished in 24 secs, took 0.53 GiB`,
+    `INFO ${t(41)} [api_server.py:1028] Starting vLLM API server on http://0.0.0.0:8000`,
+    `INFO ${t(41)} [launcher.py:26] Available routes are:`,
+    'INFO:     Started server process [1]',
+    'INFO:     Waiting for application startup.',
+    'INFO:     Application startup complete.',
+    'SERVER_READY_AFTER=41s',
+  );
+  const body = [];
+  for (let i = 0; body.length < n - lines.length - tail.length; i++) {
+    if (i % 9 === 8)
+      body.push(
+        `INFO ${t(42 + i)} [metrics.py:453] Avg prompt throughput: ${(10000 + rnd(3000)).toFixed(1)} tokens/s, Avg generation throughput: ${(1000 + rnd(400)).toFixed(1)} tokens/s, Running: ${1 + rnd(32)} reqs, Swapped: 0 reqs, Pending: 0 reqs, GPU KV cache usage: ${(rnd(90) / 10).toFixed(1)}%, CPU KV cache usage: 0.0%.`,
+      );
+    else body.push(`INFO:     127.0.0.1:${40000 + rnd(20000)} - "POST /v1/completions HTTP/1.1" 200 OK`);
+  }
+  const cut = Math.floor(body.length * at);
+  return [...lines, ...body.slice(0, cut), ...evidence, ...body.slice(cut), ...tail].join('\n') + '\n';
+}
+/** What run_3way_benchmarks.py kept of a failed run's output: the last 10 000 characters. */
+const s2Tail = text => text.slice(-10000);
+
+/** docker run's stderr: the image pull, layer by layer (it ends up after stdout in raw_output). */
+function pullLog(image, layers = 22) {
+  const out = [`Unable to find image '${image}' locally`, `${image.split(':')[1]}: Pulling from ${image.split(':')[0]}`];
+  const ids = Array.from({ length: layers }, (_, i) => hash(`${image}-${i}`).slice(0, 12));
+  for (const id of ids) out.push(`${id}: Pulling fs layer`);
+  for (const id of ids) out.push(`${id}: Waiting`);
+  for (const [i, id] of ids.entries())
+    out.push(`${id}: Downloading  ${(12 + i * 7.3).toFixed(1)}MB/${(40 + i * 9.1).toFixed(1)}MB`, `${id}: Verifying Checksum`, `${id}: Download complete`);
+  for (const id of ids) out.push(`${id}: Pull complete`);
+  out.push(`Digest: sha256:${hash(image)}${hash(image).slice(0, 24)}`, `Status: Downloaded newer image for ${image}`);
+  return out.join('\n') + '\n';
+}
+
+const SHUTDOWN = [
+  'INFO:     Shutting down',
+  'INFO:     Waiting for application shutdown.',
+  'INFO:     Application shutdown complete.',
+  'INFO:     Finished server process [1]',
+];
+const RESULT_BLOCK = (ttft, tput) => [
+  '============ Serving Benchmark Result ============',
+  'Successful requests:                     100',
+  'Benchmark duration (s):                  12.34',
+  `Request throughput (req/s):              ${(tput / 128).toFixed(2)}`,
+  `Output token throughput (tok/s):         ${tput.toFixed(2)}`,
+  `Mean TTFT (ms):                          ${ttft.toFixed(2)}`,
+  `Median TTFT (ms):                        ${(ttft * 0.97).toFixed(2)}`,
+  `P99 TTFT (ms):                           ${(ttft * 1.8).toFixed(2)}`,
+  `Mean TPOT (ms):                          ${(ttft / 4.2).toFixed(2)}`,
+  '==================================================',
+  'BENCHMARK_DONE',
+];
+
+/**
+ * What a role's `docker run` printed, in the real order (server and benchmark stdout, then stderr
+ * with the image pull), a few hundred lines long, the signature lines deep inside: the S2 writer
+ * kept its last 10 000 characters.
+ */
+function realRaw(id, model, raw, image) {
+  if (!raw || raw.startsWith('Unable to find image')) return raw; // docker run failed before any output, or nothing was kept
+  const sig = raw.replace(/\n$/, '').split('\n');
+  const marker = sig.at(-1) === 'SERVER_CRASHED' || sig.at(-1) === 'BENCHMARK_DONE' ? [sig.pop()] : [];
+  let stdout;
+  if (id === 'install-failed' || id === 'build-failed') {
+    const pip = [];
+    for (let i = 0; i < 120; i++)
+      pip.push(
+        i % 3 === 2
+          ? `Requirement already satisfied: pkg${i}>=1.${i % 7} in /usr/local/lib/python3.10/dist-packages (from vllm==0.7.4) (1.${i % 9}.0)`
+          : `Collecting pkg${i}>=1.${i % 7} (from vllm==0.7.4)\n  Downloading pkg${i}-1.${i % 9}.0-py3-none-any.whl.metadata (${1 + (i % 9)}.${i % 10} kB)`,
+      );
+    stdout =
+      [
+        'Processing /opt/vllm_baseline',
+        '  Installing build dependencies: started',
+        "  Installing build dependencies: finished with status 'done'",
+        ...pip,
+        ...sig,
+      ].join('\n') + '\n';
+  } else if (id === 'agent-no-metrics') {
+    stdout = serverLog(model, { n: 320, seed: id.length, evidence: [], tail: marker });
+  } else {
+    // Start-up crashes: the server log up to the failure, the traceback, the shutdown.
+    const head = serverLog(model, { n: 46, seed: id.length }).replace(/\n$/, '').split('\n').slice(0, 34);
+    stdout = [...head, ...sig, ...SHUTDOWN, ...marker].join('\n') + '\n';
+  }
+  return stdout + pullLog(image);
+}
+/** An offline latency run's output (benchmark_latency.py prints seconds; S2 kept the last 5 000 characters). */
+function latencyRaw(model, avgS, image) {
+  const lines = [
+    `Namespace(model='${model}', batch_size=8, input_len=512, output_len=128, num_iters_warmup=10, num_iters=30)`,
+    `INFO 01-18 15:16:02 [llm_engine.py:234] Initializing a V0 LLM engine with config: model='${model}'`,
+  ];
+  lines.push('Warming up...');
+  for (let i = 1; i <= 30; i++)
+    lines.push(
+      `Profiling iterations: ${String(Math.round((i / 30) * 100)).padStart(3)}%|${'█'.repeat(Math.round(i / 3)).padEnd(10)}| ${i}/30 [00:${String(i).padStart(2, '0')}<00:${String(30 - i).padStart(2, '0')},  1.22it/s]`,
+    );
+  lines.push(`Avg latency: ${avgS.toFixed(6)} seconds`);
+  for (const q of [10, 25, 50, 75, 90, 99]) lines.push(`${q}% percentile latency: ${(avgS * (0.9 + q / 500)).toFixed(6)} seconds`);
+  return (lines.join('\n') + '\n' + pullLog(image, 6)).slice(-5000);
+}
+/** A successful role's output: the server serving the benchmark, then the result block (S2 kept the last 5 000 characters). */
+const okRaw = (model, ttft, tput, image) =>
+  (serverLog(model, { n: 260, seed: Math.round(ttft), tail: RESULT_BLOCK(ttft, tput) }) + pullLog(image, 6)).slice(-5000);
 
 // [id, subject, model, failing role, error, raw output (signature), perf command override]
 const FAILURES = [
@@ -86,7 +253,7 @@ const FAILURES = [
   [
     'model-unsupported',
     '[Perf] Llama 3.1 rotary cache',
-    'meta-llama/Llama-3.1-8B-Instruct',
+    'meta-llama/Llama-3.2-3B-Instruct',
     'human',
     'Server crashed during startup',
     'Fixing rope_scaling compatibility...\n[rank0]: Traceback (most recent call last):\n[rank0]: ValueError: Unknown RoPE scaling type llama3\nSERVER_CRASHED\n',
@@ -185,15 +352,8 @@ const agentRun = (commit, parent, i, empty = false) => {
     agent_branch: `agent/vllm_core/${commit.slice(0, 8)}`,
     status: empty ? 'error' : 'success',
   });
-  write(
-    `${dir}/model_patch.diff`,
-    empty
-      ? ''
-      : `diff --git a/vllm/worker/model_runner.py b/vllm/worker/model_runner.py\n--- a/vllm/worker/model_runner.py\n+++ b/vllm/worker/model_runner.py\n@@ -10,2 +10,2 @@ def prepare(batch):\n-    out = torch.tensor(batch).clone()\n+    out = torch.as_tensor(batch)\n     return out\n`,
-  );
+  write(`${dir}/model_patch.diff`, empty ? '' : AGENT_PATCH);
 };
-const HUMAN_PATCH =
-  'diff --git a/vllm/worker/model_runner.py b/vllm/worker/model_runner.py\n--- a/vllm/worker/model_runner.py\n+++ b/vllm/worker/model_runner.py\n@@ -10,2 +10,2 @@ def prepare(batch):\n-    out = torch.tensor(batch).clone()\n+    out = torch.tensor(batch)\n     return out\n';
 
 FAILURES.forEach(([id, subject, model, role, error, raw, cmd], i) => {
   const commit = hash(`demo-${id}`),
@@ -208,12 +368,20 @@ FAILURES.forEach(([id, subject, model, role, error, raw, cmd], i) => {
     parent_commit: parent,
     diff_text: HUMAN_PATCH,
   });
-  const rawFor = r => (r === role ? raw.replaceAll('PARENT', parent.slice(0, 12)) : RAW_OK);
+  const image = r => (r === 'human' ? `anonymous/vllm-bench:${commit}` : `anonymous/vllm-baseline:baseline-${parent.slice(0, 12)}`);
+  const isLatency = command.includes('benchmark_latency');
+  const rawFor = r =>
+    r === role
+      ? s2Tail(realRaw(id, model, raw.replaceAll('PARENT', parent.slice(0, 12)), image(r)))
+      : isLatency
+        ? latencyRaw(model, (800 + 10 * i) / 1000, image(r))
+        : okRaw(model, 40 + i, 1000 + 10 * i, image(r));
   for (const r of ['baseline', 'human', 'agent']) {
     const failing = r === role;
     if (!failing && ['baseline', 'human', 'agent'].indexOf(r) > ['baseline', 'human', 'agent'].indexOf(role)) continue; // later roles never ran
     const status = failing ? (id === 'timeout' ? 'timeout' : 'error') : 'success';
-    flat(id, r, commit, parent, model, status, failing ? error : null, failing ? {} : OK_SERVING(40 + i, 1000 + 10 * i), rawFor(r));
+    const ok = isLatency ? { latency_avg_ms: 800 + 10 * i } : OK_SERVING(40 + i, 1000 + 10 * i);
+    flat(id, r, commit, parent, model, status, failing ? error : null, failing ? {} : ok, rawFor(r));
   }
   agentRun(commit, parent, i);
 });
@@ -401,7 +569,148 @@ const mk = name => ({ commit: hash(`demo-${name}`), parent: hash(`demo-parent-${
   flat('agent-no-patch', 'agent', commit, parent, m, 'error', 'Agent patch not found: model_patch.diff is empty', {}, '');
   agentRun(commit, parent, 52, true);
 }
-write('dataset/vllm_commits.jsonl', dataset.map(r => JSON.stringify(r)).join('\n') + '\n');
+
+// Reruns by Bench Triage's own runner (run.json, result.json, the complete log of every phase): the
+// Runs view lists them after a reload, and their logs are whole, the evidence deep inside.
+function ownRun(c, role, { model, runId, status, error, metrics, serverLog: server, benchmarkLog = '', patchLog = null, started }) {
+  const dir = `.bench-triage/runs/${c.commit.slice(0, 8)}/${role}/${runId}`;
+  const phases = [
+    ...(patchLog !== null
+      ? [{ name: 'patch', argv: ['python3', '/bench-triage/bt_helper.py', 'apply-patch', '/bench-triage/agent.patch'], log: patchLog }]
+      : []),
+    { name: 'server', argv: ['python3', '-m', 'vllm.entrypoints.openai.api_server', '--model', model, '--port', '8000'], log: server },
+    ...(benchmarkLog ? [{ name: 'benchmark', argv: ['python3', 'benchmark_serving.py', '--model', model, '--port', '8000'], log: benchmarkLog }] : []),
+  ];
+  const at = s => new Date(Date.parse(started) + s * 1000).toISOString();
+  const image = role === 'human' ? `anonymous/vllm-bench:${c.commit}` : `anonymous/vllm-baseline:baseline-${c.parent.slice(0, 12)}`;
+  const record = {
+    schema: 'bench-triage.run-record/v1',
+    runId,
+    commit: c.commit,
+    role,
+    host: { label: 'h100-a (recorded)', docker: 'ssh://bench@h100-a', gpus: 1 },
+    image,
+    plan: {
+      commit: c.commit,
+      parent: c.parent,
+      role,
+      host: { label: 'h100-a (recorded)', docker: 'ssh://bench@h100-a', gpus: 1 },
+      image,
+      agentPatch: null,
+      env: {},
+      recipes: [],
+      server: { argv: phases.find(p => p.name === 'server').argv, port: 8000, readiness: { url: 'http://127.0.0.1:8000/health', timeoutS: 600 } },
+      benchmark: { script: 'benchmarks/benchmark_serving.py', scriptSource: 'the image', argv: ['python3', 'benchmark_serving.py', '--model', model] },
+      tensorParallel: 1,
+      metrics: 'printed-block',
+      resultDir: dir,
+    },
+    recipes: [],
+    status,
+    error,
+    exitCode: status === 'succeeded' ? 0 : 1,
+    containerId: null,
+    gpuIds: ['0'],
+    createdAt: started,
+    startedAt: at(5),
+    endedAt: at(400),
+    durationS: 395,
+    phases: phases.map((p, i) => ({
+      name: p.name,
+      argv: p.argv,
+      cwd: '/',
+      launchedAt: at(10 + i * 60),
+      endedAt: at(60 + i * 60),
+      exitCode: i === phases.length - 1 && status !== 'succeeded' ? 1 : 0,
+      stdout: `logs/${p.name}.stdout.log`,
+      stderr: `logs/${p.name}.stderr.log`,
+    })),
+    readinessS: null,
+    benchmarkScripts: 'the image (no vLLM checkout configured)',
+    metrics,
+    metricsSource: Object.keys(metrics).length ? 'printed-block' : null,
+    envNames: [],
+    secretNames: [],
+    runnerLog: 'logs/runner.log',
+    owner: 'recorded:0',
+  };
+  write(`${dir}/run.json`, record);
+  write(`${dir}/result.json`, {
+    schema: 'bench-triage.run/v1',
+    commit: c.commit,
+    role,
+    status,
+    error,
+    metrics,
+    agent: role === 'agent' ? 'claude_code' : null,
+    model,
+    command: `python benchmarks/benchmark_serving.py --model ${model} --dataset-name random --random-input-len 256 --random-output-len 64 --num-prompts 100`,
+    image,
+    fixes: [],
+    startedAt: at(5),
+    durationS: 395,
+    host: 'h100-a (recorded)',
+    runId,
+    exitCode: record.exitCode,
+    logs: ['logs/runner.log', ...record.phases.flatMap(p => [p.stdout, p.stderr])],
+  });
+  for (const p of phases) {
+    write(`${dir}/logs/${p.name}.stdout.log`, p.log);
+    write(`${dir}/logs/${p.name}.stderr.log`, '');
+  }
+  write(
+    `${dir}/logs/runner.log`,
+    [
+      `${at(0)} queued on h100-a (recorded) (ssh://bench@h100-a) (0 ahead)`,
+      `${at(1)} Docker 27.5.1 on h100-a: 52 CPUs, runtimes nvidia, runc`,
+      `${at(5)} container started from ${image} on GPUs 0`,
+      `${at(400)} ${status}${error ? `: ${error}` : ''}`,
+    ].join('\n') + '\n',
+  );
+}
+{
+  const c = mk('gpu-oom');
+  const m = 'meta-llama/Meta-Llama-3-8B-Instruct';
+  const oom = [
+    '[rank0]: Traceback (most recent call last):',
+    '[rank0]:   File "/usr/local/lib/python3.10/dist-packages/vllm/worker/worker.py", line 230, in determine_num_available_blocks',
+    '[rank0]:     self.model_runner.profile_run()',
+    '[rank0]:   File "/usr/local/lib/python3.10/dist-packages/vllm/worker/model_runner.py", line 1331, in profile_run',
+    '[rank0]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 79.10 GiB of which 1.21 GiB is free. Including non-PyTorch memory, this process has 77.88 GiB memory in use.',
+  ];
+  ownRun(c, 'agent', {
+    model: m,
+    runId: '20261120-101500-a1b2',
+    status: 'failed',
+    error: 'the server exited before it was ready (exit 1)',
+    metrics: {},
+    started: '2026-11-20T10:15:00Z',
+    patchLog:
+      'Applying agent patch in /usr/local/lib/python3.10/dist-packages (installed package: the files live under vllm/); 1 file(s): vllm/logger.py\nChecking patch vllm/logger.py...\nApplied patch vllm/logger.py cleanly.\nAGENT_PATCH_APPLIED\n',
+    serverLog: serverLog(m, { n: 640, at: 0.82, seed: 7, evidence: oom, tail: SHUTDOWN }),
+  });
+}
+{
+  const c = mk('dependency-conflict');
+  const m = 'AIDC-AI/Ovis2-8B';
+  const clash = [
+    'Patched aimv2 registration in /usr/local/lib/python3.10/dist-packages/vllm/transformers_utils/configs/ovis.py',
+    'Traceback (most recent call last):',
+    '  File "/usr/local/lib/python3.10/dist-packages/vllm/transformers_utils/configs/ovis.py", line 13, in <module>',
+    '    AutoConfig.register("aimv2", AIMv2Config)',
+    "ValueError: 'aimv2' is already used by a Transformers config, pick another name.",
+  ];
+  ownRun(c, 'human', {
+    model: m,
+    runId: '20261120-094000-c3d4',
+    status: 'failed',
+    error: 'the server exited before it was ready (exit 1)',
+    metrics: {},
+    started: '2026-11-20T09:40:00Z',
+    serverLog: serverLog(m, { n: 420, at: 0.7, seed: 11, evidence: clash, tail: SHUTDOWN }),
+  });
+}
+write('dataset/vllm_commits.jsonl', dataset.map(r => JSON.stringify({ repo: 'vllm-project/vllm', ...r })).join('\n') + '\n');
 write(
   'README.md',
   '# Bench Triage demo workspace\n\nSynthetic results written by `scripts/make-demo.mjs` in the real ISO-Bench schemas: one commit per failure category, plus complete, incomparable and partial commits, a dataset with perf commands and human patches, and agent runs with their patches. Regenerate with `node scripts/make-demo.mjs`.\n',

@@ -49,6 +49,12 @@ else
   echo "extension-host suite did not report results" >&2; failed=$((failed + 1)); status=1
 fi
 
+log "end to end: every button of the extension pressed in a real VS Code on the demo workspace"
+node scripts/vscode/e2e-buttons.mjs 2>&1 | tee test-results/e2e-buttons.txt || status=1
+b=$(grep -E '^e2e: [0-9]+ passed, [0-9]+ failed$' test-results/e2e-buttons.txt | tail -1 | sed 's/^e2e: //' || true)
+if [ -n "$b" ]; then passed=$((passed + $(echo "$b" | cut -d' ' -f1))); failed=$((failed + $(echo "$b" | cut -d' ' -f3)));
+else echo "the end-to-end buttons suite did not report results" >&2; failed=$((failed + 1)); status=1; fi
+
 log "installable VSIX in a fresh code-server"
 if npm run --silent package > test-results/package.txt 2>&1; then
   tail -n 12 test-results/package.txt

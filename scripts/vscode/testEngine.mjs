@@ -8,9 +8,9 @@ import path from 'node:path';
 const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..');
 const ENGINE_DIR = '/tmp/bench-triage-test-engine';
 
-/** {folder, checkout, engine, human, parent} and the raw JSON (passed to the extension host); throws with the worker's stderr. */
-export function prepareRunsWorkspace() {
-  const raw = execFileSync(process.execPath, [path.join(ROOT, 'dist-test/docker/runWorkspace.worker.js')], {
+/** {folder, checkout, engine, human, parent} (mode 'demo': {folder, engine}, the demo workspace on the suite's engine) and the raw JSON; throws with the worker's stderr. */
+export function prepareRunsWorkspace(mode = 'runs') {
+  const raw = execFileSync(process.execPath, [path.join(ROOT, 'dist-test/docker/runWorkspace.worker.js'), ...(mode === 'demo' ? ['demo'] : [])], {
     encoding: 'utf8',
     stdio: ['ignore', 'pipe', 'pipe'],
   });

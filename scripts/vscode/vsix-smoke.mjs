@@ -90,6 +90,16 @@ await part('the installed VSIX in the fixture workspace', async () => {
       await pane.locator('.monaco-list-row', { hasText: 'Model not supported' }).waitFor();
       await page.screenshot({ path: path.join(shots, 'vsix-commits-view.png') });
     });
+    await step('the empty Runs view says how to start a run, with links (no literal asterisks)', async () => {
+      const runsPane = page.locator('.pane', { has: page.locator('.pane-header', { hasText: /Runs/ }) });
+      const welcome = runsPane.locator('.welcome-view-content');
+      await welcome.waitFor();
+      const text = await welcome.innerText();
+      if (text.includes('*')) throw new Error(`the welcome text shows literal asterisks: ${text}`);
+      await welcome.locator('a, .monaco-button', { hasText: 'Show Commits' }).first().waitFor();
+      await welcome.locator('a, .monaco-button', { hasText: 'Configure Hosts' }).first().waitFor();
+      await page.screenshot({ path: path.join(shots, 'vsix-runs-welcome.png') });
+    });
     await step("a failure's evidence opens its log at the evidence line", async () => {
       await pane.locator('.monaco-list-row', { hasText: 'Model not supported' }).click();
       await pane.locator('.monaco-list-row', { hasText: '5e6f7a8b' }).click();
@@ -176,8 +186,9 @@ await part('the end-to-end run on the fake H100 host', async () => {
       const row = runsPane.locator('.monaco-list-row', { hasText: `${c8} human` }).first();
       await row.hover();
       await row.locator('.action-label[aria-label^="Open Live Log"]').click();
-      await page.locator('.tab', { hasText: 'benchmark.stdout.log' }).first().waitFor();
-      await page.locator('.monaco-editor .view-line', { hasText: 'Starting initial single prompt test run' }).first().waitFor();
+      // One document for the whole run, following it: every phase under its header.
+      await page.locator('.tab', { hasText: 'run.vllm.log' }).first().waitFor();
+      await page.locator('.monaco-editor .view-line', { hasText: 'server · stdout' }).first().waitFor();
       await page.screenshot({ path: path.join(shots, 'e2e-4-live-log.png') });
       await runsPane.locator('.monaco-list-row', { hasText: 'succeeded' }).first().waitFor();
       await page.locator('.monaco-editor .view-line', { hasText: 'Serving Benchmark Result' }).first().waitFor();

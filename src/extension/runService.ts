@@ -1,7 +1,7 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { AgentRun, Role } from '../core/model';
-import { Runs, type LiveRun, type RunSettings, type RunTarget } from '../app/runs';
+import { Runs, type LiveRun, type RunSettings, type RunsEvent, type RunTarget } from '../app/runs';
 import type { RunKey } from '../app/identity';
 import type { HostConfig } from '../runner/hosts';
 import { FINAL_STATES, type RunRecord } from '../runner/runRecord';
@@ -34,7 +34,7 @@ export function agentRunFor(scan: FolderScan, commit: string, agent: string | nu
  */
 export class RunService implements vscode.Disposable {
   readonly runs = new Runs();
-  private readonly changed = new vscode.EventEmitter<LiveRun | undefined>();
+  private readonly changed = new vscode.EventEmitter<{ kind: RunsEvent['kind']; run: LiveRun } | undefined>();
   readonly onDidChange = this.changed.event;
   private readonly unsubscribe: () => void;
 
@@ -43,7 +43,7 @@ export class RunService implements vscode.Disposable {
     store: Store,
   ) {
     this.unsubscribe = this.runs.onEvent(e => {
-      this.changed.fire(e.run);
+      this.changed.fire({ kind: e.kind, run: e.run });
       if (e.kind === 'state' && FINAL_STATES.includes(e.run.record.status) && !e.run.fromDisk) {
         const dir = path.join(e.run.folder, e.run.record.plan.resultDir);
         void store.update([vscode.Uri.file(path.join(dir, 'result.json'))]);

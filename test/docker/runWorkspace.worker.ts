@@ -3,7 +3,8 @@
 // workspace with a failed human result (the aimv2 clash) and settings pointing at the fake host.
 // Prints {folder, engine, human, parent} as JSON.
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { startEngine } from '../support/dockerEngine';
 import { repoRoot } from '../support/repo';
@@ -16,6 +17,7 @@ async function main(): Promise<void> {
     env: { ...process.env, DOCKER_HOST: engine.unix },
   });
   if (built.status !== 0) throw new Error(built.stderr);
+  if (process.argv[2] === 'demo') return demo(engine.unix);
   const fx = makeRunFixture();
   const old = path.join(fx.folder, '.bench-triage/runs', fx.human.slice(0, 8), 'human', '20261101-000000-0000');
   mkdirSync(old, { recursive: true });
@@ -59,6 +61,26 @@ async function main(): Promise<void> {
   process.stdout.write(JSON.stringify({ folder: fx.folder, checkout: fx.checkout, engine: engine.unix, human: fx.human, parent: fx.parent }), () =>
     process.exit(0),
   );
+}
+
+/**
+ * The demo workspace (scripts/make-demo.mjs) in a folder of its own, its fake host pointed at the
+ * suite's engine: the end-to-end test presses every button on it without touching demo/ or the
+ * machine's engine.
+ */
+function demo(engine: string): void {
+  const folder = mkdtempSync(path.join(tmpdir(), 'bt-demo-'));
+  const made = spawnSync(process.execPath, [path.join(repoRoot(), 'scripts/make-demo.mjs')], {
+    encoding: 'utf8',
+    env: { ...process.env, BENCH_TRIAGE_DEMO_OUT: folder },
+  });
+  if (made.status !== 0) throw new Error(made.stderr);
+  const settings = JSON.parse(readFileSync(path.join(folder, '.vscode/settings.json'), 'utf8'));
+  settings['benchTriage.hosts'] = [{ label: 'fake-h100', docker: engine, gpus: 0 }];
+  settings['benchTriage.serverTimeoutSeconds'] = 30;
+  settings['benchTriage.runEnv'] = ['FAKE_VLLM_BENCH_SECONDS=4'];
+  writeFileSync(path.join(folder, '.vscode/settings.json'), JSON.stringify(settings, null, 2) + '\n');
+  process.stdout.write(JSON.stringify({ folder, engine }), () => process.exit(0));
 }
 
 main().catch(e => {

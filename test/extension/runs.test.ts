@@ -54,7 +54,7 @@ describe('Rerun on H100 against the fake host (real VS Code, real dockerd)', fun
     await vscode.commands.executeCommand('benchTriage.setHuggingFaceToken', 'hf_SecretFromTheCommand0123456789');
     const seen = new Set<string>();
     const sub = a.runs.onDidChange(r => {
-      if (r) seen.add(r.record.status);
+      if (r) seen.add(r.run.record.status);
     });
     const done = vscode.commands.executeCommand('benchTriage.rerun', human) as Thenable<unknown>;
     const live = await until('a running benchmark phase', () => a.runs.list().find(r => r.record.phases.some(p => p.name === 'benchmark' && p.launchedAt)));

@@ -158,11 +158,12 @@ const strip = (v: string) => v.replace(/ \(default\)$/, '');
 export function comparability(roles: Partial<Record<Role, Run | null>>, commit?: Commit | null): { ok: boolean; reasons: string[] } {
   const runs = ROLES.map(r => roles[r]).filter((r): r is Run => !!r);
   const reasons: string[] = [];
-  const differ = <T>(label: string, f: (r: Run) => T | null) => {
-    const vals = runs.map(r => [r.role, f(r)] as const).filter(([, v]) => v !== null && v !== undefined);
-    if (new Set(vals.map(([, v]) => String(v))).size > 1) reasons.push(`${label} differ: ${vals.map(([role, v]) => `${role} ${String(v)}`).join('; ')}`);
+  const differ = <T>(label: string, f: (r: Run) => T | null, show: (r: Run, v: T) => string = (_r, v) => String(v)) => {
+    const vals = runs.map(r => [r, f(r)] as const).filter(([, v]) => v !== null && v !== undefined);
+    if (new Set(vals.map(([, v]) => String(v))).size > 1) reasons.push(`${label} differ: ${vals.map(([r, v]) => `${r.role} ${show(r, v as T)}`).join('; ')}`);
   };
-  differ('models', effectiveModel);
+  // A model the pipeline swapped at run time is named with what the file says.
+  differ('models', effectiveModel, (r, v) => (v !== r.model ? `${v} (the file says ${r.model}; the Docker flat runner swapped it)` : v));
   differ('GPU configurations', r => r.gpuConfig);
   differ('pipelines', pipelineOf);
   // Workloads: the Docker flat pipeline's per-role clients, else the normalised commands.

@@ -58,7 +58,8 @@ const newest = (a: Run, b: Run) => (b.timestamp ?? '').localeCompare(a.timestamp
 /** Preferred run of a role: a success first, then the anchor pipeline, then the newest. */
 function prefer(runs: Run[], anchor: string | null): Run | null {
   if (!runs.length) return null;
-  const rank = (r: Run) => (r.status === 'success' ? 0 : 2) + (anchor && r.source === anchor ? 0 : 1);
+  // A run someone cancelled says nothing about the commit: it is history unless it is all there is.
+  const rank = (r: Run) => (r.status === 'success' ? 0 : /^cancel/i.test(r.originalStatus) ? 4 : 2) + (anchor && r.source === anchor ? 0 : 1);
   return [...runs].sort((a, b) => rank(a) - rank(b) || newest(a, b))[0];
 }
 

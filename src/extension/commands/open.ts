@@ -30,7 +30,18 @@ export function registerOpenCommands(context: vscode.ExtensionContext): void {
       return;
     }
     const run = node.run;
-    const own = run.logFiles.find(f => /benchmark\.stdout\.log$/.test(f)) ?? run.logFiles.find(f => /\.stderr\.log$/.test(f)) ?? run.logFiles[0];
+    // The log that holds the evidence (at its line), else the benchmark's output, else the last phase's.
+    const ev = node.view.classification?.evidence;
+    if (ev && !ev.field && run.logFiles.includes(ev.file)) {
+      const ed = await openLogFile(vscode.Uri.joinPath(node.folder.root, ev.file));
+      if (ed && ev.line <= ed.document.lineCount) {
+        const r = ed.document.lineAt(ev.line - 1).range;
+        ed.selection = new vscode.Selection(r.start, r.end);
+        ed.revealRange(r, vscode.TextEditorRevealType.InCenter);
+      }
+      return ed;
+    }
+    const own = run.logFiles.find(f => /benchmark\.stdout\.log$/.test(f)) ?? run.logFiles.filter(f => /\.stdout\.log$/.test(f)).at(-1) ?? run.logFiles[0];
     if (own) return openLogFile(vscode.Uri.joinPath(node.folder.root, own));
     const log = run.logs[0];
     if (!log) {

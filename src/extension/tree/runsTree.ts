@@ -88,7 +88,8 @@ export class RunNode extends RunsNode {
     t.iconPath = new vscode.ThemeIcon(icon, color ? new vscode.ThemeColor(color) : undefined);
     const phase = r.phases.filter(p => p.launchedAt).at(-1)?.name;
     const when = r.startedAt ?? r.createdAt;
-    t.description = `${r.status}${phase && !FINAL_STATES.includes(r.status) ? ` · ${phase}` : ''} · ${elapsed(this.run)}${this.run.fromDisk && when ? ` · ${formatWhen(when)}` : ''}`;
+    const active = !FINAL_STATES.includes(r.status);
+    t.description = `${r.status}${phase && active ? ` · ${phase}` : ''} · ${active ? `since ${formatWhen(when).slice(11)}` : elapsed(this.run)}${this.run.fromDisk && when ? ` · ${formatWhen(when)}` : ''}`;
     t.tooltip = new vscode.MarkdownString().appendText(
       `${r.role} of ${r.commit} on ${this.run.host.label}\n\n${r.status}${r.error ? `: ${r.error}` : ''}\n\nimage ${r.image}${r.recipes.length ? `\n\nrecipes: ${r.recipes.join(', ')}` : ''}${this.run.fromDisk ? '\n\n(from disk: run.json)' : ''}`,
     );
@@ -120,20 +121,19 @@ export class RunLogNode extends RunsNode {
   }
 }
 
-/** Queued, running and finished runs per host (this window's and those on disk), with live status and elapsed time. */
+/** Queued, running and finished runs per host (this window's and those on disk), with their state, phase and times. */
 export class RunsTree implements vscode.TreeDataProvider<RunsNode>, vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<RunsNode | undefined>();
   readonly onDidChangeTreeData = this.changed.event;
-  private readonly ticker: NodeJS.Timeout;
   private readonly sub: vscode.Disposable;
   private history: Promise<unknown> | null = null;
 
   constructor(private readonly service: RunService) {
-    this.sub = service.onDidChange(() => this.changed.fire(undefined));
-    // Elapsed times move while something runs.
-    this.ticker = setInterval(() => {
-      if (service.active().length) this.changed.fire(undefined);
-    }, 1000);
+    // States and phases change what a row says; the runner's notes do not (they are in the log).
+    // No clock ticks the tree: a re-render closes the context menu a person just opened on a row.
+    this.sub = service.onDidChange(e => {
+      if (e?.kind !== 'note') this.changed.fire(undefined);
+    });
   }
 
   async getChildren(node?: RunsNode): Promise<RunsNode[]> {
@@ -150,7 +150,6 @@ export class RunsTree implements vscode.TreeDataProvider<RunsNode>, vscode.Dispo
   }
 
   dispose(): void {
-    clearInterval(this.ticker);
     this.sub.dispose();
     this.changed.dispose();
   }

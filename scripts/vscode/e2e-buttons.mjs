@@ -1,0 +1,675 @@
+#!/usr/bin/env node
+// Presses every button of the extension the way a person does, on the demo workspace (a copy,
+// its fake H100 host pointed at the suite's own engine): each entry of contributes.menus —
+// view/title with an item selected, view/item/context through the context menu, inline actions
+// by hovering the row, editor/title, and the command palette (what it offers and what it hides).
+// Each step asserts its effect, checks that .vscode/settings.json is unchanged unless the command
+// is meant to change it, and keeps a screenshot in test-results/e2e/buttons/. At the end, every
+// menu entry must have been covered by a step. Prints "e2e: N passed, N failed".
+import { createRequire } from 'node:module';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { createHash } from 'node:crypto';
+import { prepareRunsWorkspace, stopTestEngine } from './testEngine.mjs';
+
+const require = createRequire(import.meta.url);
+const { startCodeServer, launchBrowser, workbenchUrl } = require('./codeServer.cjs');
+const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..');
+const pkg = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
+const shots = path.join(ROOT, 'test-results', 'e2e', 'buttons');
+const runDir = path.join(ROOT, 'test-results', 'vscode', `e2e-${Date.now()}`);
+rmSync(shots, { recursive: true, force: true });
+mkdirSync(shots, { recursive: true });
+mkdirSync(runDir, { recursive: true });
+
+const title = id => pkg.contributes.commands.find(c => c.command === id).title;
+const results = [];
+const covered = new Set();
+let page = null;
+let shotNo = 0;
+
+/** Every menu entry as `menu:command:group` (what the coverage check at the end needs). */
+const MENU_ENTRIES = Object.entries(pkg.contributes.menus).flatMap(([menu, list]) => list.map(e => `${menu}:${e.command}:${e.group ?? ''}`));
+const entry = (menu, command, group = '') => {
+  const k = `${menu}:${command}:${group}`;
+  if (!MENU_ENTRIES.includes(k)) throw new Error(`no menu entry ${k} in package.json`);
+  return k;
+};
+
+let settingsFile = '';
+const readSettings = () => readFileSync(settingsFile, 'utf8');
+
+/**
+ * One step: runs `fn`, checks the settings file (unchanged, or changed as `settings` says),
+ * screenshots the window, records the menu entries it covers.
+ */
+async function step(name, covers, fn, { settings = null } = {}) {
+  const before = readSettings();
+  let err = null;
+  try {
+    await fn();
+    const after = readSettings();
+    if (settings) settings(before, after);
+    else if (after !== before) throw new Error(`.vscode/settings.json changed:\n--- before\n${before}\n--- after\n${after.slice(0, 2000)}`);
+    for (const c of covers) covered.add(c);
+  } catch (e) {
+    err = e;
+  }
+  const file = path.join(shots, `${String(++shotNo).padStart(2, '0')}-${name.replace(/\W+/g, '-').slice(0, 70)}.png`);
+  await page?.screenshot({ path: file }).catch(() => {});
+  results.push([name, err]);
+  console.log(
+    `[e2e]   ${err ? '✗' : '✔'} ${name}${
+      err
+        ? `\n${String(err?.stack ?? err)
+            .split('\n')
+            .slice(0, 8)
+            .join('\n')}`
+        : ''
+    }`,
+  );
+}
+
+const assert = (cond, msg) => {
+  if (!cond) throw new Error(msg);
+};
+const until = async (what, f, ms = 60000) => {
+  const t0 = Date.now();
+  for (;;) {
+    const v = await f();
+    if (v) return v;
+    if (Date.now() - t0 > ms) throw new Error(`timed out after ${ms / 1000} s waiting for ${what}`);
+    await new Promise(r => setTimeout(r, 250));
+  }
+};
+/** The CLI's view of the folder (the files the extension's runs wrote). */
+const classify = folder =>
+  JSON.parse(execFileSync(process.execPath, [path.join(ROOT, 'dist/cli.js'), 'classify', folder, '--json'], { encoding: 'utf8', maxBuffer: 64 << 20 }));
+
+/** `n` commits of runner results (three roles each): a folder big enough that a scan takes seconds. */
+function bulk(dir, n) {
+  for (let i = 0; i < n; i++) {
+    const commit = createHash('sha1').update(`bulk-${i}`).digest('hex');
+    for (const role of ['baseline', 'human', 'agent']) {
+      const d = path.join(dir, commit.slice(0, 8), role);
+      mkdirSync(d, { recursive: true });
+      writeFileSync(
+        path.join(d, 'result.json'),
+        JSON.stringify({
+          schema: 'bench-triage.run/v1',
+          commit,
+          role,
+          status: 'succeeded',
+          error: null,
+          metrics: { ttft_mean_ms: 10 + (i % 7) },
+          model: 'facebook/opt-125m',
+        }),
+      );
+    }
+  }
+}
+
+let engineUp = false;
+try {
+  const demo = prepareRunsWorkspace('demo');
+  engineUp = true;
+  const folder = demo.folder;
+  settingsFile = path.join(folder, '.vscode/settings.json');
+  const server = await startCodeServer({ runDir, folder });
+  const ctx = await launchBrowser(runDir).catch(async e => {
+    await server.stop();
+    throw e;
+  });
+  try {
+    page = ctx.pages()[0] || (await ctx.newPage());
+    page.setDefaultTimeout(30000);
+    await page.setViewportSize({ width: 1500, height: 1250 });
+    await page.goto(workbenchUrl(server, { folder, devPaths: [ROOT] }));
+    await page.locator('.monaco-workbench').waitFor();
+    await page.locator('.activitybar .action-item a[aria-label^="Bench Triage"]').first().click();
+    const pane = name => page.locator('.pane', { has: page.locator('.pane-header', { hasText: new RegExp(`^\\s*${name}`, 'i') }) });
+    const commits = pane('Commits');
+    const runs = pane('Runs');
+    const row = (p, text) => p.locator('.monaco-list-row', { hasText: text }).first();
+    const rows = p => p.locator('.monaco-list-row');
+    const dismiss = async () => {
+      await page.mouse.move(1200, 800);
+      await page.keyboard.press('Escape');
+      await page
+        .locator('.monaco-hover')
+        .first()
+        .waitFor({ state: 'hidden', timeout: 3000 })
+        .catch(() => {});
+    };
+    /** A title-bar button of a view, pressed with a row selected (VS Code then passes that row's node). */
+    const titleButton = async (p, label) => {
+      await p.locator('.pane-header').hover();
+      await p.locator(`.pane-header .actions .action-label[aria-label^="${label}"]`).click();
+    };
+    const overflow = async (p, item) => {
+      await p.locator('.pane-header').hover();
+      await p.locator('.pane-header .actions .action-label[aria-label^="More Actions"]').click();
+      await page.locator('.context-view .monaco-menu .action-label', { hasText: item }).first().waitFor();
+      await contextItem(item);
+    };
+    const contextItem = async item => {
+      const labels = page.locator('.context-view .monaco-menu .action-item:not(.disabled) .action-label:not(.separator)');
+      await labels.first().waitFor();
+      const texts = (await labels.allTextContents()).map(t => t.trim());
+      const i = texts.findIndex(t => t === item);
+      if (i < 0) throw new Error(`no "${item}" in the menu (${texts.join(' | ')})`);
+      for (let k = 0; k <= i; k++) await page.keyboard.press('ArrowDown');
+      await page.keyboard.press('Enter');
+    };
+    /** Right-click a row and choose an item (by keyboard: the workbench's menus act on their own key handling). */
+    const menu = async (r, item) => {
+      await dismiss();
+      await r.click({ button: 'right' });
+      await contextItem(item);
+    };
+    const inline = async (r, label) => {
+      await dismiss();
+      await r.hover();
+      await r.locator(`.action-label[aria-label^="${label}"]`).click();
+    };
+    const quickPick = async (text, { enter = true } = {}) => {
+      const input = page.locator('.quick-input-widget .quick-input-box input');
+      await input.waitFor();
+      await input.fill(text);
+      if (enter) await page.keyboard.press('Enter');
+    };
+    const palette = async text => {
+      await dismiss();
+      await page.keyboard.press('F1');
+      await quickPick(`>${text}`, { enter: false });
+      await page.waitForTimeout(400);
+    };
+    const paletteOffers = async commandTitle => {
+      const items = (await page.locator('.quick-input-list .monaco-list-row').allTextContents()).map(t => t.trim());
+      return items.some(t => t.includes(`Bench Triage: ${commandTitle}`));
+    };
+    const notification = text => page.locator('.notifications-toasts .notification-toast', { hasText: text }).first();
+    const clearNotifications = async () => {
+      await page.keyboard.press('Escape');
+      for (const b of await page.locator('.notifications-toasts .codicon-notifications-clear, .notifications-toasts .action-label.codicon-close').all())
+        await b.click().catch(() => {});
+    };
+    const filterTo = async text => {
+      await titleButton(commits, title('benchTriage.filter'));
+      await quickPick(text);
+    };
+    const clearFilterByPalette = async () => {
+      await page.keyboard.press('F1');
+      await quickPick(`>Bench Triage: ${title('benchTriage.clearFilter')}`);
+    };
+    const webview = () => page.frameLocator('iframe.webview.ready').last().frameLocator('iframe#active-frame');
+    const closeEditors = async () => {
+      await page.keyboard.press('F1');
+      await quickPick('>View: Close All Editors');
+      await page.waitForTimeout(300);
+    };
+
+    // ---------- the Commits view's title bar, with a tree item selected ----------
+    await step('the Commits view fills with the demo categories; the Runs view lists the recorded runs from disk', [], async () => {
+      for (const g of ['Complete 3-way', 'GPU out of memory', 'Dependency drift', 'Model not supported']) await row(commits, g).waitFor();
+      await row(runs, 'c53eb0e4 agent').waitFor();
+      await row(runs, 'aa4f87dd human').waitFor();
+    });
+
+    await step(
+      'Group By… in the title bar with an item selected asks, and writes only the chosen group-by',
+      [entry('view/title', 'benchTriage.groupBy', 'navigation@2')],
+      async () => {
+        await row(commits, 'GPU out of memory').click();
+        await titleButton(commits, title('benchTriage.groupBy'));
+        await quickPick('agent');
+        const group = commits.locator('.monaco-list-row[aria-label^="claude_code,"]').first();
+        await group.waitFor();
+        // One agent, one entry: the demo's agent results all count as claude_code (named by their agent runs).
+        const label = await group.getAttribute('aria-label');
+        const expected = classify(folder).filter(e => e.agent === 'claude_code').length;
+        assert(label.includes(`${expected} commit`), `group claude_code: "${label}", expected ${expected} commits`);
+      },
+      {
+        settings: (before, after) => {
+          const a = JSON.parse(after),
+            b = JSON.parse(before);
+          assert(a['benchTriage.groupBy'] === 'agent', `groupBy is ${JSON.stringify(a['benchTriage.groupBy'])?.slice(0, 100)}`);
+          delete a['benchTriage.groupBy'];
+          assert(JSON.stringify(a) === JSON.stringify(b), 'only benchTriage.groupBy changed');
+          assert(after.length < before.length + 100, `settings.json grew by ${after.length - before.length} bytes`);
+        },
+      },
+    );
+
+    await step(
+      'Group By… again from the title bar: back to category',
+      [],
+      async () => {
+        await commits.locator('.monaco-list-row[aria-label^="claude_code,"]').first().click();
+        await titleButton(commits, title('benchTriage.groupBy'));
+        await quickPick('category');
+        await row(commits, 'Complete 3-way').waitFor();
+      },
+      { settings: (_b, after) => assert(JSON.parse(after)['benchTriage.groupBy'] === 'category', 'groupBy is category') },
+    );
+
+    await step(
+      'Filter… in the title bar with an item selected asks for the text and filters',
+      [entry('view/title', 'benchTriage.filter', 'navigation@1')],
+      async () => {
+        await row(commits, 'Complete 3-way').click();
+        await filterTo('out of memory');
+        await until(
+          'only the OOM group',
+          async () =>
+            (await rows(commits).allTextContents()).join('|').includes('GPU out of memory') &&
+            !(await rows(commits).allTextContents()).join('|').includes('Complete 3-way'),
+        );
+        const desc = await commits.locator('.pane-header .description').textContent();
+        assert(/filter: out of memory/.test(desc ?? ''), `view description "${desc}"`);
+      },
+    );
+
+    await step('Clear Filter from the title bar overflow menu', [entry('view/title', 'benchTriage.clearFilter', '1_filter')], async () => {
+      await row(commits, 'GPU out of memory').click();
+      await overflow(commits, title('benchTriage.clearFilter'));
+      await row(commits, 'Complete 3-way').waitFor();
+    });
+
+    await step(
+      'Rescan Results in the title bar with an item selected keeps the tree',
+      [entry('view/title', 'benchTriage.refresh', 'navigation@3')],
+      async () => {
+        await row(commits, 'Complete 3-way').click();
+        await titleButton(commits, title('benchTriage.refresh'));
+        await row(commits, 'Complete 3-way').waitFor();
+        await row(commits, 'GPU out of memory').waitFor();
+      },
+    );
+
+    await step(
+      'Open Dashboard in the title bar; its Include incomparable toggle changes the counts',
+      [entry('view/title', 'benchTriage.dashboard', 'navigation@4')],
+      async () => {
+        await row(commits, 'Complete 3-way').click();
+        await titleButton(commits, title('benchTriage.dashboard'));
+        const w = webview();
+        await w.locator('h1', { hasText: 'Bench Triage' }).waitFor();
+        const text0 = await w.locator('main').textContent();
+        await w.locator('#include-incomparable').check();
+        await until('the counts to change', async () => (await w.locator('main').textContent()) !== text0, 15000);
+        await w.locator('#include-incomparable').uncheck();
+      },
+    );
+
+    await step('Export Report… from the Dashboard asks where, writes there and says where', [], async () => {
+      const w = webview();
+      await w.locator('button', { hasText: 'Export report' }).click();
+      const target = path.join(folder, 'exported-report.md');
+      await quickPick(target, { enter: false });
+      await page.screenshot({ path: path.join(runDir, 'export-dialog.png') });
+      await page.keyboard.press('Enter');
+      await until('the report file', () => existsSync(target), 15000);
+      await notification(`report written to ${target}`).waitFor();
+      assert(existsSync(target) && /# /.test(readFileSync(target, 'utf8')), 'the report file exists');
+      await clearNotifications();
+      await closeEditors();
+    });
+
+    // ---------- context menu and inline actions on a commit entry and its roles ----------
+    /** Opens a row's children without closing them when they are open already (a click toggles). */
+    const expand = async r => {
+      await r.waitFor();
+      if ((await r.getAttribute('aria-expanded')) !== 'true') await r.click();
+    };
+    const expandTo = async (group, commit) => {
+      if (
+        /filter:/.test(
+          (await commits
+            .locator('.pane-header .description')
+            .textContent()
+            .catch(() => '')) ?? '',
+        )
+      )
+        await clearFilterByPalette();
+      await row(commits, group).waitFor();
+      if (!(await row(commits, commit).count()) || !(await row(commits, commit).isVisible())) await expand(row(commits, group));
+      await row(commits, commit).waitFor();
+      return row(commits, commit);
+    };
+
+    await step(
+      'Compare (context menu of an entry) opens the 3-way webview with every metric',
+      [entry('view/item/context', 'benchTriage.compare', '2_compare@0')],
+      async () => {
+        const e = await expandTo('Complete 3-way', '2e18d6d1');
+        await menu(e, 'Compare');
+        const w = webview();
+        await w.locator('h1', { hasText: '2e18d6d1' }).waitFor();
+        await w.locator('#metrics th', { hasText: 'TPOT mean' }).first().waitFor();
+        await closeEditors();
+      },
+    );
+
+    await step(
+      'Diff Agent vs Human Patch (context menu of an entry) shows both patches of vllm/logger.py',
+      [entry('view/item/context', 'benchTriage.diffAgentVsHuman', '2_compare@1')],
+      async () => {
+        await menu(row(commits, '2e18d6d1'), 'Diff Agent vs Human Patch');
+        await page.locator('.monaco-editor .view-line', { hasText: 'agent: explicit clock' }).first().waitFor();
+        await page.locator('.monaco-editor .view-line', { hasText: 'human: one flush per line' }).first().waitFor();
+        await closeEditors();
+      },
+    );
+
+    await step(
+      'Copy Perf Command (context menu of an entry) copies the dataset command',
+      [entry('view/item/context', 'benchTriage.copyPerfCommand', '4_misc@1')],
+      async () => {
+        await menu(row(commits, '2e18d6d1'), 'Copy Perf Command');
+        await notification('copied python benchmarks/benchmark_serving.py').waitFor();
+        await clearNotifications();
+      },
+    );
+
+    await step(
+      'Annotate… (context menu of an entry) writes the note to .bench-triage/notes.json',
+      [entry('view/item/context', 'benchTriage.annotate', '4_misc@2')],
+      async () => {
+        await menu(row(commits, '2e18d6d1'), 'Annotate…');
+        await quickPick('checked by the e2e');
+        await until(
+          'the note on disk',
+          () =>
+            existsSync(path.join(folder, '.bench-triage/notes.json')) &&
+            /checked by the e2e/.test(readFileSync(path.join(folder, '.bench-triage/notes.json'), 'utf8')),
+          10000,
+        );
+      },
+    );
+
+    await step(
+      'Open Log (inline on a role) opens the complete run log, evidence deep inside',
+      [entry('view/item/context', 'benchTriage.openLog', 'inline@1')],
+      async () => {
+        const e = await expandTo('GPU out of memory', 'c53eb0e4');
+        await expand(e);
+        const agent = commits.locator('.monaco-list-row[aria-label^="agent,"]').first();
+        await agent.waitFor();
+        await inline(agent, title('benchTriage.openLog'));
+        await page.locator('.tab', { hasText: 'server.stdout.log' }).first().waitFor();
+      },
+    );
+
+    await step(
+      'Go to First Error in the log editor title bar selects the OOM line, hundreds of lines in',
+      [entry('editor/title', 'benchTriage.goToFirstError', 'navigation')],
+      async () => {
+        await page.locator('.editor-actions .action-label[aria-label^="Go to First Error"]').first().click();
+        await page.locator('.monaco-editor .view-line', { hasText: 'torch.OutOfMemoryError' }).first().waitFor();
+        const status = await page.locator('.statusbar-item[id="status.editor.selection"]').textContent();
+        const line = Number(/Ln (\d+)/.exec(status ?? '')?.[1]);
+        assert(line > 300, `the first error is on line ${line} (${status})`);
+      },
+    );
+
+    await step(
+      'Go to First Error from the palette (offered for a log editor) selects the same line',
+      [entry('commandPalette', 'benchTriage.goToFirstError')],
+      async () => {
+        await palette(`Bench Triage: ${title('benchTriage.goToFirstError')}`);
+        assert(await paletteOffers(title('benchTriage.goToFirstError')), 'the palette offers Go to First Error');
+        await page.keyboard.press('Enter');
+        await page.locator('.monaco-editor .view-line', { hasText: 'torch.OutOfMemoryError' }).first().waitFor();
+        await closeEditors();
+      },
+    );
+
+    await step('Open Log (context menu of a role)', [entry('view/item/context', 'benchTriage.openLog', '3_open@1')], async () => {
+      await menu(commits.locator('.monaco-list-row[aria-label^="agent,"]').first(), 'Open Log');
+      await page.locator('.tab', { hasText: 'server.stdout.log' }).first().waitFor();
+      await closeEditors();
+    });
+
+    await step('Open Result (context menu of a role) opens its result.json', [entry('view/item/context', 'benchTriage.openResult', '3_open@2')], async () => {
+      await menu(commits.locator('.monaco-list-row[aria-label^="agent,"]').first(), 'Open Result');
+      await page.locator('.tab', { hasText: 'result.json' }).first().waitFor();
+      await closeEditors();
+    });
+
+    await step('Copy Perf Command (context menu of a role)', [entry('view/item/context', 'benchTriage.copyPerfCommand', '4_misc@1')], async () => {
+      await menu(commits.locator('.monaco-list-row[aria-label^="agent,"]').first(), 'Copy Perf Command');
+      await notification('copied python benchmarks/benchmark_serving.py').waitFor();
+      await clearNotifications();
+    });
+
+    // ---------- runs: Rerun from the context menu and inline, the Runs view's buttons ----------
+    await step(
+      'Rerun on H100 (context menu of the complete entry) runs all three roles; the commit stays one complete, comparable entry',
+      [entry('view/item/context', 'benchTriage.rerun', '1_run@1')],
+      async () => {
+        await menu(await expandTo('Complete 3-way', '2e18d6d1'), 'Rerun on H100');
+        await row(runs, '2e18d6d1 baseline').waitFor();
+        await until(
+          'three succeeded runs of 2e18d6d1',
+          async () => {
+            const texts = await runs.locator('.monaco-list-row', { hasText: '2e18d6d1' }).allTextContents();
+            return texts.filter(t => /succeeded/.test(t)).length >= 3 ? texts : null;
+          },
+          240000,
+        );
+        await clearFilterByPalette();
+        await filterTo('2e18d6d1');
+        await until(
+          'one group holding the commit',
+          async () => {
+            const groups = (await commits.locator('.monaco-list-row').evaluateAll(els => els.map(e => e.getAttribute('aria-label') ?? ''))).filter(l =>
+              /, \d+ commits?$/.test(l),
+            );
+            return groups.length === 1 && /^Complete 3-way, 1 commit$/.test(groups[0]);
+          },
+          30000,
+        );
+        const e = classify(folder).filter(x => x.commit.startsWith('2e18d6d1'));
+        assert(e.length === 1, `${e.length} entries for 2e18d6d1 (agents ${e.map(x => x.agent).join(', ')})`);
+        assert(e[0].outcome === 'complete' && e[0].comparability.ok, `outcome ${e[0].outcome}, ${e[0].comparability.reasons.join('; ')}`);
+        for (const role of ['baseline', 'human', 'agent']) assert(e[0].roles[role].source === 'bench-triage', `${role} from ${e[0].roles[role].source}`);
+        await clearFilterByPalette();
+      },
+    );
+
+    await step('Compare after the rerun: the run history has every attempt, its When column in one date format', [], async () => {
+      await menu(await expandTo('Complete 3-way', '2e18d6d1'), 'Compare');
+      const w = webview();
+      await w.locator('h1', { hasText: '2e18d6d1' }).waitFor();
+      const when = (await w.locator('table[aria-label="Attempts per role"] tbody tr td:nth-child(5)').allTextContents()).map(t => t.trim());
+      assert(when.length >= 6, `${when.length} attempt rows`);
+      assert(
+        when.some(t => / UTC$/.test(t)),
+        `no runner time among ${when.join(', ')}`,
+      );
+      for (const t of when) assert(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}( UTC)?$|^$/.test(t), `When "${t}"`);
+      await closeEditors();
+    });
+
+    await step(
+      'Rerun (inline on a role) of f6978a76 human succeeds and does not make the models differ',
+      [entry('view/item/context', 'benchTriage.rerun', 'inline@2')],
+      async () => {
+        await expandTo('Model not supported', 'f6978a76');
+        await expand(row(commits, 'f6978a76'));
+        const human = commits.locator('.monaco-list-row[aria-label^="human,"]').first();
+        await human.waitFor();
+        await inline(human, title('benchTriage.rerun'));
+        await until(
+          'the human run of f6978a76 to succeed',
+          async () => /succeeded/.test((await runs.locator('.monaco-list-row', { hasText: 'f6978a76 human' }).allTextContents()).join('|')),
+          120000,
+        );
+        const e = classify(folder).find(x => x.commit.startsWith('f6978a76'));
+        assert(!e.comparability.reasons.some(r => /models differ/.test(r)), e.comparability.reasons.join('; '));
+        assert(e.roles.human.status === 'success', `human ${e.roles.human.status}`);
+      },
+    );
+
+    await step(
+      'Open Live Log (inline on a run) follows every phase of the run in one document',
+      [entry('view/item/context', 'benchTriage.openRunLog', 'inline@2')],
+      async () => {
+        await inline(row(runs, '2e18d6d1 agent'), title('benchTriage.openRunLog'));
+        await page.locator('.tab', { hasText: 'run.vllm.log' }).first().waitFor();
+        for (const h of ['patch · stdout', 'server · stdout', 'benchmark · stdout', 'runner (queue, preflight, notes)'])
+          await page
+            .locator('.monaco-editor .view-line', { hasText: h })
+            .first()
+            .waitFor()
+            .catch(async () => {
+              // Further down in a long transcript: search for it.
+              await page.keyboard.press('Control+F');
+              await page.keyboard.type(h);
+              await page.keyboard.press('Enter');
+              await page.keyboard.press('Escape');
+              await page.locator('.monaco-editor .view-line', { hasText: h }).first().waitFor();
+            });
+        await closeEditors();
+      },
+    );
+
+    await step(
+      'Rerun with Fix… (context menu of a role) proposes recipes; the run is cancelled from the Runs view (inline), logs kept',
+      [entry('view/item/context', 'benchTriage.rerunWithFix', '1_run@2'), entry('view/item/context', 'benchTriage.cancelRun', 'inline@1')],
+      async () => {
+        await expandTo('Dependency drift', 'aa4f87dd');
+        await expand(row(commits, 'aa4f87dd'));
+        const human = commits.locator('.monaco-list-row[aria-label^="human,"]').first();
+        await menu(human, 'Rerun with Fix…');
+        const input = page.locator('.quick-input-widget .quick-input-box input');
+        await input.waitFor();
+        await page.keyboard.press('Enter'); // the proposed recipes are pre-selected
+        const live = runs.locator('.monaco-list-row', { hasText: /aa4f87dd human.*(running|preflight|queued)/ }).first();
+        await until(
+          'the aa4f87dd run to be active',
+          async () => /running|preflight|queued/.test((await runs.locator('.monaco-list-row', { hasText: 'aa4f87dd human' }).allTextContents()).join('|')),
+          60000,
+        );
+        await inline(live, title('benchTriage.cancelRun'));
+        await until(
+          'cancelled',
+          async () => /cancelled/.test((await runs.locator('.monaco-list-row', { hasText: 'aa4f87dd human' }).allTextContents()).join('|')),
+          60000,
+        );
+      },
+    );
+
+    await step('Rerun with Fix… and Cancel Run from the context menus', [entry('view/item/context', 'benchTriage.cancelRun', '1_run@1')], async () => {
+      await menu(row(commits, 'aa4f87dd'), 'Rerun with Fix…');
+      await page.locator('.quick-input-widget .quick-input-box input').waitFor();
+      await page.keyboard.press('Enter');
+      await until(
+        'three aa4f87dd runs queued or running',
+        async () => (await runs.locator('.monaco-list-row', { hasText: /aa4f87dd .*(running|preflight|queued)/ }).count()) >= 1,
+        60000,
+      );
+      const active = runs.locator('.monaco-list-row', { hasText: /aa4f87dd .*(running|preflight|queued)/ }).first();
+      const label = await active.getAttribute('aria-label');
+      await menu(active, 'Cancel Run');
+      const role = /(baseline|human|agent) run/.exec(label ?? '')?.[1];
+      await until(
+        'that run cancelled',
+        async () => /cancelled/.test((await runs.locator('.monaco-list-row', { hasText: `aa4f87dd ${role}` }).allTextContents()).join('|')),
+        60000,
+      );
+      // The others are cancelled too, so that nothing keeps running after the suite.
+      for (let i = 0; i < 3; i++) {
+        const more = runs.locator('.monaco-list-row', { hasText: /aa4f87dd .*(running|preflight|queued)/ }).first();
+        if (!(await more.count())) break;
+        await inline(more, title('benchTriage.cancelRun')).catch(() => {});
+        await page.waitForTimeout(1500);
+      }
+    });
+
+    await step('Open Live Log (context menu of a run)', [entry('view/item/context', 'benchTriage.openRunLog', '1_run@2')], async () => {
+      await menu(row(runs, 'f6978a76 human'), 'Open Live Log');
+      await page.locator('.tab', { hasText: 'run.vllm.log' }).first().waitFor();
+      await page.locator('.monaco-editor .view-line', { hasText: 'f6978a76' }).first().waitFor();
+      await closeEditors();
+    });
+
+    await step('Rerun on H100 (inline on an entry)', [], async () => {
+      await expandTo('Partial (roles never ran)', '89ddb602');
+      await inline(row(commits, '89ddb602'), title('benchTriage.rerun'));
+      // The partial commit has no agent patch: the plan of all three roles is refused before anything runs, with the reason.
+      await notification('no agent patch').waitFor();
+      await clearNotifications();
+    });
+
+    // ---------- the palette: what it hides ----------
+    const hidden = pkg.contributes.menus.commandPalette.filter(e => e.when === 'false');
+    for (const h of hidden)
+      await step(`the palette does not offer ${title(h.command)} (it needs a tree item)`, [entry('commandPalette', h.command)], async () => {
+        await palette(`Bench Triage: ${title(h.command)}`);
+        const offered = await paletteOffers(title(h.command));
+        await page.keyboard.press('Escape');
+        assert(!offered, `the palette offers ${title(h.command)}`);
+      });
+
+    // ---------- after a reload: history from disk ----------
+    await step('after a reload, the Runs view lists the finished runs from disk', [], async () => {
+      await page.reload();
+      await page.locator('.monaco-workbench').waitFor();
+      await page.locator('.activitybar .action-item a[aria-label^="Bench Triage"]').first().click();
+      await row(runs, '2e18d6d1 agent').waitFor({ timeout: 60000 });
+      await row(runs, 'c53eb0e4 agent').waitFor();
+      const t = (await runs.locator('.monaco-list-row', { hasText: '2e18d6d1' }).allTextContents()).join('|');
+      assert(/succeeded/.test(t), t);
+    });
+
+    // ---------- Cancel Scan: in the title bar and in the palette, while a long scan runs ----------
+    await step(
+      'Cancel Scan in the title bar (shown while a scan runs) and in the palette stop the scan; the tree keeps its results',
+      [entry('view/title', 'benchTriage.cancelScan', 'navigation@0'), entry('commandPalette', 'benchTriage.cancelScan')],
+      async () => {
+        // Ten thousand more result files make the rescan last long enough to press the button.
+        bulk(path.join(folder, 'bulk'), 10000);
+        try {
+          await row(commits, 'Complete 3-way').click();
+          await titleButton(commits, title('benchTriage.refresh'));
+          await commits.locator(`.pane-header .actions .action-label[aria-label^="${title('benchTriage.cancelScan')}"]`).click({ timeout: 20000 });
+          await notification('scan cancelled').waitFor();
+          await clearNotifications();
+          await row(commits, 'Complete 3-way').waitFor();
+          await titleButton(commits, title('benchTriage.refresh'));
+          await page.keyboard.press('F1');
+          await quickPick(`>Bench Triage: ${title('benchTriage.cancelScan')}`);
+          await notification('scan cancelled').waitFor();
+          await row(commits, 'Complete 3-way').waitFor();
+        } finally {
+          rmSync(path.join(folder, 'bulk'), { recursive: true, force: true });
+        }
+      },
+    );
+  } finally {
+    await ctx.close().catch(() => {});
+    await server.stop();
+  }
+  const missing = MENU_ENTRIES.filter(k => !covered.has(k));
+  results.push(['every menu entry of package.json was pressed by a step', missing.length ? new Error(`not covered: ${missing.join(', ')}`) : null]);
+  console.log(
+    `[e2e]   ${missing.length ? '✗' : '✔'} every menu entry of package.json was pressed by a step${missing.length ? `: missing ${missing.join(', ')}` : ''}`,
+  );
+} catch (e) {
+  results.push(['the e2e could not start', e]);
+  console.log(
+    `[e2e]   ✗ could not start: ${String(e?.stack ?? e)
+      .split('\n')
+      .slice(0, 12)
+      .join('\n')}`,
+  );
+} finally {
+  if (engineUp) stopTestEngine();
+}
+const failed = results.filter(([, e]) => e).length;
+console.log(`e2e: ${results.length - failed} passed, ${failed} failed`);
+process.exit(failed ? 1 : 0);
