@@ -15,9 +15,9 @@ import {
   type ScanResult,
 } from '../core/ingest';
 import { applyPatchTruth, Classifier, classifyRuns, type Classification, type Rule } from '../core/classify';
-import { triage, type CommitTriage } from '../core/compare';
+import { compareEntries, triage, type CommitTriage } from '../core/compare';
 import type { PrimaryOverride } from '../core/metrics';
-import type { Run } from '../core/model';
+import type { Commit, Run } from '../core/model';
 import { EntryKeys, type EntryKey } from './identity';
 import type { IndexData, IndexStore, StateData } from './indexStore';
 import { ROLES } from '../core/model';
@@ -310,10 +310,9 @@ export class Workspace {
       changed.push({ path: p, listed });
     }
     if (!changed.length && !force) return { kind: 'none' };
-    const siblings = siblingsOf(this.listing.files);
     const extracts: Array<{ path: string; x: FileExtract | null; listed: ListedFile | null }> = [];
     for (const c of changed) {
-      const x = c.listed && !c.listed.kind && readable(c.path) ? await readExtract(this.source, c.listed, siblings.get(dirOf(c.path)) ?? new Map()) : null;
+      const x = c.listed && !c.listed.kind && readable(c.path) ? await readExtract(this.source, c.listed, this.siblingsIn(dirOf(c.path))) : null;
       extracts.push({ path: c.path, x, listed: c.listed });
     }
     const fast =
@@ -324,13 +323,16 @@ export class Workspace {
           e.x.record.kind === 'run' &&
           this.extracts.get(e.path)?.record.kind !== 'nonRun' &&
           e.x.drafts.every(d => this.knownCommit(d.commit) !== null) &&
-          this.listing.files.some(f => f.path === e.path) === this.extracts.has(e.path),
+          search(this.listing.files, e.path, f => f.path).found === this.extracts.has(e.path),
       );
-    // The listing follows the change either way.
-    const files = new Map(this.listing.files.map(f => [f.path, f]));
+    // The listing follows the change either way (kept sorted: each path put in its place).
+    const files = this.listing.files.slice();
     for (const e of extracts) {
-      if (e.listed && !e.listed.kind) files.set(e.path, e.listed);
-      else files.delete(e.path);
+      const at = search(files, e.path, f => f.path);
+      if (e.listed && !e.listed.kind) {
+        if (at.found) files[at.index] = e.listed;
+        else files.splice(at.index, 0, e.listed);
+      } else if (at.found) files.splice(at.index, 1);
       if (e.x) {
         this.extracts.set(e.path, e.x);
         this.stamps.set(e.path, stampOf(e.listed!));
@@ -339,10 +341,8 @@ export class Workspace {
         this.stamps.delete(e.path);
       }
     }
-    this.listing = {
-      files: [...files.values()].sort((a, b) => (a.path < b.path ? -1 : 1)),
-      records: this.listing.records.filter(r => !changed.some(c => c.path === r.path)),
-    };
+    const changedPaths = new Set(changed.map(c => c.path));
+    this.listing = { files, records: this.listing.records.filter(r => !changedPaths.has(r.path)) };
     if (fast) return this.updateCommits(extracts.map(e => e.x!));
     const raw = assemble(this.listing, this.extracts);
     const only = new Set(extracts.map(e => e.path));
@@ -356,9 +356,31 @@ export class Workspace {
     return { kind: 'full' };
   }
 
+  /** The files of one folder of the listing, by base name (a result's siblings). */
+  private siblingsIn(dir: string): Map<string, string> {
+    const out = new Map<string, string>();
+    const files = this.listing.files;
+    for (let i = search(files, dir, f => f.path).index; i < files.length && files[i].path.startsWith(dir); i++) {
+      const p = files[i].path;
+      if (!p.includes('/', dir.length)) out.set(p.slice(dir.length), p);
+    }
+    return out;
+  }
+
+  /** Commits of the current result by hash (rebuilt after a re-assembly). */
+  private commitIndex: Map<string, Commit> | null = null;
+  private commitsByHash(): Map<string, Commit> {
+    if (!this.commitIndex || this.commitIndexOf !== this.result) {
+      this.commitIndex = new Map(this.result.commits.map(c => [c.hash, c]));
+      this.commitIndexOf = this.result;
+    }
+    return this.commitIndex;
+  }
+  private commitIndexOf: ScanResult | null = null;
+
   /** The full hash a run's commit id resolves to, among the commits already known. */
   private knownCommit(id: string): string | null {
-    if (id.length === 40) return this.result.commits.some(c => c.hash === id) ? id : null;
+    if (id.length === 40) return this.commitsByHash().has(id) ? id : null;
     const m = this.result.commits.filter(c => c.hash.startsWith(id));
     return m.length === 1 ? m[0].hash : null;
   }
@@ -368,8 +390,17 @@ export class Workspace {
     const files = new Set(xs.map(x => x.path));
     const added: Run[] = xs.flatMap(x => x.drafts.map(d => runOf(d, this.knownCommit(d.commit)!, d.parent ? (this.knownCommit(d.parent) ?? d.parent) : null)));
     const commitsHit = new Set(added.map(r => r.commit));
-    for (const r of this.result.runs) if (files.has(r.provenance.file)) commitsHit.add(r.commit);
-    for (const r of added) r.project ??= this.result.commits.find(c => c.hash === r.commit)?.project ?? null;
+    // One pass over the runs: those of the changed files go (their commits are hit too).
+    const kept: Run[] = [];
+    for (const r of this.result.runs) {
+      if (!files.has(r.provenance.file)) kept.push(r);
+      else {
+        commitsHit.add(r.commit);
+        this.classifications.delete(r.id);
+      }
+    }
+    const byHash = this.commitsByHash();
+    for (const r of added) r.project ??= byHash.get(r.commit)?.project ?? null;
     const datasets = this.result.datasetAgents ?? {};
     attributeAgents(added, this.result.agentRuns, new Map(Object.entries(datasets).map(([k, v]) => [k, new Set(v)])));
     const fresh = await classifyRuns(
@@ -380,28 +411,29 @@ export class Workspace {
       undefined,
       this.textsOf,
     );
-    for (const id of [...this.classifications.keys()]) if (files.has(id.slice(0, id.lastIndexOf('#')))) this.classifications.delete(id);
     for (const [k, v] of fresh) this.classifications.set(k, v);
-    const runs = [...this.result.runs.filter(r => !files.has(r.provenance.file)), ...applyPatchTruth(added, fresh)];
-    this.result = {
-      ...this.result,
-      runs,
-      files: this.result.files
-        .filter(f => !files.has(f.path))
-        .concat(xs.map(x => x.record))
-        .sort((a, b) => (a.path < b.path ? -1 : 1)),
-    };
-    const mine = runs.filter(r => commitsHit.has(r.commit));
+    const runs = [...kept, ...applyPatchTruth(added, fresh)];
+    const records = this.result.files.slice();
+    for (const x of xs) {
+      const at = search(records, x.path, f => f.path);
+      if (at.found) records[at.index] = x.record;
+      else records.splice(at.index, 0, x.record);
+    }
+    this.result = { ...this.result, runs, files: records };
+    this.commitIndexOf = this.result;
+    const mine: Run[] = [];
+    for (const r of runs) if (commitsHit.has(r.commit)) mine.push(r);
     const s = this.settings();
     const updated = triage(mine, this.classifications, {
       tieBand: s.tieBand,
       primaryMetric: s.primaryMetric,
       conflicts: this.result.conflicts,
-      commits: new Map(this.result.commits.filter(c => commitsHit.has(c.hash)).map(c => [c.hash, c])),
+      commits: new Map([...commitsHit].flatMap(h => (byHash.has(h) ? [[h, byHash.get(h)!] as const] : []))),
     });
-    this.entries = [...this.entries.filter(e => !commitsHit.has(e.commit)), ...updated].sort(
-      (a, b) => a.project.localeCompare(b.project) || a.commit.localeCompare(b.commit) || String(a.agent).localeCompare(String(b.agent)),
-    );
+    // The entries stay sorted: the updated ones are put in their places.
+    const entries = this.entries.filter(e => !commitsHit.has(e.commit));
+    for (const e of updated) entries.splice(search(entries, e, x => x, compareEntries).index, 0, e);
+    this.entries = entries;
     this.saveIndexSoon();
     return { kind: 'commits', commits: [...commitsHit] };
   }
@@ -481,6 +513,23 @@ export class Workspace {
 }
 
 const dirOf = (p: string) => p.slice(0, p.lastIndexOf('/') + 1);
+
+/** Binary search in a sorted array: where `key` is, or where it would go. */
+function search<T, K>(
+  xs: readonly T[],
+  key: K,
+  of: (x: T) => K,
+  cmp: (a: K, b: K) => number = (a, b) => (a < b ? -1 : a > b ? 1 : 0),
+): { index: number; found: boolean } {
+  let lo = 0,
+    hi = xs.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (cmp(of(xs[mid]), key) < 0) lo = mid + 1;
+    else hi = mid;
+  }
+  return { index: lo, found: lo < xs.length && cmp(of(xs[lo]), key) === 0 };
+}
 
 /** Identifies the rules in force, so classifications made under other rules are not reused. */
 function rulesKeyOf(rules: readonly Rule[]): string {

@@ -213,9 +213,14 @@ export class Store implements vscode.Disposable {
     );
   }
 
+  /** Every entry with its folder; kept until the next change (the tree and the badge both read it). */
   entries(): Array<{ folder: FolderScan; entry: CommitTriage }> {
-    return this.folders.flatMap(folder => folder.entries.map(entry => ({ folder, entry })));
+    const key = this.folders.map(f => f.entries);
+    if (!this.entriesCache || this.entriesCache.key.length !== key.length || this.entriesCache.key.some((k, i) => k !== key[i]))
+      this.entriesCache = { key, value: this.folders.flatMap(folder => folder.entries.map(entry => ({ folder, entry }))) };
+    return this.entriesCache.value;
   }
+  private entriesCache: { key: CommitTriage[][]; value: Array<{ folder: FolderScan; entry: CommitTriage }> } | null = null;
 
   /** The entry of a key, with its folder. */
   entry(key: EntryKey): { folder: FolderScan; entry: CommitTriage } | undefined {

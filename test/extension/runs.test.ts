@@ -1,5 +1,6 @@
 import * as assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import Docker from 'dockerode';
@@ -87,6 +88,67 @@ describe('Rerun on H100 against the fake host (real VS Code, real dockerd)', fun
       return l && l.group !== before.group ? l : null;
     });
     assert.ok(after.roles.find(r => r.role === 'human')!.view.run!.status === 'success');
+  });
+
+  it("the CLI's run and the extension's Rerun write the same run.json for the same plan (one run path)", async () => {
+    const a = await api();
+    const ext = a.runs.list().find(r => !r.fromDisk && r.record.role === 'human' && r.record.status === 'succeeded')!;
+    assert.ok(ext, 'the Rerun of the test above');
+    // The same settings as the workspace's, as CLI options; the token the extension passed as a secret.
+    const settings = JSON.parse(readFileSync(path.join(prep.folder, '.vscode/settings.json'), 'utf8'));
+    const host = settings['benchTriage.hosts'][0];
+    const cli = spawnSync(
+      process.execPath,
+      [
+        path.resolve(__dirname, '../../dist/cli.js'),
+        'run',
+        '--folder',
+        prep.folder,
+        '--commit',
+        prep.human,
+        '--role',
+        'human',
+        '--host',
+        host.docker,
+        '--gpus',
+        String(host.gpus),
+        '--label',
+        host.label,
+        '--image-human',
+        settings['benchTriage.imageTemplates'].human,
+        '--image-baseline',
+        settings['benchTriage.imageTemplates'].baseline,
+        '--checkout',
+        settings['benchTriage.vllmCheckout'],
+        '--server-timeout',
+        String(settings['benchTriage.serverTimeoutSeconds']),
+        ...settings['benchTriage.runEnv'].flatMap((e: string) => ['--env', e]),
+        '--secret-env',
+        'HF_TOKEN',
+        '--secret-env',
+        'HUGGING_FACE_HUB_TOKEN',
+      ],
+      {
+        encoding: 'utf8',
+        env: { ...process.env, HF_TOKEN: 'hf_SecretFromTheCommand0123456789', HUGGING_FACE_HUB_TOKEN: 'hf_SecretFromTheCommand0123456789' },
+        timeout: 180_000,
+      },
+    );
+    assert.equal(cli.status, 0, cli.stderr);
+    const cliRecord = JSON.parse(readFileSync(path.join(path.dirname(cli.stdout.trim().split('\n').pop()!), 'run.json'), 'utf8'));
+    const extRecord = JSON.parse(readFileSync(path.join(prep.folder, ext.record.plan.resultDir, 'run.json'), 'utf8'));
+    // What differs between any two runs (ids, times, the container, measured values) is left out; the rest must be equal.
+    const plan = (r: any) => {
+      const { runId, createdAt, startedAt, endedAt, durationS, containerId, owner, readinessS, metrics, samples, phases, plan: p, ...rest } = r;
+      void [runId, createdAt, startedAt, endedAt, durationS, containerId, owner, readinessS, samples];
+      return {
+        ...rest,
+        metricKeys: Object.keys(metrics).sort(),
+        plan: { ...p, resultDir: p.resultDir.replace(/[^/]+$/, '<run id>') },
+        phases: phases.map((x: any) => ({ name: x.name, argv: x.argv, cwd: x.cwd, exitCode: x.exitCode, stdout: x.stdout, stderr: x.stderr })),
+      };
+    };
+    assert.deepEqual(plan(cliRecord), plan(extRecord));
   });
 
   it('Cancel from the Runs view removes the container and records cancelled', async () => {

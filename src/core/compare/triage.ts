@@ -63,6 +63,14 @@ function prefer(runs: Run[], anchor: string | null): Run | null {
   return [...runs].sort((a, b) => rank(a) - rank(b) || newest(a, b))[0];
 }
 
+const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+/**
+ * The order of entries: project, commit, agent (no agent first), by code unit — the same in every
+ * locale, and cheap enough to keep 10 000 entries sorted on each update.
+ */
+export const compareEntries = (a: Pick<CommitTriage, 'project' | 'commit' | 'agent'>, b: Pick<CommitTriage, 'project' | 'commit' | 'agent'>): number =>
+  cmp(a.project, b.project) || cmp(a.commit, b.commit) || cmp(a.agent ?? '', b.agent ?? '');
+
 /**
  * One entry per (commit, agent): the preferred run of each role, every other attempt as history,
  * the outcome (DESIGN §4), comparability with its reasons, and the agent-vs-human comparison over
@@ -140,7 +148,7 @@ export function triage(runs: readonly Run[], classifications: ReadonlyMap<string
       });
     }
   }
-  return out.sort((a, b) => a.project.localeCompare(b.project) || a.commit.localeCompare(b.commit) || String(a.agent).localeCompare(String(b.agent)));
+  return out.sort(compareEntries);
 }
 
 export interface VerdictCounts {

@@ -105,7 +105,7 @@ export class CommitsTree implements vscode.TreeDataProvider<CommitNode>, vscode.
     }
     const rank = (k: string) => MEASURED[k]?.rank ?? 10;
     const sorted = [...groups.values()].sort((a, b) => rank(a.key) - rank(b.key) || b.entries.length - a.entries.length || a.title.localeCompare(b.title));
-    for (const g of sorted) g.entries.sort((a, b) => a.entry.commit.localeCompare(b.entry.commit));
+    for (const g of sorted) g.entries.sort((a, b) => (a.entry.commit < b.entry.commit ? -1 : a.entry.commit > b.entry.commit ? 1 : 0));
     return sorted;
   }
 
