@@ -8,6 +8,7 @@ import { benchRunner } from './runner.mjs';
 import { benchEditor } from './editor.mjs';
 import { benchBadInput } from './badInput.mjs';
 import { benchWorkspace } from './workspace.mjs';
+import { benchRules } from './rules.mjs';
 
 const t0 = Date.now();
 const ms = v => `${v.toFixed(0)} ms`;
@@ -61,6 +62,11 @@ for (const [n, v] of Object.entries(w)) {
   rows.push([`Workspace: a finished run's result.json → entries, ${label} (target < 100 ms at 10 000)`, ms(v.updateMs)]);
 }
 const e = await benchEditor();
+const u = benchRules();
+rows.push([
+  `rules test on the labelled failure corpus (${u.logs} logs; summary in bench/rules-test.txt)`,
+  `${u.correct}/${u.logs} as labelled, lowest recall ${u.minRecall.toFixed(2)}; ${ms(u.rulesMs)} (CLI start-up ${ms(u.startMs)}) vs reading the files ${ms(u.readMs)} (${(u.rulesMs / u.readMs).toFixed(2)}×)`,
+]);
 rows.push(['extension activation (real VS Code)', `${e.corpus.activationMs.toFixed(1)} ms`]);
 for (const [k, label] of [
   ['corpus', 'ISO-Bench corpus'],

@@ -35,6 +35,9 @@ log "unit tests"
 npx mocha --config .mocharc.json 'dist-test/unit/**/*.test.js' 2>&1 | tee test-results/unit.txt || status=1
 count test-results/unit.txt
 
+log "failure rules on the labelled corpus (bench-triage rules test, recall ≥ 0.8 per category)"
+if node dist/cli.js rules test test/fixtures/failure-logs --min-recall 0.8 2>&1 | tee test-results/rules-test.txt; then passed=$((passed + 1)); else failed=$((failed + 1)); status=1; fi
+
 log "runner on a real Docker engine (the suite starts its own dockerd, TLS listener and sshd)"
 npx mocha --config .mocharc.json --exit 'dist-test/docker/**/*.test.js' 2>&1 | tee test-results/docker.txt || status=1
 count test-results/docker.txt

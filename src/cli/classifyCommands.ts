@@ -1,5 +1,5 @@
 import { promises as fs, statSync } from 'node:fs';
-import { Classifier, LogClassifier, type Rule } from '../core/classify';
+import { Classifier, LogClassifier, parseLabel, type LogLabel, type Rule } from '../core/classify';
 import { buildReport, renderMarkdown } from '../core/report';
 import { lineChunks } from '../platform/lineChunks';
 import type { PrimaryOverride } from '../core/metrics';
@@ -60,26 +60,87 @@ export interface LogClassification {
   cause: string | null;
   fixability: string | null;
   description: string | null;
+  /** How the category was reached: a signature, a context inference, a generic string, or nothing (unclassified). */
+  strength: string | null;
   evidence: { line: number; text: string } | null;
   rule: string | null;
+  /** Every finding, the primary first (a second signature of another category is a second opinion). */
+  findings: Array<{ category: string; cause: string | null; rule: string | null; strength: string; line: number | null }>;
+  /** Unclassified: the last error-form lines, where to start reading. */
+  candidates: Array<{ line: number; text: string }>;
   metrics: Record<string, number>;
+  /** Labels read from a `# expected: …` header (a labelled corpus file), if any. */
+  expected?: string;
 }
 
-/** Classifies one plain log, streaming (bounded memory whatever its size). */
-export async function classifyLogFile(file: string, rules: Rule[] = [], classifier = new Classifier({ userRules: rules })): Promise<LogClassification> {
-  const lc = new LogClassifier(classifier, file);
-  for await (const chunk of lineChunks(file)) lc.pushBytes(chunk);
+/** Header bytes looked at for `# expected: …` labels. */
+const LABEL_HEAD = 16 * 1024;
+
+/** The label header of a corpus file (role and context for the rules); none for a plain log. */
+async function labelOf(file: string): Promise<LogLabel | null> {
+  const h = await fs.open(file, 'r');
+  try {
+    const buf = Buffer.alloc(LABEL_HEAD);
+    const { bytesRead } = await h.read(buf, 0, LABEL_HEAD, 0);
+    const label = parseLabel(buf.subarray(0, bytesRead).toString('utf8'));
+    return label.headerBytes > 0 ? label : null;
+  } finally {
+    await h.close();
+  }
+}
+
+/**
+ * Classifies one plain log, streaming (bounded memory whatever its size). A labelled corpus file's
+ * header (`# expected:`, `# role:`, `# context:`) is not part of the log: it is skipped, and its
+ * role and context go to the rules.
+ */
+export async function classifyLogFile(
+  file: string,
+  rules: Rule[] = [],
+  classifier = new Classifier({ userRules: rules }),
+  label: LogLabel | null = null,
+): Promise<LogClassification> {
+  label ??= await labelOf(file);
+  const lc = new LogClassifier(classifier, file, { role: label?.role ?? null, context: label?.context ?? '', firstLine: 1 + (label?.headerLines ?? 0) });
+  let skip = label?.headerBytes ?? 0;
+  for await (const chunk of lineChunks(file)) {
+    if (skip >= chunk.length) {
+      skip -= chunk.length;
+      continue;
+    }
+    lc.pushBytes(skip ? chunk.subarray(skip) : chunk);
+    skip = 0;
+  }
   const { classification: c, metrics } = lc.result();
-  if (!c) return { file, category: null, cause: null, fixability: null, description: null, evidence: null, rule: null, metrics };
+  const expected = label?.expected ?? undefined;
+  if (!c)
+    return {
+      file,
+      category: null,
+      cause: null,
+      fixability: null,
+      description: null,
+      strength: null,
+      evidence: null,
+      rule: null,
+      findings: [],
+      candidates: [],
+      metrics,
+      expected,
+    };
   return {
     file,
     category: c.category,
     cause: c.cause,
     fixability: c.fixability,
     description: c.description,
+    strength: c.strength,
     evidence: c.evidence ? { line: c.evidence.line, text: c.evidence.text } : null,
     rule: c.rule,
+    findings: c.findings.map(f => ({ category: f.category, cause: f.cause, rule: f.rule, strength: f.strength, line: f.evidence?.line ?? null })),
+    candidates: (c.candidates ?? []).map(e => ({ line: e.line, text: e.text })),
     metrics: {},
+    expected,
   };
 }
 
@@ -102,16 +163,26 @@ export async function classifyLogCommand(a: { files: string[]; json: boolean; ru
     return 0;
   }
   for (const r of results) {
-    if (!r.category)
+    if (!r.category) {
       out(
         `${clean(r.file)}: success — ${Object.entries(r.metrics)
           .map(([k, v]) => `${k}=${v}`)
           .join(', ')}`,
       );
-    else
+      continue;
+    }
+    const how = r.strength && r.strength !== 'none' ? ` (${r.strength}${r.rule ? ` ${clean(r.rule)}` : ''})` : '';
+    out(
+      `${clean(r.file)}: ${clean(r.category)}${r.cause ? `/${clean(r.cause)}` : ''}${how}${r.evidence ? ` at line ${r.evidence.line}: ${clean(r.evidence.text.slice(0, 160))}` : ''}`,
+    );
+    for (const f of r.findings.slice(1))
       out(
-        `${clean(r.file)}: ${clean(r.category)}${r.cause ? `/${clean(r.cause)}` : ''}${r.evidence ? ` at line ${r.evidence.line}: ${clean(r.evidence.text.slice(0, 160))}` : ''}`,
+        `    also ${clean(f.category)}${f.cause ? `/${clean(f.cause)}` : ''} (${f.strength}${f.rule ? ` ${clean(f.rule)}` : ''})${f.line ? ` at line ${f.line}` : ''}`,
       );
+    if (r.category === 'unclassified' && r.candidates.length) {
+      out('    last error lines (select one in the editor and run "Create Rule from Selection"):');
+      for (const e of r.candidates) out(`      line ${e.line}: ${clean(e.text.slice(0, 160))}`);
+    }
   }
   return 0;
 }

@@ -3,6 +3,7 @@ import { scanCommand } from './scanCommand';
 import { classifyCommand, classifyLogCommand, reportCommand } from './classifyCommands';
 import { planCommand } from './planCommand';
 import { resumeCommand, runCommand } from './runCommand';
+import { rulesTestCommand } from './rulesTestCommand';
 import type { HostConfig } from '../runner/hosts';
 import { METRICS, metricDef, OVERRIDE_KEYS, type PrimaryOverride } from '../core/metrics';
 
@@ -14,6 +15,10 @@ commands:
                                               outcome, per-role findings with evidence, verdict on every metric, comparability
   classify-log <file>... [--json] [--rules FILE]
                                               classify plain log files (streaming)
+  rules test <folder> [--json] [--rules FILE] [--tsv FILE] [--min-recall R]
+                                              classify labelled logs ("# expected: <category>" header lines, or
+                                              <folder>/expected.tsv): precision and recall per category, the misses
+                                              with their candidate lines, the rules that never fired
   report <folder> [--format md|json] [--out FILE] [--tie-band N] [--rules FILE] [--metric [MODE=]KEY]... [--include-incomparable] [--cache DIR]
                                               the triage report, one section per project
                                               (--cache DIR: keep a persistent index there; the next run reads only files changed since)
@@ -162,6 +167,20 @@ export async function main(argv: string[]): Promise<number> {
         const a = parseArgs(rest, ['json'], ['rules']);
         if (a.positional.length === 0) throw new UsageError('classify-log needs at least one file');
         return await classifyLogCommand({ files: a.positional, json: a.flags.has('json'), rules: a.values.get('rules') }, out, err);
+      }
+      case 'rules': {
+        const [sub, ...more] = rest;
+        if (sub !== 'test') throw new UsageError(`rules: unknown subcommand ${sub ?? '(none)'}; try "rules test <folder>"`);
+        const a = parseArgs(more, ['json'], ['rules', 'tsv', 'min-recall']);
+        if (a.positional.length !== 1) throw new UsageError('rules test needs exactly one folder');
+        const minRecall = a.values.has('min-recall') ? Number(a.values.get('min-recall')) : undefined;
+        if (minRecall !== undefined && !(minRecall >= 0 && minRecall <= 1))
+          throw new UsageError(`--min-recall must be between 0 and 1 (got ${a.values.get('min-recall')})`);
+        return await rulesTestCommand(
+          { folder: a.positional[0], json: a.flags.has('json'), rules: a.values.get('rules'), tsv: a.values.get('tsv'), minRecall },
+          out,
+          err,
+        );
       }
       case 'report': {
         const a = parseArgs(rest, ['include-incomparable'], ['format', 'out', 'tie-band', 'rules', 'metric', 'cache']);

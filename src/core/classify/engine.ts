@@ -1,9 +1,9 @@
 import type { Role, RunStatus } from '../model';
 import { category, type Fixability, type Group } from './taxonomy';
 import { RuleSchema, type Rule } from './ruleSchema';
-import { BUILTIN_RULES } from './builtinRules';
+import { BUILTIN_RULES } from './rules';
 import { linearMatcher, nativeMatcher, type Match, type Matcher } from './matcher';
-import { isErrorForm, isNoise } from '../logs/lines';
+import { isChildProcessLine, isErrorForm, isNoise } from '../logs/lines';
 import { requiredLiterals } from './literals';
 import { LiteralScanner } from './literalScanner';
 
@@ -41,6 +41,8 @@ export interface Finding {
   /** How it was reached: a root-cause signature, an inference from the command/model, or a pipeline's generic string. */
   strength: 'signature' | 'context' | 'generic' | 'status' | 'none';
   evidence: Evidence | null;
+  /** Unclassified only: the last error-form lines (oldest first), where a person starts reading. */
+  candidates?: Evidence[];
 }
 
 /** The primary finding, flattened, plus every finding (the primary first). */
@@ -59,6 +61,30 @@ export interface Classification extends Finding {
 const SECONDARY_WHEN_OTHERS = new Set(['agent.patch-partial']);
 /** After the primary signature is known, this many more candidate lines are looked at for secondary findings. */
 const SECONDARY_LINE_BUDGET = 20_000;
+/** How many last error-form lines an unclassified run shows. */
+const CANDIDATES = 5;
+
+/**
+ * Facts a log states that change what a finding means: the vLLM version, and whether CUDA graph
+ * capture started and finished (a server that never became ready while capturing hung there).
+ */
+const VERSION_LINE = /(?:vLLM API server version|LLM engine \(v|vLLM version:?) ?v?(\d{1,3}\.\d{1,3}\.\d{1,3}[\w.+-]{0,40})/;
+const CAPTURE_LINE = /Capturing CUDA graph shapes:\s{0,4}\d{1,3}%[^\n]{0,40}/;
+const CAPTURE_DONE = /Graph capturing finished/;
+const FACT_LITERALS = ['api server version', 'llm engine (v', 'vllm version', 'capturing cuda graph', 'graph capturing finished'];
+
+/**
+ * Refinements: a finding that means something more specific on some vLLM versions. vLLM 0.6.0–0.6.5
+ * binds its API port twice (#8791), so "address already in use" there is that bug, not a busy port.
+ */
+const VERSION_REFINEMENTS: Array<{ rule: string; version: RegExp; category: string; description: (v: string) => string }> = [
+  {
+    rule: 'infra.port-in-use',
+    version: /^0\.6\.[0-5](?!\d)/,
+    category: 'version-bug',
+    description: v => `vLLM ${v} binds its API port twice (#8791); use an offline benchmark or another version`,
+  },
+];
 
 interface CompiledIndication {
   scope: Rule['indications'][number]['scope'];
@@ -79,6 +105,8 @@ interface Hit {
   line: number;
   lineText: string;
   errorForm: boolean;
+  /** Written by a child process (engine core, worker, rank): nearer the cause than the parent's summary. */
+  child: boolean;
   order: number;
 }
 
@@ -154,6 +182,7 @@ export class Classifier {
         if (!req) throw new Error(`built-in rule ${r.rule.id}: pattern has no required literal: ${ind.pattern}`);
         for (const l of req) lits.add(l.toLowerCase());
       }
+    for (const l of FACT_LITERALS) lits.add(l);
     this.literals = [...lits];
     this.scanner = new LiteralScanner([this.literals]);
   }
@@ -169,30 +198,33 @@ export class Classifier {
       this.scanText(t.text, 1, t.source, t.scope, input.role, state, order);
       order += 1;
     }
-    // Context rules look only at the command/model/subject, and only when the texts name no root
-    // cause (an inference is never needed beside a signature).
-    for (const r of state.hasSignature ? [] : this.rules) {
-      if (r.rule.strength !== 'context' || !appliesToRole(r, input.role)) continue;
+    this.infer(input.context, input.role, state);
+    return this.decide(input, state);
+  }
+
+  /** Context rules look only at the command/model/subject, and only when the texts name no root cause. */
+  private infer(context: string, role: Role | null, state: ScanState): void {
+    if (state.hasSignature || !context) return;
+    for (const r of this.rules) {
+      if (r.rule.strength !== 'context' || !appliesToRole(r, role)) continue;
       for (const ind of r.inds) {
         if (ind.scope !== 'context') continue;
-        const m = ind.m.exec(input.context);
+        const m = ind.m.exec(context);
         if (m) {
-          state.context ??= { r, m };
-          break;
+          state.context = { r, m };
+          return;
         }
       }
-      if (state.context) break;
     }
-    return this.decide(input, state);
   }
 
   /**
    * A scanner for one large text fed in pieces: `text(chunk)` for chunks of whole lines, or
    * `line(text, no)` for single candidate lines found by a caller's own literal scan.
    */
-  stream(source: EvidenceSource, role: Role | null = null) {
+  stream(source: EvidenceSource, role: Role | null = null, firstLine = 1) {
     const state = new ScanState(role, this.userBudgetMs, this.budgetReports);
-    let line = 1;
+    let line = firstLine;
     return {
       /** True once the earliest error-form signature is known: later lines cannot change the result. */
       get settled() {
@@ -205,7 +237,12 @@ export class Classifier {
       line: (text: string, no: number) => {
         if (state.wantsMore) this.evalLine(text, no, source, 'output', role, state, 0);
       },
-      end: (status: RunStatus = 'failed') => this.decide({ role, status, texts: [], context: '' }, state),
+      /** A line that may state an error (the caller's cheap prefilter); the last few are kept for an unclassified end. */
+      errorLine: (text: string, no: number) => state.remember(source, text, no),
+      end: (status: RunStatus = 'failed', context = '') => {
+        this.infer(context, role, state);
+        return this.decide({ role, status, texts: [], context }, state);
+      },
     };
   }
 
@@ -250,7 +287,10 @@ export class Classifier {
     order: number,
     user = false,
   ): void {
-    if (!user) state.seen();
+    if (!user) {
+      state.seen();
+      if (lineText.length < 4096) state.facts(lineText, lineNo, source);
+    }
     if (isNoise(lineText)) return;
     const errorForm = isErrorForm(lineText.length > LONG_LINE ? lineText.slice(0, LONG_LINE) : lineText);
     const long = lineText.length > LONG_LINE;
@@ -269,7 +309,7 @@ export class Classifier {
           if (ind.multiline || ind.scope === 'context' || (ind.scope !== 'any' && ind.scope !== scope)) continue;
           const m = ind.m.exec(view);
           if (m) {
-            hit = { rule: r, match: m, ind, source, line: lineNo, lineText: view, errorForm, order };
+            hit = { rule: r, match: m, ind, source, line: lineNo, lineText: view, errorForm, child: isChildProcessLine(view), order };
             break;
           }
         }
@@ -323,7 +363,17 @@ export class Classifier {
         for (let i = text.indexOf('\n'); i !== -1 && i < start; i = text.indexOf('\n', i + 1)) line++;
         const end = text.indexOf('\n', m.index);
         const lineText = text.slice(start, end === -1 ? text.length : end);
-        state.offer({ rule: r, match: { ...m, index: m.index - start }, ind, source, line, lineText, errorForm: isErrorForm(lineText), order });
+        state.offer({
+          rule: r,
+          match: { ...m, index: m.index - start },
+          ind,
+          source,
+          line,
+          lineText,
+          errorForm: isErrorForm(lineText),
+          child: isChildProcessLine(lineText),
+          order,
+        });
       }
     }
   }
@@ -338,6 +388,27 @@ export class Classifier {
     const main = sigs.filter(h => !SECONDARY_WHEN_OTHERS.has(h.rule.rule.id));
     const late = sigs.filter(h => SECONDARY_WHEN_OTHERS.has(h.rule.rule.id));
     for (const h of [...main, ...late]) add(findingOf(h, 'signature'));
+    const refined = findings.length ? VERSION_REFINEMENTS.find(r => r.rule === findings[0].rule && s.vllmVersion && r.version.test(s.vllmVersion)) : undefined;
+    if (refined)
+      findings.unshift({
+        category: refined.category,
+        cause: null,
+        description: refined.description(s.vllmVersion!),
+        rule: 'version-bug.8791',
+        strength: 'signature',
+        evidence: findings[0].evidence,
+      });
+    // A server that never became ready while it was capturing CUDA graphs hung there.
+    const top = findings[0] ?? (s.generic ? findingOf(s.generic, 'generic') : null);
+    if (s.capture && top?.category === 'timeout' && (top.cause === 'server-never-ready' || top.rule === 'generic.timeout'))
+      findings.unshift({
+        category: 'server-startup-failed',
+        cause: 'cuda-graph-timeout',
+        description: `The server hung capturing CUDA graphs (last progress: ${s.capture.text.trim()}); try --enforce-eager or fewer capture sizes`,
+        rule: 'server.cuda-graph',
+        strength: 'signature',
+        evidence: s.capture,
+      });
     if (s.context) {
       const { r, m } = s.context;
       add(findingOfRule(r.rule, render(r.rule.description, m.groups), 'context', null));
@@ -346,7 +417,8 @@ export class Classifier {
     if (!findings.length && input.status === 'timeout')
       add({ category: 'timeout', cause: null, description: 'The run was recorded as timed out', rule: null, strength: 'status', evidence: null });
     if (!findings.length) {
-      const last = lastErrorLine(input.texts);
+      const candidates = s.recent.length ? s.recent : lastErrorLines(input.texts);
+      const last = candidates.at(-1) ?? null;
       add({
         category: 'unclassified',
         cause: null,
@@ -354,6 +426,7 @@ export class Classifier {
         rule: null,
         strength: 'none',
         evidence: last,
+        candidates,
       });
     }
     const p = findings[0];
@@ -363,17 +436,29 @@ export class Classifier {
   }
 }
 
-/** For unclassified runs: the last line that states an error, to show the user where to look. */
-function lastErrorLine(texts: TextInput[]): Evidence | null {
-  for (let t = texts.length - 1; t >= 0; t--) {
-    const lines = texts[t].text.split('\n');
-    for (let i = lines.length - 1; i >= 0; i--) {
-      const l = lines[i];
+/** For unclassified runs: the last lines that state an error (oldest first), to show the user where to look. */
+function lastErrorLines(texts: TextInput[]): Evidence[] {
+  const out: Evidence[] = [];
+  for (let t = texts.length - 1; t >= 0 && out.length < CANDIDATES; t--) {
+    const text = texts[t].text;
+    let end = text.length;
+    for (let lineNo = countLines(text); end >= 0 && out.length < CANDIDATES; lineNo--) {
+      // (lastIndexOf treats a negative start as 0, which would find a leading newline forever)
+      const start = end > 0 ? text.lastIndexOf('\n', end - 1) + 1 : 0;
+      const l = text.slice(start, end);
       if (l.trim() && isErrorForm(l) && !isNoise(l))
-        return { file: texts[t].source.file, field: texts[t].source.field, line: i + 1, text: evidenceText(l, 0, l.length) };
+        out.unshift({ file: texts[t].source.file, field: texts[t].source.field, line: lineNo, text: evidenceText(l, 0, l.length) });
+      if (start === 0) break;
+      end = start - 1;
     }
   }
-  return null;
+  return out;
+}
+
+function countLines(text: string): number {
+  let n = 1;
+  for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) n++;
+  return n;
 }
 
 function appliesToRole(r: CompiledRule, role: Role | null): boolean {
@@ -403,6 +488,18 @@ class ScanState {
   private readonly byCategory = new Map<string, Hit>();
   generic: Hit | null = null;
   context: { r: CompiledRule; m: Match } | null = null;
+  vllmVersion: string | null = null;
+  /** The last CUDA graph capture progress line, while capture has not finished. */
+  capture: Evidence | null = null;
+
+  facts(line: string, no: number, source: EvidenceSource): void {
+    if (!this.vllmVersion) this.vllmVersion = VERSION_LINE.exec(line)?.[1] ?? null;
+    const c = CAPTURE_LINE.exec(line);
+    if (c) this.capture = { file: source.file, field: source.field, line: no, text: c[0] };
+    else if (CAPTURE_DONE.test(line)) this.capture = null;
+  }
+  /** The last error-form lines seen by a streaming caller (oldest first). */
+  readonly recent: Evidence[] = [];
   userDisabled = false;
   private userSpent = 0;
   private primarySettled = false;
@@ -433,11 +530,19 @@ class ScanState {
     return [...this.byCategory.values()].sort((a, b) => Number(b.errorForm) - Number(a.errorForm) || a.order - b.order || a.line - b.line);
   }
 
+  remember(source: EvidenceSource, text: string, line: number): void {
+    if (!text.trim() || !isErrorForm(text) || isNoise(text)) return;
+    this.recent.push({ file: source.file, field: source.field, line, text: evidenceText(text, 0, text.length) });
+    if (this.recent.length > CANDIDATES) this.recent.shift();
+  }
+
   offer(h: Hit): void {
     const better = (a: Hit | undefined | null) =>
       !a || (h.errorForm && !a.errorForm) || (h.errorForm === a.errorForm && (h.order < a.order || (h.order === a.order && h.line < a.line)));
     if (h.rule.rule.strength === 'generic') {
-      if (better(this.generic)) this.generic = h;
+      // Among generic lines, a child process's own statement beats the parent's summary of it.
+      const g = this.generic;
+      if (!g || (h.child && !g.child) || (h.child === g.child && better(g))) this.generic = h;
       return;
     }
     const key = `${h.rule.rule.category}|${h.rule.rule.cause ?? ''}`;

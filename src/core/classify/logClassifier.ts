@@ -1,4 +1,5 @@
 import { Classifier, type Classification } from './engine';
+import type { Role } from '../model';
 import { LiteralScanner } from './literalScanner';
 import { METRIC_LINE_LITERALS, PrintedMetricsParser } from '../metrics/printed';
 
@@ -11,6 +12,40 @@ export interface LogVerdict {
 
 /** Bytes of a cut piece scanned again with the next one (longer than any literal). */
 const OVERLAP = 256;
+/** Words of lines that may state an error: kept (the last few) for a log no rule explains. */
+const ERROR_LINE_LITERALS = [
+  'error',
+  'traceback',
+  'failed',
+  'exception',
+  'fatal',
+  'killed',
+  'not found',
+  'cannot',
+  'could not',
+  'timed out',
+  'timeout',
+  'denied',
+  'errno',
+  'unknown',
+];
+
+/** One literal automaton per classifier: building it costs far more than scanning a small log. */
+const SCANNERS = new WeakMap<Classifier, LiteralScanner>();
+function scannerFor(classifier: Classifier): LiteralScanner {
+  let s = SCANNERS.get(classifier);
+  if (!s) SCANNERS.set(classifier, (s = new LiteralScanner([classifier.literals, METRIC_LINE_LITERALS, ERROR_LINE_LITERALS])));
+  return s;
+}
+
+export interface LogContext {
+  /** The role that produced the log: agent-only rules apply to agent logs. */
+  role?: Role | null;
+  /** `command: …\nmodel: …\nsubject: …` for context rules. */
+  context?: string;
+  /** Number of the first line fed (a labelled file's header is skipped, its lines still count). */
+  firstLine?: number;
+}
 
 /**
  * Classifies one plain log fed as byte chunks that end on line boundaries. One literal scan finds
@@ -24,10 +59,14 @@ export class LogClassifier {
   private readonly decoder = new TextDecoder('utf-8');
   private line = 1;
 
-  constructor(classifier: Classifier, file: string) {
-    this.stream = classifier.stream({ file, field: null });
+  private readonly context: string;
+
+  constructor(classifier: Classifier, file: string, opts: LogContext = {}) {
+    this.line = opts.firstLine ?? 1;
+    this.stream = classifier.stream({ file, field: null }, opts.role ?? null, this.line);
+    this.context = opts.context ?? '';
     // With user rules every line must be seen: fall back to decoding whole chunks.
-    this.scanner = classifier.hasUserRules ? null : new LiteralScanner([classifier.literals, METRIC_LINE_LITERALS]);
+    this.scanner = classifier.hasUserRules ? null : scannerFor(classifier);
   }
 
   /**
@@ -51,6 +90,7 @@ export class LogClassifier {
       const text = this.decoder.decode(buf.subarray(start, end));
       if (mask & 1 && !this.stream.settled) this.stream.line(text, line);
       if (mask & 2) this.metrics.line(text);
+      if (mask & 4) this.stream.errorLine(text, line);
     });
     this.line += n;
     this.overlap = buf.length && buf[buf.length - 1] !== 10 ? buf.slice(Math.max(buf.lastIndexOf(10) + 1, buf.length - OVERLAP)) : new Uint8Array(0);
@@ -60,13 +100,20 @@ export class LogClassifier {
   pushText(text: string): void {
     this.stream.text(text);
     this.metrics.chunk(text);
-    for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) this.line++;
+    for (let s = 0, i = text.indexOf('\n'); ; s = i + 1, i = text.indexOf('\n', s)) {
+      const end = i === -1 ? text.length : i;
+      if (end > s) this.stream.errorLine(text.slice(s, Math.min(end, s + 4096)), this.line);
+      if (i === -1) break;
+      this.line++;
+    }
   }
 
   result(): LogVerdict {
     const m = this.metrics.result().metrics;
-    // A log that printed benchmark results is a success whatever warnings preceded them.
-    if (Object.keys(m).length > 0) return { classification: null, metrics: m, lines: this.line - 1 };
-    return { classification: this.stream.end(), metrics: {}, lines: this.line - 1 };
+    // A log that printed benchmark results is a success whatever warnings preceded them, unless
+    // not one request succeeded (the block then holds only zeros, not a measurement).
+    const values = Object.values(m);
+    if (values.length > 0 && values.some(v => v !== 0)) return { classification: null, metrics: m, lines: this.line - 1 };
+    return { classification: this.stream.end('failed', this.context), metrics: {}, lines: this.line - 1 };
   }
 }

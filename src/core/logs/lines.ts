@@ -4,7 +4,7 @@
 
 /** Lines in which a runner only announces what it is about to do (never evidence, research §7.8). */
 const ECHO =
-  /^\s*(?:[=>#*-]+\s*)?(?:Fixing|Installing|Patched|Patching|Applying|Downloading|Checking|Trying|Attempting|Upgrading|Uninstalling|Collecting|Requirement already|Successfully|Using|Creating|Building wheel|Looking in)\b|\.\.\.\s*$|^\s*Warning: [\w. -]+ fix failed/;
+  /^\s*(?:[=>#*-]+\s*)?(?:Fixing|Installing|Patched(?! (?:run|test)\b)|Patching|Applying|Downloading|Checking|Trying|Attempting|Upgrading|Uninstalling|Collecting|Requirement already|Successfully|Using|Creating|Building wheel|Looking in)\b|\.\.\.\s*$|^\s*Warning: [\w. -]+ fix failed/;
 export const isEchoLine = (line: string): boolean => ECHO.test(line);
 
 /** docker pull progress and similar chatter that often fills a kept tail (research §5.2). */
@@ -15,7 +15,16 @@ export const isDockerPullLine = (line: string): boolean => PULL.test(line);
 /** tqdm progress bars. */
 export const isProgressLine = (line: string): boolean => /\d{1,3}%\|[█▉▊▋▌▍▎▏ #]{0,200}\|/.test(line) && !/Error|error:|Traceback|failed/.test(line);
 
-const LEVEL_BENIGN = /^\s*(?:\[rank\d+\]:\s*)?(?:\(\w+ pid=\d+\)\s*)?(?:\x1b\[[\d;]*m\s*)*(?:WARNING|WARN|INFO|DEBUG)\b|^\s*(?:Warning|Note|Hint):/;
+// Process prefixes of vLLM (`(EngineCore_0 pid=1)`, `(VllmWorker rank=1 pid=2)`, `[rank1]:`) and SGLang
+// (`[2025-03-29 18:12:40 TP0]`) come before the level.
+const LEVEL_BENIGN =
+  /^\s*(?:\[rank\d{1,4}\]:\s*)?(?:\(\w{1,40}(?: rank=\d{1,4})? pid=\d{1,10}\)\s*)?(?:\[[\d-]{8,10} [\d:]{8}(?: [A-Z]{2,3}\d{1,3})*\]\s*)?(?:\x1b\[[\d;]*m\s*)*(?:WARNING|WARN|INFO|DEBUG)\b|^\s*(?:Warning|Note|Hint):/;
+
+/** A line written by a child process of the server (engine core, worker, tensor-parallel rank). */
+export const isChildProcessLine = (line: string): boolean =>
+  /^\s{0,8}(?:\((?:EngineCore|VllmWorker|Worker)\w{0,20}(?: rank=\d{1,4})? pid=\d{1,10}\)|\[rank\d{1,4}\]:|\[[\d-]{8,10} [\d:]{8}(?: [A-Z]{2,3}\d{1,3})+\])/.test(
+    line,
+  );
 // No leading `\w*`-style quantifiers: these run on arbitrarily long lines and must stay linear.
 const ERROR_FORM =
   /Traceback \(most recent call last\)|(?:Error|Exception)\b|\bExit\b|\berror:|\bERROR\b|CRITICAL|FATAL|No module named|cannot import name|\bFAILED\b|\b[Ff]ailed\b|not found|denied|[Nn]o space left|\bKilled\b|undefined symbol|\[Errno|[Uu]nknown|[Tt]imed out|[Tt]imeout|crashed|CRASHED|not supported|is blocked|Requires |unrecognized arguments|arguments are required|No wheel|No perf_command|[Nn]o (?:\w+ )?metrics|not available|\bcannot\b|[Cc]ould not|Broken pipe|not implemented|must be|is not a /;

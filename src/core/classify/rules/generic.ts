@@ -1,0 +1,136 @@
+import type { RuleSpec } from '../ruleSchema';
+import { G, any, err } from './helpers';
+
+/** Generic: the pipelines' summary strings, used only when nothing better is known. */
+export const GENERIC_RULES: RuleSpec[] = [
+  {
+    id: 'generic.agent-crash',
+    category: 'agent-broke-server',
+    strength: G,
+    roles: ['agent'],
+    description: '{1}',
+    indications: [
+      err('(Server crashed after (?:applying )?(?:agent )?patch[^\\n]{0,20})'),
+      err('(Server startup timeout after (?:applying (?:agent )?)?patch)'),
+      err('(Agent server failed to start)'),
+    ],
+  },
+  {
+    id: 'generic.agent-no-metrics',
+    category: 'agent-no-metrics',
+    strength: G,
+    roles: ['agent'],
+    description: '{1}',
+    indications: [
+      err('(No (?:\\w+ )?metrics in agent output[^\\n]{0,20})'),
+      err('(Agent benchmark produced no metrics)'),
+      err('(Agent phase recorded no metrics[^\\n]*)'),
+      err('(Patched (?:run|test) (?:produced no metrics|failed to produce JSON output))'),
+      err('(No avg_ms in patched output)'),
+    ],
+  },
+  {
+    id: 'generic.agent-timeout',
+    category: 'timeout',
+    strength: G,
+    roles: ['agent'],
+    description: '{1}',
+    indications: [err('(Agent benchmark (?:\\(wheel mode\\) )?timed out after \\d+s)')],
+  },
+  {
+    id: 'generic.timeout',
+    category: 'timeout',
+    strength: G,
+    description: '{1}',
+    indications: [
+      err('((?:Benchmark )?timed out after \\d+\\s*s\\w*)', 'i'),
+      err('(Timeout after \\d+s)'),
+      err('(Benchmark exceeded \\d+s timeout)'),
+      err('(Server startup timeout[^\\n]{0,20})'),
+      err('(SERVER_TIMEOUT)'),
+      err('(Server failed to start within (?:timeout|\\d+ seconds))'),
+      err('(Sandbox timeout after \\d+s)'),
+      err('(Test timed out after \\d+s)'),
+      err('(Benchmark timed out)'),
+    ],
+  },
+  {
+    id: 'generic.server',
+    category: 'server-startup-failed',
+    strength: G,
+    description: '{1}',
+    indications: [
+      err('(Server crashed during startup)'),
+      err('((?:BASELINE|HUMAN|AGENT|Baseline|Human) server failed(?: to start)?)'),
+      err('(Server failed to start[^\\n]{0,20})'),
+      err('(SERVER_CRASHED|SERVER_START_FAILED)'),
+      err('(Engine (?:core initialization|process) failed[^\\n]{0,40})'),
+      err('(Server failed - incompatible overlay)'),
+      err('(Failed to start vLLM server)'),
+    ],
+  },
+  {
+    id: 'generic.no-metrics',
+    category: 'no-metrics',
+    cause: 'parse-miss',
+    strength: G,
+    description: '{1}',
+    indications: [
+      err('(No (?:\\w+ )?metrics in output)'),
+      err('((?:Baseline |Human )?(?:benchmark )?produced no metrics)', 'i'),
+      err('(Baseline did not produce metrics)'),
+      err('(No (?:throughput|latency) metrics)'),
+      err('(Could not parse metrics from output)'),
+      err('(No metrics (?:from benchmark|parsed from output))'),
+      err('((?:Baseline|Patched) test failed to produce JSON output)'),
+      err('(No avg_ms in (?:baseline|patched) output)'),
+      err('(Benchmark did not complete)'),
+      err('(No JSON results in output)'),
+      err('(status says success but no metrics were recorded)'),
+      err('(Failed to parse benchmark results JSON|No benchmark results found in output)'),
+    ],
+  },
+  {
+    id: 'generic.incompatible',
+    category: 'model-unsupported',
+    strength: G,
+    description: '{1}',
+    indications: [err('(has fundamental model compatibility issues[^\\n]{0,60})')],
+  },
+  {
+    id: 'generic.exit',
+    category: 'server-startup-failed',
+    strength: G,
+    description: '{1}',
+    indications: [err('(Exit code \\d+)'), err('(Script error: [^\\n]{0,60})')],
+  },
+  // A child process (engine core, worker, TP rank) stating an exception: the real cause when the
+  // parent only says "Engine core initialization failed" (preferred over the parent's generic lines).
+  {
+    id: 'generic.child-process',
+    category: 'server-startup-failed',
+    cause: 'child-process-error',
+    strength: G,
+    description: 'A server process failed: {1}',
+    indications: [
+      any(
+        '^\\s{0,8}\\((?:EngineCore|VllmWorker|Worker|APIServer)\\w{0,20}(?: rank=\\d{1,4})? pid=\\d{1,10}\\)\\s{0,4}(?:ERROR[^\\]]{0,80}\\]\\s{0,4})?((?:[A-Za-z_][\\w.]{0,80}\\.)?[A-Z]\\w{0,60}(?:Error|Exception): [^\\n]{0,200})',
+      ),
+      any('^\\s{0,8}\\[rank\\d{1,4}\\]:\\s{0,4}((?:[A-Za-z_][\\w.]{0,80}\\.)?[A-Z]\\w{0,60}(?:Error|Exception): [^\\n]{0,200})'),
+      any('^\\[[\\d-]{8,10} [\\d:]{8}(?: [A-Z]{2,3}\\d{1,3})+\\] ((?:[A-Za-z_][\\w.]{0,80}\\.)?[A-Z]\\w{0,60}(?:Error|Exception): [^\\n]{0,200})'),
+    ],
+  },
+  {
+    id: 'generic.server-log',
+    category: 'server-startup-failed',
+    strength: G,
+    description: '{1}',
+    indications: [
+      any('(Engine core initialization failed[^\\n]{0,60})'),
+      any('(Engine process failed to start[^\\n]{0,40})'),
+      any('(Scheduler hit an exception[^\\n]{0,60}|Rank \\d+ scheduler is dead[^\\n]{0,60})'),
+      any('(EngineDeadError[^\\n]{0,80})'),
+      any('(Worker proc \\S{1,40} died unexpectedly[^\\n]{0,40}|WorkerProc initialization failed[^\\n]{0,40})'),
+    ],
+  },
+];

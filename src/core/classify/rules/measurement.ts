@@ -1,0 +1,55 @@
+import type { RuleSpec } from '../ruleSchema';
+import { S, any } from './helpers';
+
+/** Measurement: the benchmark ran and printed nothing usable. */
+export const MEASUREMENT_RULES: RuleSpec[] = [
+  {
+    id: 'no-metrics.bad-arguments',
+    category: 'no-metrics',
+    cause: 'bad-arguments',
+    strength: S,
+    description: 'The benchmark rejected its arguments: {1}',
+    indications: [
+      any('(error: unrecognized arguments: [^\\n]{0,120})'),
+      any('(error: the following arguments are required: [^\\n]{0,80})'),
+      any("(error: argument --?[\\w-]+: (?!invalid int value: '(?:BS|INPUT_LEN|OUTPUT_LEN|NUM_PROMPTS|TP|BATCH_SIZE|MODEL)')[^\\n]{0,80})"),
+      any('(dataset_path must be provided[^\\n]{0,40})'),
+    ],
+  },
+  {
+    id: 'no-metrics.dataset-missing',
+    category: 'no-metrics',
+    cause: 'dataset-missing',
+    strength: S,
+    description: 'Dataset file missing: {1}',
+    indications: [any("(No such file or directory: '[^']*(?:sharegpt|ShareGPT|sonnet|dataset)[^']*')")],
+  },
+  {
+    id: 'no-metrics.test-target',
+    category: 'no-metrics',
+    cause: 'test-target-missing',
+    strength: S,
+    description: 'The generated perf test targets code this commit does not have: {1}',
+    indications: [
+      any('("target_resolved": false)'),
+      any("(module '[\\w.]+' has no attribute '\\w+')"),
+      any('(Failed to import (?:required classes|vLLM components): [^\\n]{0,80})'),
+      any("(No module named '?benchmark\\.kernels[\\w.]*'?)"),
+    ],
+  },
+  {
+    id: 'no-metrics.requests-failed',
+    category: 'no-metrics',
+    cause: 'requests-failed',
+    strength: S,
+    description: 'The benchmark client got no successful response: {1}',
+    indications: [
+      any('(Initial test run failed - Please make sure benchmark arguments are correctly specified[^\\n]{0,80})'),
+      any('^\\s{0,8}(Successful requests:\\s{1,60}0)\\s*$'),
+      any("(error='(?:Bad Request|Not Found|Internal Server Error)'[^\\n]{0,40})"),
+      any('(HTTP/1\\.[01]" (?:400|404|422|500) [^\\n]{0,40})'),
+      any('(All requests failed[^\\n]{0,60})', 'i'),
+      any("(This model's maximum context length is \\d+ tokens[^\\n]{0,80})"),
+    ],
+  },
+];
