@@ -500,7 +500,7 @@ try {
       async () => {
         await expandTo('Model not supported', 'f6978a76');
         await expand(row(commits, 'f6978a76'));
-        const human = commits.locator('.monaco-list-row[aria-label^="human,"]').first();
+        const human = commits.locator('.monaco-list-row[aria-label^="human,"]', { hasText: 'Unclassified' }).first();
         await human.waitFor();
         await inline(human, title('benchTriage.rerun'));
         await until(
@@ -543,7 +543,7 @@ try {
       async () => {
         await expandTo('Dependency drift', 'aa4f87dd');
         await expand(row(commits, 'aa4f87dd'));
-        const human = commits.locator('.monaco-list-row[aria-label^="human,"]').first();
+        const human = commits.locator('.monaco-list-row[aria-label^="human,"]', { hasText: 'Unclassified' }).first();
         await menu(human, 'Rerun with Fix…');
         const input = page.locator('.quick-input-widget .quick-input-box input');
         await input.waitFor();
@@ -604,6 +604,51 @@ try {
       await notification('no agent patch').waitFor();
       await clearNotifications();
     });
+
+    // ---------- an unclassified failure: its last error lines, a rule made from one of them ----------
+    await step(
+      'Create Rule from Selection: an unclassified commit shows its last error lines; a rule made from one (editor context menu) moves it out of Unclassified on save',
+      [entry('editor/context', 'benchTriage.createRuleFromSelection', 'benchTriage@1'), entry('commandPalette', 'benchTriage.createRuleFromSelection')],
+      async () => {
+        const commit = await expandTo('Unclassified', 'fcf06dcb');
+        await expand(commit);
+        const human = commits.locator('.monaco-list-row[aria-label^="human,"]', { hasText: 'Unclassified' }).first();
+        await human.waitFor();
+        await expand(human);
+        const last = row(commits, 'last error, line');
+        await last.waitFor();
+        assert(/stale layout hash/.test((await last.textContent()) ?? ''), 'the last error line is shown in the Commits view');
+        await last.click();
+        const line = page.locator('.monaco-editor .view-line', { hasText: 'stale layout hash' }).first();
+        await line.waitFor();
+        // The log itself marks the line: a lens offers a rule made from it.
+        await page.locator('.monaco-editor .codelens-decoration', { hasText: 'Create Rule from This Line' }).first().waitFor();
+        await palette(`Bench Triage: ${title('benchTriage.createRuleFromSelection')}`);
+        assert(await paletteOffers(title('benchTriage.createRuleFromSelection')), 'the palette offers Create Rule from Selection while a line is selected');
+        await page.keyboard.press('Escape');
+        await line.click({ button: 'right' });
+        await contextItem(title('benchTriage.createRuleFromSelection'));
+        await quickPick('infra-transient');
+        await quickPick('Anywhere');
+        const rulesTab = page.locator('.tab', { hasText: 'rules.json' }).first();
+        await rulesTab.waitFor();
+        await page.locator('.monaco-editor .view-line', { hasText: 'stale layout hash' }).first().waitFor();
+        await page.keyboard.press('Control+S');
+        const rulesFile = path.join(folder, '.bench-triage', 'rules.json');
+        await until(
+          'the rule saved to .bench-triage/rules.json',
+          () => existsSync(rulesFile) && /user\.infra-transient\.1/.test(readFileSync(rulesFile, 'utf8')),
+        );
+        const saved = JSON.parse(readFileSync(rulesFile, 'utf8')).rules.at(-1);
+        assert(saved.category === 'infra-transient' && /stale layout hash/.test(saved.indications[0].pattern), JSON.stringify(saved));
+        assert(!/pid=|INFO/.test(saved.indications[0].pattern), `volatile prefixes are left out: ${saved.indications[0].pattern}`);
+        const e = classify(folder).find(x => x.commit.startsWith('fcf06dcb'));
+        assert(e?.outcome === 'infra-transient', `the CLI agrees: ${e?.outcome}`);
+        await until('the commit to leave Unclassified', async () => !(await row(commits, 'Unclassified').count()));
+        await expandTo('Transient infrastructure error', 'fcf06dcb');
+        await closeEditors();
+      },
+    );
 
     // ---------- the palette: what it hides ----------
     const hidden = pkg.contributes.menus.commandPalette.filter(e => e.when === 'false');

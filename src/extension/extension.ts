@@ -18,6 +18,8 @@ import { registerOpenCommands } from './commands/open';
 import { registerRunCommands } from './commands/run';
 import { registerCompareCommands } from './commands/compare';
 import { registerNoteCommands } from './commands/notes';
+import { registerRuleCommands } from './commands/rules';
+import { UnclassifiedLens } from './unclassifiedLens';
 import { registerSecretCommands } from './commands/secrets';
 
 export interface BenchTriageApi {
@@ -134,12 +136,18 @@ export function activate(context: vscode.ExtensionContext): BenchTriageApi {
   const webviews = new Webviews(context.extensionUri, store, (commit, agent, n) => vscode.commands.executeCommand(COMMANDS.runMore, commit, agent, n));
   const lenses = new PerfCodeLens(store);
   context.subscriptions.push(webviews, lenses, vscode.languages.registerCodeLensProvider(CODELENS_SELECTOR, lenses));
+  const unclassified = new UnclassifiedLens(store);
+  context.subscriptions.push(
+    unclassified,
+    vscode.languages.registerCodeLensProvider([{ language: 'vllm-log' }, { scheme: 'file', pattern: '**/*.log' }], unclassified),
+  );
 
   registerViewCommands(context, store, commitsTree, webviews, decorate);
   registerOpenCommands(context);
   registerRunCommands(context, store, runs, () => void vscode.commands.executeCommand('benchTriage.runs.focus'));
   registerCompareCommands(context, store, webviews, diffDocs);
   registerNoteCommands(context, store);
+  registerRuleCommands(context);
   registerSecretCommands(context);
 
   return { activationMs: performance.now() - t0, store, commitsTree, languageClient, runs, webviews, runsTreeForTests: runsTree };

@@ -4,7 +4,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { runCli as run } from './helpers';
-import { CATEGORIES, Classifier, parseLabel } from '../../src/core/classify';
+import { CATEGORIES, Classifier, draftRule, literalOf, parseLabel, RuleSchema } from '../../src/core/classify';
 
 const ROOT = path.resolve(__dirname, '../..');
 const CORPUS = path.join(ROOT, 'test/fixtures/failure-logs');
@@ -238,5 +238,40 @@ describe('failure rules on a corpus of real-world signatures (issue 14)', functi
       context: '',
     });
     assert.deepEqual(lead.candidates, []);
+  });
+});
+
+describe('a rule drafted from a selected log line (Create Rule from Selection)', () => {
+  it('keeps the line’s own words as an escaped literal, without process prefixes, levels, timestamps and source locations', () => {
+    const d = draftRule(
+      '(EngineCore_0 pid=3112) ERROR 11-02 14:04:31 [core.py:586] RuntimeError: cache (v2) is stale [x]*\nsecond line',
+      'infra-transient',
+      'any',
+      ['user.infra-transient.1'],
+    );
+    assert.equal(d.id, 'user.infra-transient.2');
+    assert.equal(d.category, 'infra-transient');
+    assert.equal(d.indications[0].pattern, '(RuntimeError: cache \\(v2\\) is stale \\[x\\]\\*)');
+    assert.equal(d.indications[0].scope, 'any');
+    assert.match(d.description, /\{1\}/);
+    assert.equal(literalOf('[rank1]: torch.distributed.DistBackendError: boom'), 'torch.distributed.DistBackendError: boom');
+    assert.equal(literalOf('ERROR 10-14 01:39:49 multiproc_worker_utils.py:226] KeyError: x'), 'KeyError: x');
+    assert.equal(literalOf('[2025-05-02 09:11:40 TP0] Scheduler hit an exception'), 'Scheduler hit an exception');
+    assert.throws(() => draftRule('   \n  ', 'gpu-oom', 'any', []), /no text/);
+  });
+
+  it('a drafted rule is a valid user rule that classifies the line it came from', () => {
+    const line = 'RuntimeError: autotune cache entry 0x3f2a has a stale layout hash';
+    const d = draftRule(line, 'infra-transient', 'any', []);
+    const rule = RuleSchema.parse(d);
+    const c = new Classifier({ userRules: [rule] }).classify({
+      role: 'human',
+      status: 'failed',
+      texts: [{ source: { file: 'r.json', field: 'raw_output' }, text: `INFO start\n${line}\n`, scope: 'output' }],
+      context: '',
+    });
+    assert.equal(c.category, 'infra-transient');
+    assert.equal(c.rule, d.id);
+    assert.equal(c.evidence?.line, 2);
   });
 });

@@ -9,3 +9,4 @@ export { catastrophicReason } from './matcher';
 export * from './analyze';
 export * from './logClassifier';
 export * from './ruleTest';
+export * from './ruleDraft';

@@ -30,6 +30,7 @@ export const COMMANDS = {
   setHuggingFaceToken: 'benchTriage.setHuggingFaceToken',
   clearHuggingFaceToken: 'benchTriage.clearHuggingFaceToken',
   setRunSecret: 'benchTriage.setRunSecret',
+  createRuleFromSelection: 'benchTriage.createRuleFromSelection',
 } as const;
 
 export type CommandId = (typeof COMMANDS)[keyof typeof COMMANDS];

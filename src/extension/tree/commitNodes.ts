@@ -233,8 +233,10 @@ export class RoleNode extends CommitNode {
   }
   override children(): CommitNode[] {
     const out: CommitNode[] = [];
-    const ev = this.view.classification?.evidence;
-    if (ev) out.push(new EvidenceNode(this.folder, ev));
+    const c = this.view.classification;
+    // No rule explains the run: its last error lines, where a person starts reading (and makes a rule).
+    if (c?.category === 'unclassified' && c.candidates?.length) for (const ev of c.candidates) out.push(new EvidenceNode(this.folder, ev, 'last error'));
+    else if (c?.evidence) out.push(new EvidenceNode(this.folder, c.evidence));
     out.push(new FileNode(this.folder, this.run.provenance.file, `result file (${this.run.provenance.schema})`));
     for (const p of this.run.logFiles) out.push(new FileNode(this.folder, p, p.slice(p.lastIndexOf('/') + 1)));
     for (const h of this.view.history) out.push(new AttemptNode(this.folder, h));
@@ -282,17 +284,24 @@ export class EvidenceNode extends CommitNode {
   constructor(
     readonly folder: FolderScan,
     readonly evidence: Evidence,
+    /** What the line is, when it is not the evidence of a category ("last error" of an unclassified run). */
+    readonly role: 'evidence' | 'last error' = 'evidence',
   ) {
     super();
   }
   item(): vscode.TreeItem {
     const ev = this.evidence;
-    const t = new vscode.TreeItem(`line ${ev.line}: ${firstLine(ev.text, 120)}`, vscode.TreeItemCollapsibleState.None);
+    const t = new vscode.TreeItem(
+      `${this.role === 'last error' ? 'last error, ' : ''}line ${ev.line}: ${firstLine(ev.text, 120)}`,
+      vscode.TreeItemCollapsibleState.None,
+    );
     t.description = ev.field ? `${ev.file} · ${ev.field}` : ev.file;
     t.iconPath = new vscode.ThemeIcon('debug-breakpoint-log');
     t.contextValue = this.contextValue;
     t.tooltip = new vscode.MarkdownString()
-      .appendText(`Evidence at ${ev.file}${ev.field ? ` (${ev.field})` : ''}, line ${ev.line}\n\n`)
+      .appendText(
+        `${this.role === 'last error' ? 'No rule explains this run. A last error line' : 'Evidence'} at ${ev.file}${ev.field ? ` (${ev.field})` : ''}, line ${ev.line}${this.role === 'last error' ? ': open it, select the words that state the failure and run Create Rule from Selection' : ''}\n\n`,
+      )
       .appendCodeblock(ev.text, 'text');
     t.command = { command: COMMANDS.openFile, title: 'Open Evidence', arguments: [evidenceUri(this.folder.root, ev), { line: ev.line, column: 1 }] };
     t.accessibilityInformation = { label: `evidence at line ${ev.line}: ${ev.text.slice(0, 120)}` };
