@@ -29,6 +29,8 @@ export interface RunTarget {
   agentRun: AgentRun | null;
   /** The agent patch file (absolute); default: the agent run's model_patch.diff. */
   agentPatch?: string | null;
+  /** A run id fixed in advance (one role only): a campaign records it before the run starts. */
+  runId?: string;
 }
 
 /** How to run it: the host and everything settings or CLI options decide. */
@@ -110,7 +112,7 @@ export class Runs {
             host: s.host,
             recipes: s.recipes ?? [],
             agentPatch: patchPathOf(t),
-            runId: newRunId(),
+            runId: t.runId && t.roles.length === 1 ? t.runId : newRunId(),
             templates,
             serverTimeoutS: s.serverTimeoutS,
           }),

@@ -4,6 +4,8 @@ import { classifyCommand, classifyLogCommand, reportCommand } from './classifyCo
 import { planCommand } from './planCommand';
 import { resumeCommand, runCommand } from './runCommand';
 import { rulesTestCommand } from './rulesTestCommand';
+import { campaignCommand } from './campaignCommand';
+import { secretEnvOf } from './runCommand';
 import type { HostConfig } from '../runner/hosts';
 import { METRICS, metricDef, OVERRIDE_KEYS, type PrimaryOverride } from '../core/metrics';
 
@@ -31,6 +33,12 @@ commands:
                                               (--secret-env: the value of $NAME goes to the run masked and out of docker inspect)
   resume --folder F [--host URL] [host options] [--secret-env NAME]...
                                               re-attach to unfinished runs of F on the host and complete them
+  campaign plan|start|status|cancel|resume --folder F [--select 'category=wheel-missing,agent=claude_code']
+      [--repeats N] [--id ID] [--json] [--host URL]... [host options] [run options of "run"]
+                                              many runs, repeats interleaved (B, H, A, B, H, A …), through a durable
+                                              queue in F/.bench-triage/campaigns/<id>/ on a pool of hosts (--host
+                                              repeatable; each takes as many runs at once as it has --gpus);
+                                              select keys: category outcome agent commit project model fixability verdict role
 `;
 
 const HOST_OPTIONS = ['host', 'gpus', 'max-parallel', 'tls-ca', 'tls-cert', 'tls-key', 'ssh-key', 'known-hosts', 'label'];
@@ -279,6 +287,66 @@ export async function main(argv: string[]): Promise<number> {
         const a = parseArgs(rest, [], ['folder', 'secret-env', ...HOST_OPTIONS]);
         if (!a.values.has('folder')) throw new UsageError('resume needs --folder');
         return await resumeCommand(a.values.get('folder')!, hostOf(a), out, err, interruptSignal(), a.lists.get('secret-env') ?? []);
+      }
+      case 'campaign': {
+        const [sub, ...more] = rest;
+        if (!['plan', 'start', 'status', 'cancel', 'resume'].includes(sub ?? ''))
+          throw new UsageError(`campaign: unknown subcommand ${sub ?? '(none)'}; one of plan, start, status, cancel, resume`);
+        const a = parseArgs(
+          more,
+          ['json'],
+          [
+            'folder',
+            'select',
+            'repeats',
+            'id',
+            'recipe',
+            'checkout',
+            'image-human',
+            'image-baseline',
+            'secret-env',
+            'server-timeout',
+            'benchmark-timeout',
+            ...HOST_OPTIONS,
+          ],
+        );
+        if (!a.values.has('folder')) throw new UsageError(`campaign ${sub} needs --folder`);
+        const repeats = Number(a.values.get('repeats') ?? 1);
+        if (!Number.isInteger(repeats) || repeats < 1 || repeats > 100)
+          throw new UsageError(`--repeats must be a whole number from 1 to 100 (got ${a.values.get('repeats')})`);
+        const hostUrls = a.lists.get('host') ?? [undefined];
+        const hosts = hostUrls.map(u => {
+          const one = { ...a, values: new Map(a.values) };
+          if (u !== undefined) one.values.set('host', u);
+          one.values.delete('label');
+          return hostOf(one);
+        });
+        const names = a.lists.get('secret-env') ?? [];
+        const secretEnv = secretEnvOf(names);
+        const seconds = (k: string) => (a.values.has(k) ? Number(a.values.get(k)) : undefined);
+        return await campaignCommand(
+          {
+            sub: sub as 'plan',
+            folder: a.values.get('folder')!,
+            select: a.values.get('select'),
+            repeats,
+            id: a.values.get('id'),
+            json: a.flags.has('json'),
+            hosts,
+            settings: {
+              recipes: a.lists.get('recipe') ?? [],
+              templates: { human: a.values.get('image-human'), baseline: a.values.get('image-baseline') },
+              serverTimeoutS: seconds('server-timeout'),
+              benchmarkTimeoutS: seconds('benchmark-timeout'),
+              secretEnv,
+              checkout: a.values.get('checkout') ?? null,
+            },
+            secretValues: () => secretEnv,
+          },
+          out,
+          err,
+          interruptSignal(),
+        );
       }
       case undefined:
       case '-h':

@@ -276,7 +276,14 @@ describe('runner on a real Docker engine with the fake vLLM image', function () 
       assert.match(r.error!, err, fault);
       const file = path.join(fx.folder, r.plan.resultDir, 'logs', log);
       assert.match(readFileSync(file, 'utf8'), text, fault);
-      if (category) assert.equal(JSON.parse(cli('classify-log', file, '--json').stdout)[0].category, category, fault);
+      if (category === 'version-bug') {
+        // The bind error alone is a busy port; with the version the server printed on stdout (a
+        // `2>&1` capture holds both) it is #8791 of vLLM 0.6.x.
+        assert.equal(JSON.parse(cli('classify-log', file, '--json').stdout)[0].category, 'infra-transient', fault);
+        const both = path.join(fx.folder, r.plan.resultDir, 'logs', 'server.both.log');
+        writeFileSync(both, readFileSync(path.join(fx.folder, r.plan.resultDir, 'logs', 'server.stdout.log'), 'utf8') + readFileSync(file, 'utf8'));
+        assert.equal(JSON.parse(cli('classify-log', both, '--json').stdout)[0].category, category, fault);
+      } else if (category) assert.equal(JSON.parse(cli('classify-log', file, '--json').stdout)[0].category, category, fault);
     }
   });
 

@@ -1,0 +1,362 @@
+import { promises as fs } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import type { CampaignItem, CampaignPlan } from '../core/campaign/plan';
+import { writeJsonAtomic } from '../runner/atomicJson';
+
+export const CAMPAIGN_SCHEMA = 'bench-triage.campaign/v1';
+export const CAMPAIGN_ITEM_SCHEMA = 'bench-triage.campaign-run/v1';
+
+/** A campaign as `campaign.json` holds it: what was asked and planned. Written once, atomically. */
+export interface CampaignRecord {
+  schema: typeof CAMPAIGN_SCHEMA;
+  id: string;
+  createdAt: string;
+  select: string;
+  repeats: number;
+  hosts: string[];
+  gpuHours: number;
+  refusals: CampaignPlan['refusals'];
+  items: CampaignItem[];
+}
+
+export type ItemState = 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled';
+const FINAL: readonly ItemState[] = ['succeeded', 'failed', 'cancelled'];
+
+/** One run of a campaign: `runs/<n>.json`, rewritten atomically at every change. */
+export interface ItemRecord {
+  schema: typeof CAMPAIGN_ITEM_SCHEMA;
+  n: number;
+  state: ItemState;
+  /** Set before the run starts, so a resumed campaign finds the run instead of starting it again. */
+  runId: string | null;
+  resultDir: string | null;
+  host: string | null;
+  /** The run's own final status (succeeded, failed, timeout, agent-patch-failed …). */
+  runStatus: string | null;
+  error: string | null;
+  startedAt: string | null;
+  endedAt: string | null;
+}
+
+/** What runs a campaign's items: the app's Runs in production, a fake in unit tests. */
+export interface CampaignExecutor {
+  /** Plans the item's run and fixes its id and folder (nothing touches a host). */
+  prepare(item: CampaignItem): Promise<{ runId: string; resultDir: string }>;
+  /** Runs it to the end on `host`; resolves with the run's final status. */
+  start(
+    item: CampaignItem,
+    prepared: { runId: string; resultDir: string },
+    host: string,
+    signal: AbortSignal,
+  ): Promise<{ status: string; error: string | null }>;
+  /** The run's status from its run.json under the folder: null when there is none. */
+  recorded(resultDir: string): Promise<{ status: string; final: boolean } | null>;
+  /** Re-attaches to the folder's unfinished runs on `host` and completes them. */
+  reattach(host: string, signal: AbortSignal): Promise<void>;
+}
+
+export interface CampaignHost {
+  label: string;
+  /** Runs at once on it (its GPUs; at least 1). */
+  slots: number;
+  gpus: number;
+}
+
+export interface CampaignStatus {
+  id: string;
+  total: number;
+  done: number;
+  running: number;
+  queued: number;
+  failed: number;
+  cancelled: number;
+  /** Seconds left, from the estimates of the runs not done, over the slots; null when nothing is left. */
+  etaS: number | null;
+}
+
+const SAFE_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,80}$/;
+
+export function newCampaignId(now = new Date()): string {
+  return `c-${now.toISOString().replace(/[-:]/g, '').replace(/\..*$/, '')}-${Math.random().toString(36).slice(2, 6)}`;
+}
+
+/**
+ * A campaign's durable queue in `<folder>/.bench-triage/campaigns/<id>/`: `campaign.json`, one
+ * `runs/<n>.json` per run, a `claims/<n>` file per run a process has taken (created exclusively,
+ * so two processes never take the same run), and a `cancel` file when cancelling was asked for.
+ * It survives a window reload and a killed CLI: `resume` finds every run where it was.
+ */
+export class CampaignQueue {
+  private constructor(
+    readonly folder: string,
+    readonly dir: string,
+    readonly record: CampaignRecord,
+  ) {}
+
+  static dirOf(folder: string, id: string): string {
+    if (!SAFE_ID.test(id)) throw new Error(`campaign id "${id}" is not a campaign id`);
+    return path.join(folder, '.bench-triage', 'campaigns', id);
+  }
+
+  static async create(folder: string, plan: CampaignPlan, meta: { select: string; repeats: number; hosts: string[]; id?: string }): Promise<CampaignQueue> {
+    const id = meta.id ?? newCampaignId();
+    const dir = CampaignQueue.dirOf(folder, id);
+    await fs.mkdir(path.join(dir, 'runs'), { recursive: true });
+    await fs.mkdir(path.join(dir, 'claims'), { recursive: true });
+    const record: CampaignRecord = {
+      schema: CAMPAIGN_SCHEMA,
+      id,
+      createdAt: new Date().toISOString(),
+      select: meta.select,
+      repeats: meta.repeats,
+      hosts: meta.hosts,
+      gpuHours: plan.gpuHours,
+      refusals: plan.refusals,
+      items: plan.items,
+    };
+    // Runs first, then campaign.json: a campaign that exists has all its run records.
+    for (const item of plan.items) await writeJsonAtomic(path.join(dir, 'runs', `${item.n}.json`), fresh(item.n));
+    await writeJsonAtomic(path.join(dir, 'campaign.json'), record);
+    return new CampaignQueue(folder, dir, record);
+  }
+
+  static async load(folder: string, id: string): Promise<CampaignQueue> {
+    const dir = CampaignQueue.dirOf(folder, id);
+    const file = path.join(dir, 'campaign.json');
+    let record: CampaignRecord;
+    try {
+      record = JSON.parse(await fs.readFile(file, 'utf8')) as CampaignRecord;
+    } catch (e) {
+      throw new Error(`campaign ${id}: cannot read ${file} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+    }
+    if (record.schema !== CAMPAIGN_SCHEMA || !Array.isArray(record.items)) throw new Error(`campaign ${id}: ${file} is not a ${CAMPAIGN_SCHEMA} record`);
+    return new CampaignQueue(folder, dir, record);
+  }
+
+  /** The campaigns of a folder, newest first. */
+  static async list(folder: string): Promise<string[]> {
+    const root = path.join(folder, '.bench-triage', 'campaigns');
+    const names = await fs.readdir(root).catch(() => [] as string[]);
+    return names
+      .filter(n => SAFE_ID.test(n))
+      .sort()
+      .reverse();
+  }
+
+  async item(n: number): Promise<ItemRecord> {
+    try {
+      return JSON.parse(await fs.readFile(path.join(this.dir, 'runs', `${n}.json`), 'utf8')) as ItemRecord;
+    } catch {
+      return fresh(n);
+    }
+  }
+
+  async items(): Promise<ItemRecord[]> {
+    return Promise.all(this.record.items.map(i => this.item(i.n)));
+  }
+
+  private save(r: ItemRecord): Promise<void> {
+    return writeJsonAtomic(path.join(this.dir, 'runs', `${r.n}.json`), r);
+  }
+
+  /** Takes run `n` for this process; false when another process holds it. */
+  private async claim(n: number): Promise<boolean> {
+    try {
+      await fs.writeFile(path.join(this.dir, 'claims', String(n)), JSON.stringify({ pid: process.pid, host: os.hostname(), at: new Date().toISOString() }), {
+        flag: 'wx',
+      });
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  private async release(n: number): Promise<void> {
+    await fs.rm(path.join(this.dir, 'claims', String(n)), { force: true });
+  }
+
+  /** A claim whose process is gone (same machine, pid not alive): a killed CLI's. */
+  private async staleClaim(n: number): Promise<boolean> {
+    let owner: { pid?: number; host?: string };
+    try {
+      owner = JSON.parse(await fs.readFile(path.join(this.dir, 'claims', String(n)), 'utf8'));
+    } catch (e) {
+      return (e as NodeJS.ErrnoException).code !== 'ENOENT';
+    }
+    if (owner.host !== os.hostname() || typeof owner.pid !== 'number') return false;
+    if (owner.pid === process.pid) return true;
+    try {
+      process.kill(owner.pid, 0);
+      return false;
+    } catch {
+      return true;
+    }
+  }
+
+  get cancelFile(): string {
+    return path.join(this.dir, 'cancel');
+  }
+
+  async cancelRequested(): Promise<boolean> {
+    return fs.access(this.cancelFile).then(
+      () => true,
+      () => false,
+    );
+  }
+
+  /** Asks every process running this campaign to stop; runs nobody holds become cancelled now. */
+  async requestCancel(): Promise<number> {
+    await fs.writeFile(this.cancelFile, new Date().toISOString());
+    let n = 0;
+    for (const r of await this.items()) {
+      if (r.state !== 'queued') continue;
+      if (!(await this.claim(r.n))) continue;
+      await this.save({ ...r, state: 'cancelled', endedAt: new Date().toISOString(), error: 'cancelled before it started' });
+      n++;
+    }
+    return n;
+  }
+
+  async status(): Promise<CampaignStatus> {
+    const items = await this.items();
+    const count = (s: ItemState) => items.filter(i => i.state === s).length;
+    const left = this.record.items.filter(i => !FINAL.includes(items[i.n - 1]?.state ?? 'queued'));
+    const slots = Math.max(1, this.record.hosts.length);
+    return {
+      id: this.record.id,
+      total: items.length,
+      done: count('succeeded'),
+      running: count('running'),
+      queued: count('queued'),
+      failed: count('failed'),
+      cancelled: count('cancelled'),
+      etaS: left.length ? left.reduce((s, i) => s + i.estimateS, 0) / slots : null,
+    };
+  }
+
+  /**
+   * Puts every run where it really is: a run whose process is gone is read from its run.json
+   * (final: done; unfinished: re-attached on its host and completed), or queued again when it
+   * never started. Runs another live process holds are left to it.
+   */
+  async reconcile(exec: CampaignExecutor, signal: AbortSignal, log: (s: string) => void = () => {}): Promise<void> {
+    const reattach = new Set<string>();
+    for (const r of await this.items()) {
+      if (r.state !== 'running' || !(await this.staleClaim(r.n))) continue;
+      const rec = r.resultDir ? await exec.recorded(r.resultDir) : null;
+      if (rec && !rec.final && r.host) reattach.add(r.host);
+    }
+    for (const host of reattach) {
+      log(`re-attaching to the unfinished runs on ${host}\n`);
+      await exec.reattach(host, signal);
+    }
+    for (const r of await this.items()) {
+      if (r.state !== 'running' || !(await this.staleClaim(r.n))) continue;
+      const rec = r.resultDir ? await exec.recorded(r.resultDir) : null;
+      if (rec?.final) {
+        await this.save({
+          ...r,
+          state: rec.status === 'succeeded' ? 'succeeded' : rec.status === 'cancelled' ? 'cancelled' : 'failed',
+          runStatus: rec.status,
+          endedAt: new Date().toISOString(),
+        });
+        await this.release(r.n);
+      } else if (!rec) {
+        // It never started (no run.json): queue it again under the same run id.
+        await this.save({ ...r, state: 'queued', host: null, startedAt: null });
+        await this.release(r.n);
+      }
+    }
+    // Claims of queued runs left by a killed process.
+    for (const r of await this.items()) if (r.state === 'queued' && (await this.staleClaim(r.n))) await this.release(r.n);
+  }
+
+  /**
+   * Runs the queued runs on the hosts, each host `slots` at a time, in campaign order, until none
+   * is left or the campaign is cancelled (here or from another process, through the cancel file).
+   */
+  async run(exec: CampaignExecutor, hosts: CampaignHost[], signal: AbortSignal, onChange: (r: ItemRecord) => void = () => {}): Promise<CampaignStatus> {
+    const ctl = new AbortController();
+    const stop = () => ctl.abort();
+    signal.addEventListener('abort', stop, { once: true });
+    const poll = setInterval(() => void this.cancelRequested().then(c => c && ctl.abort()), 1000);
+    const byN = new Map(this.record.items.map(i => [i.n, i]));
+    const worker = async (host: CampaignHost) => {
+      for (;;) {
+        if (ctl.signal.aborted) return;
+        let picked: ItemRecord | null = null;
+        for (const r of await this.items()) {
+          if (r.state !== 'queued' || (byN.get(r.n)!.gpus > host.gpus && host.gpus > 0)) continue;
+          if (await this.claim(r.n)) {
+            picked = await this.item(r.n); // re-read under the claim
+            if (picked.state === 'queued') break;
+            await this.release(r.n);
+            picked = null;
+          }
+        }
+        if (!picked) return;
+        const item = byN.get(picked.n)!;
+        const prepared = picked.runId && picked.resultDir ? { runId: picked.runId, resultDir: picked.resultDir } : await exec.prepare(item);
+        let rec: ItemRecord = {
+          ...picked,
+          state: 'running',
+          runId: prepared.runId,
+          resultDir: prepared.resultDir,
+          host: host.label,
+          startedAt: new Date().toISOString(),
+          error: null,
+        };
+        await this.save(rec);
+        onChange(rec);
+        let out: { status: string; error: string | null };
+        try {
+          out = await exec.start(item, prepared, host.label, ctl.signal);
+        } catch (e) {
+          out = { status: ctl.signal.aborted ? 'cancelled' : 'failed', error: e instanceof Error ? e.message : String(e) };
+        }
+        rec = {
+          ...rec,
+          state: out.status === 'succeeded' ? 'succeeded' : out.status === 'cancelled' ? 'cancelled' : 'failed',
+          runStatus: out.status,
+          error: out.error,
+          endedAt: new Date().toISOString(),
+        };
+        await this.save(rec);
+        await this.release(rec.n);
+        onChange(rec);
+      }
+    };
+    try {
+      await Promise.all(hosts.flatMap(h => Array.from({ length: Math.max(1, h.slots) }, () => worker(h))));
+      if (ctl.signal.aborted) {
+        // Cancelled: what nobody started is cancelled too (the runs that were running ended as cancelled).
+        for (const r of await this.items())
+          if (r.state === 'queued' && (await this.claim(r.n))) {
+            const c: ItemRecord = { ...r, state: 'cancelled', endedAt: new Date().toISOString(), error: 'campaign cancelled' };
+            await this.save(c);
+            onChange(c);
+          }
+      }
+    } finally {
+      clearInterval(poll);
+      signal.removeEventListener('abort', stop);
+    }
+    return this.status();
+  }
+}
+
+function fresh(n: number): ItemRecord {
+  return {
+    schema: CAMPAIGN_ITEM_SCHEMA,
+    n,
+    state: 'queued',
+    runId: null,
+    resultDir: null,
+    host: null,
+    runStatus: null,
+    error: null,
+    startedAt: null,
+    endedAt: null,
+  };
+}

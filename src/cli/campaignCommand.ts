@@ -1,0 +1,187 @@
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import type { Role } from '../core/model';
+import { durationEstimates, parseSelector, planCampaign, rolesOf, selectEntries, type CampaignItem, type CampaignPlan } from '../core/campaign/plan';
+import { CampaignQueue, type CampaignExecutor, type CampaignHost } from '../app/campaigns';
+import { Runs, type RunSettings, type RunTarget } from '../app/runs';
+import { analyzeFolder, loadUserRules } from './analyzeFolder';
+import type { HostConfig } from '../runner/hosts';
+import { planRun, PlanError, DEFAULT_TEMPLATES } from '../runner/plan';
+import { FINAL_STATES, type RunRecord } from '../runner/runRecord';
+import { resolveTarget } from './target';
+import { clean } from './terminal';
+
+type Out = (s: string) => void;
+
+export interface CampaignArgs {
+  sub: 'plan' | 'start' | 'status' | 'cancel' | 'resume';
+  folder: string;
+  select?: string;
+  repeats: number;
+  id?: string;
+  json: boolean;
+  hosts: HostConfig[];
+  settings: Omit<RunSettings, 'host'>;
+  secretValues: (names: string[]) => Record<string, string>;
+}
+
+/** The folder's entries and scan (scan → classify → triage), the same as `classify` gives. */
+async function analysisOf(folder: string) {
+  const an = await analyzeFolder(folder, { rules: loadUserRules(folder, undefined, () => {}) });
+  return { entries: an.entries, result: an.workspace.result };
+}
+
+async function planFor(a: CampaignArgs): Promise<CampaignPlan> {
+  if (!a.select) throw new Error('campaign plan/start needs --select (e.g. category=wheel-missing)');
+  const selector = parseSelector(a.select);
+  const { entries, result } = await analysisOf(a.folder);
+  const picked = selectEntries(entries, selector);
+  const estimate = durationEstimates(entries);
+  const host = a.hosts[0];
+  const commits = new Map(result.commits.map(c => [c.hash, c]));
+  return planCampaign({
+    entries: picked,
+    roles: rolesOf(selector),
+    repeats: a.repeats,
+    estimate,
+    check: (e, role) => {
+      const c = commits.get(e.commit);
+      if (!c) return { refused: 'the commit is not in the dataset' };
+      if (role === 'agent' && !e.roles.agent.run?.provenance && !e.agent) return { refused: 'no agent run (no patch to apply)' };
+      try {
+        const p = planRun(c, role, {
+          host,
+          recipes: a.settings.recipes ?? [],
+          agentPatch: role === 'agent' ? '(checked at start)' : null,
+          runId: 'plan',
+          templates: { human: a.settings.templates?.human || DEFAULT_TEMPLATES.human, baseline: a.settings.templates?.baseline || DEFAULT_TEMPLATES.baseline },
+        });
+        return { gpus: Math.max(1, p.tensorParallel ?? 1) };
+      } catch (err) {
+        return { refused: err instanceof PlanError || err instanceof Error ? err.message : String(err) };
+      }
+    },
+  });
+}
+
+const hoursMin = (s: number) => (s >= 3600 ? `${(s / 3600).toFixed(1)} h` : `${Math.round(s / 60)} min`);
+
+function printPlan(plan: CampaignPlan, out: Out): void {
+  const roles = (r: Role) => plan.items.filter(i => i.role === r).length;
+  out(
+    `${plan.items.length} runs (baseline ${roles('baseline')}, human ${roles('human')}, agent ${roles('agent')}), about ${plan.gpuHours.toFixed(1)} GPU-hours`,
+  );
+  for (const i of plan.items.slice(0, 30))
+    out(`  ${String(i.n).padStart(4)}  ${i.commit.slice(0, 8)} ${i.role.padEnd(8)} repeat ${i.repeat}  ~${hoursMin(i.estimateS)} × ${i.gpus} GPU`);
+  if (plan.items.length > 30) out(`  … ${plan.items.length - 30} more`);
+  if (plan.refusals.length) {
+    out(`${plan.refusals.length} refused:`);
+    for (const r of plan.refusals) out(`  ${r.commit.slice(0, 8)} ${r.role ?? ''}: ${clean(r.reason)}`);
+  }
+}
+
+/** The app's Runs behind the campaign queue: one role per run, its id fixed before it starts. */
+function executor(a: CampaignArgs, runs: Runs): CampaignExecutor {
+  const hostOf = (label: string) => a.hosts.find(h => h.label === label) ?? a.hosts[0];
+  const targetOf = async (item: CampaignItem, runId?: string): Promise<RunTarget> => {
+    const t = await resolveTarget(a.folder, item.commit, item.role);
+    return {
+      folder: a.folder,
+      commit: t.commit,
+      roles: [item.role],
+      agentRun: t.agentRun,
+      agentPatch: t.patchPath ? path.resolve(a.folder, t.patchPath) : null,
+      runId,
+    };
+  };
+  return {
+    async prepare(item) {
+      const [plan] = runs.plan(await targetOf(item), { ...a.settings, host: a.hosts[0] });
+      return { runId: path.basename(plan.resultDir), resultDir: plan.resultDir };
+    },
+    async start(item, prepared, host, signal) {
+      const [rec] = await runs.start(await targetOf(item, prepared.runId), { ...a.settings, host: hostOf(host) }, signal);
+      return { status: rec.status, error: rec.error ?? null };
+    },
+    async recorded(resultDir) {
+      try {
+        const r = JSON.parse(await fs.readFile(path.join(a.folder, resultDir, 'run.json'), 'utf8')) as RunRecord;
+        return { status: r.status, final: FINAL_STATES.includes(r.status) };
+      } catch {
+        return null;
+      }
+    },
+    async reattach(host, signal) {
+      await runs.resume(a.folder, hostOf(host), a.secretValues, signal);
+    },
+  };
+}
+
+function printStatus(s: Awaited<ReturnType<CampaignQueue['status']>>, out: Out): void {
+  out(
+    `campaign ${s.id}: ${s.done} done, ${s.running} running, ${s.queued} queued, ${s.failed} failed, ${s.cancelled} cancelled of ${s.total}${s.etaS !== null ? `; about ${hoursMin(s.etaS)} left` : ''}`,
+  );
+}
+
+/**
+ * `bench-triage campaign plan|start|status|cancel|resume`: many runs, repeated and interleaved,
+ * through a durable queue in the folder, on a pool of hosts (each taking as many runs as it has GPUs).
+ */
+export async function campaignCommand(a: CampaignArgs, out: Out, err: Out, signal: AbortSignal): Promise<number> {
+  a = { ...a, folder: path.resolve(a.folder) };
+  const hosts: CampaignHost[] = a.hosts.map(h => ({ label: h.label, gpus: h.gpus, slots: h.gpus > 0 ? h.gpus : Math.max(1, h.maxParallel ?? 1) }));
+  const runs = new Runs();
+  const progress = (r: { n: number; state: string; runStatus: string | null; host: string | null; error: string | null }) =>
+    err(
+      `[run ${r.n}] ${r.state}${r.host ? ` on ${clean(r.host)}` : ''}${r.runStatus && r.runStatus !== r.state ? ` (${r.runStatus})` : ''}${r.error ? `: ${clean(r.error)}` : ''}\n`,
+    );
+  switch (a.sub) {
+    case 'plan': {
+      const plan = await planFor(a);
+      if (a.json) out(JSON.stringify(plan, null, 2));
+      else printPlan(plan, out);
+      return plan.items.length ? 0 : 1;
+    }
+    case 'start': {
+      const plan = await planFor(a);
+      if (!plan.items.length) {
+        printPlan(plan, err);
+        err('nothing to run\n');
+        return 1;
+      }
+      const q = await CampaignQueue.create(a.folder, plan, { select: a.select!, repeats: a.repeats, hosts: hosts.map(h => h.label), id: a.id });
+      err(`campaign ${q.record.id}: ${plan.items.length} runs, about ${plan.gpuHours.toFixed(1)} GPU-hours (${path.relative(a.folder, q.dir)})\n`);
+      out(q.record.id);
+      const s = await q.run(executor(a, runs), hosts, signal, progress);
+      printStatus(s, err);
+      return s.failed || s.cancelled ? 1 : 0;
+    }
+    case 'resume': {
+      const id = a.id ?? (await CampaignQueue.list(a.folder))[0];
+      if (!id) throw new Error(`campaign resume: no campaign in ${a.folder}`);
+      const q = await CampaignQueue.load(a.folder, id);
+      const exec = executor(a, runs);
+      await q.reconcile(exec, signal, err);
+      const s = await q.run(exec, hosts, signal, progress);
+      printStatus(s, err);
+      return s.failed || s.cancelled ? 1 : 0;
+    }
+    case 'status': {
+      const ids = a.id ? [a.id] : await CampaignQueue.list(a.folder);
+      const all = [];
+      for (const id of ids) all.push(await (await CampaignQueue.load(a.folder, id)).status());
+      if (a.json) out(JSON.stringify(all, null, 2));
+      else if (!all.length) out(`no campaigns in ${a.folder}`);
+      else for (const s of all) printStatus(s, out);
+      return 0;
+    }
+    case 'cancel': {
+      const id = a.id ?? (await CampaignQueue.list(a.folder))[0];
+      if (!id) throw new Error(`campaign cancel: no campaign in ${a.folder}`);
+      const q = await CampaignQueue.load(a.folder, id);
+      const n = await q.requestCancel();
+      out(`campaign ${id}: cancel requested; ${n} queued runs cancelled, running ones stop within a second`);
+      return 0;
+    }
+  }
+}

@@ -1,0 +1,147 @@
+import { ROLES, type Role } from '../model';
+import type { CommitTriage } from '../compare';
+
+/**
+ * A campaign: a set of (commit, role, agent, repeat) runs, planned before anything runs. Repeats
+ * are interleaved — every commit's B, H, A of repeat 1, then of repeat 2 … — so that drift of the
+ * host (thermal, clocks, neighbours) hits every role alike.
+ */
+export interface CampaignItem {
+  /** 1-based position in the campaign's order. */
+  n: number;
+  commit: string;
+  agent: string | null;
+  role: Role;
+  repeat: number;
+  /** Estimated duration (s) from the data, and GPUs it takes (tensor-parallel size). */
+  estimateS: number;
+  gpus: number;
+}
+
+export interface CampaignRefusal {
+  commit: string;
+  role: Role | null;
+  reason: string;
+}
+
+export interface CampaignPlan {
+  items: CampaignItem[];
+  refusals: CampaignRefusal[];
+  /** Sum over runs of duration × GPUs, in hours. */
+  gpuHours: number;
+}
+
+/** A selection clause: `key=value` (`!=` negates); clauses joined by `,` must all hold. */
+const KEYS = ['category', 'outcome', 'agent', 'commit', 'project', 'model', 'fixability', 'verdict', 'role'] as const;
+type Key = (typeof KEYS)[number];
+
+export interface Selector {
+  clauses: Array<{ key: Key; value: string; negate: boolean }>;
+}
+
+/** Parses `category=wheel-missing,agent=claude_code`; an unknown key or a clause without `=` is an error naming it. */
+export function parseSelector(text: string): Selector {
+  const clauses: Selector['clauses'] = [];
+  for (const raw of text.split(',')) {
+    const part = raw.trim();
+    if (!part) continue;
+    const m = /^([a-z]+)\s*(!?=)\s*(.+)$/.exec(part);
+    if (!m) throw new Error(`--select "${part}": expected key=value (keys: ${KEYS.join(', ')})`);
+    if (!(KEYS as readonly string[]).includes(m[1])) throw new Error(`--select "${part}": unknown key ${m[1]} (keys: ${KEYS.join(', ')})`);
+    clauses.push({ key: m[1] as Key, value: m[3].trim(), negate: m[2] === '!=' });
+  }
+  if (!clauses.length) throw new Error('--select is empty (e.g. category=wheel-missing)');
+  return { clauses };
+}
+
+function values(e: CommitTriage, key: Key): string[] {
+  const roles = ROLES.map(r => e.roles[r]);
+  switch (key) {
+    case 'category':
+      return [e.outcome, ...roles.flatMap(v => (v.classification ? [v.classification.category] : []))];
+    case 'outcome':
+      return [e.outcome];
+    case 'agent':
+      return [e.agent ?? '(none)'];
+    case 'commit':
+      return [e.commit];
+    case 'project':
+      return [e.project];
+    case 'model':
+      return e.model ? [e.model] : [];
+    case 'fixability':
+      return roles.flatMap(v => (v.classification ? [v.classification.fixability] : []));
+    case 'verdict':
+      return [e.verdict];
+    case 'role':
+      return [];
+  }
+}
+
+/** The entries a selector picks (`commit=` matches a prefix; every other key an exact value). */
+export function selectEntries(entries: readonly CommitTriage[], s: Selector): CommitTriage[] {
+  return entries.filter(e =>
+    s.clauses.every(c => {
+      if (c.key === 'role') return true; // picks roles, not entries (rolesOf)
+      const hit = values(e, c.key).some(v => (c.key === 'commit' ? v.startsWith(c.value) : v === c.value));
+      return c.negate ? !hit : hit;
+    }),
+  );
+}
+
+/** Roles a selector names with `role=`, else all three. */
+export function rolesOf(s: Selector): Role[] {
+  const named = s.clauses.filter(c => c.key === 'role' && !c.negate).map(c => c.value);
+  const minus = new Set(s.clauses.filter(c => c.key === 'role' && c.negate).map(c => c.value));
+  return ROLES.filter(r => (named.length ? named.includes(r) : true) && !minus.has(r));
+}
+
+/** Median of known durations, or null. */
+function median(xs: number[]): number | null {
+  if (!xs.length) return null;
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)];
+}
+
+/** A run's duration estimate: that role's own runs of that commit, else the median of the role across the data, else 15 min. */
+export function durationEstimates(entries: readonly CommitTriage[]): (e: CommitTriage, role: Role) => number {
+  const byRole = new Map<Role, number[]>();
+  for (const e of entries)
+    for (const r of ROLES) {
+      const d = [e.roles[r].run, ...e.roles[r].history].flatMap(x => (x?.durationS && x.durationS > 0 ? [x.durationS] : []));
+      byRole.set(r, [...(byRole.get(r) ?? []), ...d]);
+    }
+  const fallback = new Map(ROLES.map(r => [r, median(byRole.get(r) ?? []) ?? 900]));
+  return (e, role) => {
+    const own = [e.roles[role].run, ...e.roles[role].history].flatMap(x => (x?.durationS && x.durationS > 0 ? [x.durationS] : []));
+    return median(own) ?? fallback.get(role)!;
+  };
+}
+
+export interface PlanInput {
+  entries: readonly CommitTriage[];
+  roles: readonly Role[];
+  repeats: number;
+  /** Why a (commit, role) cannot run (no perf command, no agent patch …), or null when it can; its GPU need. */
+  check: (e: CommitTriage, role: Role) => { refused: string } | { gpus: number };
+  estimate: (e: CommitTriage, role: Role) => number;
+}
+
+/** The campaign's runs in their interleaved order, with refusals and the GPU-hours estimate. */
+export function planCampaign(p: PlanInput): CampaignPlan {
+  if (!Number.isInteger(p.repeats) || p.repeats < 1 || p.repeats > 100) throw new Error(`repeats must be a whole number from 1 to 100 (got ${p.repeats})`);
+  const refusals: CampaignRefusal[] = [];
+  const runnable: Array<{ e: CommitTriage; role: Role; gpus: number; estimateS: number }> = [];
+  for (const e of p.entries)
+    for (const role of p.roles) {
+      const c = p.check(e, role);
+      if ('refused' in c) refusals.push({ commit: e.commit, role, reason: c.refused });
+      else runnable.push({ e, role, gpus: c.gpus, estimateS: p.estimate(e, role) });
+    }
+  const items: CampaignItem[] = [];
+  for (let repeat = 1; repeat <= p.repeats; repeat++)
+    for (const r of runnable)
+      items.push({ n: items.length + 1, commit: r.e.commit, agent: r.e.agent, role: r.role, repeat, estimateS: r.estimateS, gpus: r.gpus });
+  const gpuHours = items.reduce((s, i) => s + (i.estimateS * i.gpus) / 3600, 0);
+  return { items, refusals, gpuHours };
+}

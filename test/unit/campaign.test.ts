@@ -1,0 +1,273 @@
+import * as assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { parseSelector, planCampaign, rolesOf, selectEntries, type CampaignItem } from '../../src/core/campaign/plan';
+import { CampaignQueue, type CampaignExecutor } from '../../src/app/campaigns';
+import type { CommitTriage } from '../../src/core/compare';
+import { runCli as run } from './helpers';
+
+const DEMO = path.resolve(__dirname, '../../demo/workspace');
+
+/** Just enough of an entry for selection and planning. */
+function entry(commit: string, outcome: string, agent: string | null = 'claude_code'): CommitTriage {
+  const view = (category: string | null) => ({
+    run: null,
+    history: [],
+    attempts: [],
+    classification: category ? ({ category, fixability: 'rebuild' } as never) : null,
+  });
+  return {
+    commit,
+    agent,
+    project: 'vllm',
+    outcome,
+    verdict: 'n/a',
+    model: 'm',
+    roles: { baseline: view(outcome === 'complete' ? null : outcome), human: view(null), agent: view(null) },
+  } as unknown as CommitTriage;
+}
+
+/** A fake executor: runs take `ms`, counts concurrency and starts per item, writes run.json like the runner. */
+function fakeExec(folder: string, ms = 40) {
+  const starts = new Map<number, number>();
+  let now = 0,
+    peak = 0;
+  const reattached: string[] = [];
+  const exec: CampaignExecutor = {
+    async prepare(item) {
+      const runId = `r${item.n}`;
+      return { runId, resultDir: `.bench-triage/runs/${item.commit.slice(0, 8)}/${item.role}/${runId}` };
+    },
+    async start(item, prepared, _host, signal) {
+      starts.set(item.n, (starts.get(item.n) ?? 0) + 1);
+      peak = Math.max(peak, ++now);
+      const dir = path.join(folder, prepared.resultDir);
+      fs.mkdirSync(dir, { recursive: true });
+      fs.writeFileSync(path.join(dir, 'run.json'), JSON.stringify({ status: 'running' }));
+      try {
+        await new Promise<void>((resolve, reject) => {
+          const t = setTimeout(resolve, ms);
+          signal.addEventListener('abort', () => (clearTimeout(t), reject(new Error('cancelled'))), { once: true });
+        });
+        fs.writeFileSync(path.join(dir, 'run.json'), JSON.stringify({ status: 'succeeded' }));
+        return { status: 'succeeded', error: null };
+      } catch {
+        fs.writeFileSync(path.join(dir, 'run.json'), JSON.stringify({ status: 'cancelled' }));
+        return { status: 'cancelled', error: 'cancelled' };
+      } finally {
+        now--;
+      }
+    },
+    async recorded(resultDir) {
+      try {
+        const s = JSON.parse(fs.readFileSync(path.join(folder, resultDir, 'run.json'), 'utf8')).status as string;
+        return { status: s, final: s !== 'running' };
+      } catch {
+        return null;
+      }
+    },
+    async reattach(host) {
+      reattached.push(host);
+      for (const f of walkRunJson(folder))
+        if (JSON.parse(fs.readFileSync(f, 'utf8')).status === 'running') fs.writeFileSync(f, JSON.stringify({ status: 'succeeded' }));
+    },
+  };
+  return { exec, starts, peak: () => peak, reattached };
+}
+
+function walkRunJson(dir: string): string[] {
+  const out: string[] = [];
+  for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+    const p = path.join(dir, e.name);
+    if (e.isDirectory()) out.push(...walkRunJson(p));
+    else if (e.name === 'run.json') out.push(p);
+  }
+  return out;
+}
+
+const items = (n: number): CampaignItem[] =>
+  Array.from({ length: n }, (_, i) => ({
+    n: i + 1,
+    commit: `c${String(i).padStart(7, '0')}`,
+    agent: null,
+    role: 'baseline',
+    repeat: 1,
+    estimateS: 60,
+    gpus: 1,
+  }));
+
+function tmp(): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), 'bt-campaign-'));
+}
+
+describe('campaigns (issue 15): plan, durable queue, resume', function () {
+  this.timeout(60000);
+
+  it('selects entries by key=value clauses and refuses unknown keys', () => {
+    const es = [entry('aaaa1111', 'wheel-missing'), entry('bbbb2222', 'complete'), entry('cccc3333', 'wheel-missing', 'codex')];
+    assert.deepEqual(
+      selectEntries(es, parseSelector('category=wheel-missing')).map(e => e.commit),
+      ['aaaa1111', 'cccc3333'],
+    );
+    assert.deepEqual(
+      selectEntries(es, parseSelector('category=wheel-missing,agent!=codex')).map(e => e.commit),
+      ['aaaa1111'],
+    );
+    assert.deepEqual(
+      selectEntries(es, parseSelector('commit=bbbb')).map(e => e.commit),
+      ['bbbb2222'],
+    );
+    assert.deepEqual(rolesOf(parseSelector('outcome=complete,role!=agent')), ['baseline', 'human']);
+    assert.throws(() => parseSelector('bogus=1'), /unknown key bogus/);
+    assert.throws(() => parseSelector('category'), /expected key=value/);
+  });
+
+  it('interleaves repeats (B, H, A of every commit, then again), sums GPU-hours, keeps refusals', () => {
+    const es = [entry('aaaa1111', 'complete'), entry('bbbb2222', 'complete')];
+    const p = planCampaign({
+      entries: es,
+      roles: ['baseline', 'human', 'agent'],
+      repeats: 2,
+      estimate: (_e, role) => (role === 'agent' ? 1800 : 900),
+      check: (e, role) => (e.commit === 'bbbb2222' && role === 'agent' ? { refused: 'no agent patch' } : { gpus: e.commit === 'aaaa1111' ? 2 : 1 }),
+    });
+    assert.deepEqual(
+      p.items.map(i => `${i.commit.slice(0, 4)}:${i.role[0]}:${i.repeat}`),
+      ['aaaa:b:1', 'aaaa:h:1', 'aaaa:a:1', 'bbbb:b:1', 'bbbb:h:1', 'aaaa:b:2', 'aaaa:h:2', 'aaaa:a:2', 'bbbb:b:2', 'bbbb:h:2'],
+    );
+    assert.deepEqual(p.refusals, [{ commit: 'bbbb2222', role: 'agent', reason: 'no agent patch' }]);
+    // aaaa: (900+900+1800)×2 GPUs, bbbb: (900+900)×1, twice.
+    assert.equal(p.gpuHours, (2 * (3600 * 2 + 1800)) / 3600);
+    assert.throws(() => planCampaign({ entries: es, roles: ['baseline'], repeats: 0, estimate: () => 1, check: () => ({ gpus: 1 }) }), /repeats/);
+  });
+
+  it('runs every queued run once, at most as many at once as the hosts have slots, with a record per run on disk', async () => {
+    const folder = tmp();
+    try {
+      const q = await CampaignQueue.create(folder, { items: items(7), refusals: [], gpuHours: 0 }, { select: 'x=y', repeats: 1, hosts: ['h1', 'h2'] });
+      const f = fakeExec(folder);
+      const s = await q.run(
+        f.exec,
+        [
+          { label: 'h1', slots: 1, gpus: 1 },
+          { label: 'h2', slots: 1, gpus: 1 },
+        ],
+        new AbortController().signal,
+      );
+      assert.equal(s.done, 7);
+      assert.equal(f.peak(), 2);
+      assert.deepEqual([...f.starts.values()], Array(7).fill(1));
+      const recs = await q.items();
+      assert.ok(recs.every(r => r.state === 'succeeded' && r.runId && r.host && r.endedAt));
+      assert.equal(JSON.parse(fs.readFileSync(path.join(q.dir, 'campaign.json'), 'utf8')).schema, 'bench-triage.campaign/v1');
+    } finally {
+      fs.rmSync(folder, { recursive: true, force: true });
+    }
+  });
+
+  it('two processes on one campaign never start the same run (exclusive claims)', async () => {
+    const folder = tmp();
+    try {
+      const q1 = await CampaignQueue.create(folder, { items: items(8), refusals: [], gpuHours: 0 }, { select: 'x=y', repeats: 1, hosts: ['h'] });
+      const q2 = await CampaignQueue.load(folder, q1.record.id);
+      const f = fakeExec(folder, 20);
+      const hosts = [{ label: 'h', slots: 2, gpus: 2 }];
+      await Promise.all([q1.run(f.exec, hosts, new AbortController().signal), q2.run(f.exec, hosts, new AbortController().signal)]);
+      assert.equal(f.starts.size, 8);
+      assert.deepEqual([...f.starts.values()], Array(8).fill(1));
+    } finally {
+      fs.rmSync(folder, { recursive: true, force: true });
+    }
+  });
+
+  it('after a killed process, resume finishes what ran, re-attaches what still runs, requeues what never started — nothing twice', async () => {
+    const folder = tmp();
+    try {
+      const q = await CampaignQueue.create(folder, { items: items(4), refusals: [], gpuHours: 0 }, { select: 'x=y', repeats: 1, hosts: ['h'] });
+      const f = fakeExec(folder);
+      // A process that has exited: its pid is dead.
+      const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' });
+      const claim = (n: number) => fs.writeFileSync(path.join(q.dir, 'claims', String(n)), JSON.stringify({ pid: Number(dead.stdout), host: os.hostname() }));
+      const running = (n: number, status: string | null) => {
+        const resultDir = `.bench-triage/runs/c000000${n - 1}/baseline/r${n}`;
+        if (status) {
+          fs.mkdirSync(path.join(folder, resultDir), { recursive: true });
+          fs.writeFileSync(path.join(folder, resultDir, 'run.json'), JSON.stringify({ status }));
+        }
+        fs.writeFileSync(
+          path.join(q.dir, 'runs', `${n}.json`),
+          JSON.stringify({
+            schema: 'bench-triage.campaign-run/v1',
+            n,
+            state: 'running',
+            runId: `r${n}`,
+            resultDir,
+            host: 'h',
+            runStatus: null,
+            error: null,
+            startedAt: 'x',
+            endedAt: null,
+          }),
+        );
+        claim(n);
+      };
+      running(1, 'succeeded'); // finished while the CLI was gone
+      running(2, 'running'); // still running on the host: re-attach
+      running(3, null); // claimed, never started
+      await q.reconcile(f.exec, new AbortController().signal);
+      assert.deepEqual(f.reattached, ['h']);
+      const s = await q.run(f.exec, [{ label: 'h', slots: 1, gpus: 1 }], new AbortController().signal);
+      assert.equal(s.done, 4);
+      assert.deepEqual(
+        [...f.starts.entries()].sort(),
+        [
+          [3, 1],
+          [4, 1],
+        ],
+        'only the never-started and the queued runs are started',
+      );
+      assert.equal((await q.item(3)).runId, 'r3', 'a requeued run keeps its id');
+    } finally {
+      fs.rmSync(folder, { recursive: true, force: true });
+    }
+  });
+
+  it('cancel from another process stops the running runs and cancels the queued ones', async () => {
+    const folder = tmp();
+    try {
+      const q = await CampaignQueue.create(folder, { items: items(5), refusals: [], gpuHours: 0 }, { select: 'x=y', repeats: 1, hosts: ['h'] });
+      const f = fakeExec(folder, 5000);
+      const done = q.run(f.exec, [{ label: 'h', slots: 1, gpus: 1 }], new AbortController().signal);
+      await new Promise(r => setTimeout(r, 300));
+      const other = await CampaignQueue.load(folder, q.record.id);
+      assert.ok((await other.requestCancel()) >= 3);
+      const s = await done;
+      assert.equal(s.cancelled, 5);
+      assert.equal(f.starts.size, 1);
+    } finally {
+      fs.rmSync(folder, { recursive: true, force: true });
+    }
+  });
+
+  it('CLI: campaign plan on the demo shows runs, GPU-hours and refusals; bad input names the option', () => {
+    const p = run('campaign', 'plan', '--folder', DEMO, '--select', 'category=wheel-missing', '--repeats', '2', '--json');
+    assert.equal(p.status, 0, p.stderr);
+    const plan = JSON.parse(p.stdout);
+    assert.deepEqual(
+      plan.items.map((i: CampaignItem) => `${i.role}:${i.repeat}`),
+      ['baseline:1', 'human:1', 'baseline:2', 'human:2'],
+    );
+    assert.ok(plan.gpuHours > 0);
+    assert.match(plan.refusals[0].reason, /agent/);
+    const bad = run('campaign', 'plan', '--folder', DEMO, '--select', 'nope=1');
+    assert.notEqual(bad.status, 0);
+    assert.match(bad.stderr, /unknown key nope/);
+    const reps = run('campaign', 'start', '--folder', DEMO, '--select', 'category=wheel-missing', '--repeats', '0');
+    assert.match(reps.stderr, /--repeats must be a whole number/);
+    const st = run('campaign', 'status', '--folder', DEMO);
+    assert.equal(st.status, 0);
+    assert.match(st.stdout, /no campaigns in/);
+  });
+});
