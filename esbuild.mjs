@@ -81,6 +81,7 @@ if (args.has('--bench')) {
       'bench/runnerWorker.ts',
       'bench/badInputWorker.ts',
       'bench/workspaceWorker.ts',
+      'bench/campaignWorker.ts',
     ],
     outdir: 'dist-bench',
     outbase: 'bench',

@@ -9,6 +9,7 @@ import { benchEditor } from './editor.mjs';
 import { benchBadInput } from './badInput.mjs';
 import { benchWorkspace } from './workspace.mjs';
 import { benchRules } from './rules.mjs';
+import { benchCampaign } from './campaign.mjs';
 
 const t0 = Date.now();
 const ms = v => `${v.toFixed(0)} ms`;
@@ -66,6 +67,11 @@ const u = benchRules();
 rows.push([
   `rules test on the labelled failure corpus (${u.logs} logs; summary in bench/rules-test.txt)`,
   `${u.correct}/${u.logs} as labelled, lowest recall ${u.minRecall.toFixed(2)}; ${ms(u.rulesMs)} (CLI start-up ${ms(u.startMs)}) vs reading the files ${ms(u.readMs)} (${(u.rulesMs / u.readMs).toFixed(2)}×)`,
+]);
+const g = benchCampaign();
+rows.push([
+  `campaign queue: ${g.n} runs × ${g.runMs} ms on ${g.gpus} GPUs — wall vs ideal; overhead per run; GPU idle while queued (target 0)`,
+  `${ms(g.wallMs)} vs ${ms(g.idealMs)} (${(g.wallMs / g.idealMs).toFixed(3)}×); ${g.overheadPerRunMs.toFixed(1)} ms; ${g.idleWhileQueuedMs.toFixed(0)} GPU·ms`,
 ]);
 rows.push(['extension activation (real VS Code)', `${e.corpus.activationMs.toFixed(1)} ms`]);
 for (const [k, label] of [

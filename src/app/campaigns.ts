@@ -282,16 +282,20 @@ export class CampaignQueue {
     signal.addEventListener('abort', stop, { once: true });
     const poll = setInterval(() => void this.cancelRequested().then(c => c && ctl.abort()), 1000);
     const byN = new Map(this.record.items.map(i => [i.n, i]));
+    // Runs known not to be ours to take (taken, finished, or held by another process): skipped
+    // without reading their records again, so the next run starts as soon as a slot frees.
+    const gone = new Set((await this.items()).filter(r => r.state !== 'queued').map(r => r.n));
     const worker = async (host: CampaignHost) => {
       for (;;) {
         if (ctl.signal.aborted) return;
         let picked: ItemRecord | null = null;
-        for (const r of await this.items()) {
-          if (r.state !== 'queued' || (byN.get(r.n)!.gpus > host.gpus && host.gpus > 0)) continue;
-          if (await this.claim(r.n)) {
-            picked = await this.item(r.n); // re-read under the claim
+        for (const i of this.record.items) {
+          if (gone.has(i.n) || (i.gpus > host.gpus && host.gpus > 0)) continue;
+          gone.add(i.n);
+          if (await this.claim(i.n)) {
+            picked = await this.item(i.n); // read under the claim
             if (picked.state === 'queued') break;
-            await this.release(r.n);
+            await this.release(i.n);
             picked = null;
           }
         }
@@ -315,20 +319,26 @@ export class CampaignQueue {
         } catch (e) {
           out = { status: ctl.signal.aborted ? 'cancelled' : 'failed', error: e instanceof Error ? e.message : String(e) };
         }
-        rec = {
+        const final: ItemRecord = {
           ...rec,
           state: out.status === 'succeeded' ? 'succeeded' : out.status === 'cancelled' ? 'cancelled' : 'failed',
           runStatus: out.status,
           error: out.error,
           endedAt: new Date().toISOString(),
         };
-        await this.save(rec);
-        await this.release(rec.n);
-        onChange(rec);
+        // The slot goes to the next run at once; the finished run's record is written meanwhile
+        // (its run.json already holds the outcome, so a crash here loses nothing).
+        endings.push(
+          this.save(final)
+            .then(() => this.release(final.n))
+            .then(() => onChange(final)),
+        );
       }
     };
+    const endings: Array<Promise<void>> = [];
     try {
       await Promise.all(hosts.flatMap(h => Array.from({ length: Math.max(1, h.slots) }, () => worker(h))));
+      await Promise.all(endings);
       if (ctl.signal.aborted) {
         // Cancelled: what nobody started is cancelled too (the runs that were running ended as cancelled).
         for (const r of await this.items())
