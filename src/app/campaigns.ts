@@ -302,7 +302,7 @@ export class CampaignQueue {
         if (!picked) return;
         const item = byN.get(picked.n)!;
         const prepared = picked.runId && picked.resultDir ? { runId: picked.runId, resultDir: picked.resultDir } : await exec.prepare(item);
-        let rec: ItemRecord = {
+        const rec: ItemRecord = {
           ...picked,
           state: 'running',
           runId: prepared.runId,
