@@ -572,15 +572,13 @@ try {
         async () => (await runs.locator('.monaco-list-row', { hasText: /aa4f87dd .*(running|preflight|queued)/ }).count()) >= 1,
         60000,
       );
+      // Rows re-order as runs change state, so the check counts cancelled runs rather than
+      // following one row: one more aa4f87dd run must end cancelled.
+      const cancelled = () => runs.locator('.monaco-list-row', { hasText: /aa4f87dd .*cancelled/ }).count();
+      const before = await cancelled();
       const active = runs.locator('.monaco-list-row', { hasText: /aa4f87dd .*(running|preflight|queued)/ }).first();
-      const label = await active.getAttribute('aria-label');
       await menu(active, 'Cancel Run');
-      const role = /(baseline|human|agent) run/.exec(label ?? '')?.[1];
-      await until(
-        'that run cancelled',
-        async () => /cancelled/.test((await runs.locator('.monaco-list-row', { hasText: `aa4f87dd ${role}` }).allTextContents()).join('|')),
-        60000,
-      );
+      await until('one more aa4f87dd run cancelled', async () => (await cancelled()) > before, 60000);
       // The others are cancelled too, so that nothing keeps running after the suite.
       for (let i = 0; i < 3; i++) {
         const more = runs.locator('.monaco-list-row', { hasText: /aa4f87dd .*(running|preflight|queued)/ }).first();

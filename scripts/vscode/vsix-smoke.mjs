@@ -188,6 +188,9 @@ await part('the end-to-end run on the fake H100 host', async () => {
       await row.locator('.action-label[aria-label^="Open Live Log"]').click();
       // One document for the whole run, following it: every phase under its header.
       await page.locator('.tab', { hasText: 'run.vllm.log' }).first().waitFor();
+      // The document follows the run's tail; its phase headers are read from the top.
+      await page.locator('.monaco-editor .view-lines').first().click();
+      await page.keyboard.press('Control+Home');
       await page.locator('.monaco-editor .view-line', { hasText: 'server · stdout' }).first().waitFor();
       await page.screenshot({ path: path.join(shots, 'e2e-4-live-log.png') });
       await runsPane.locator('.monaco-list-row', { hasText: 'succeeded' }).first().waitFor();

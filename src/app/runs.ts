@@ -2,6 +2,7 @@ import { constants, promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import type { AgentRun, Commit, Role } from '../core/model';
 import { DockerRuntime } from '../runner/dockerRuntime';
+import { SwarmRuntime } from '../runner/swarmRuntime';
 import { Runner, type RunEvents } from '../runner/execute';
 import { HostQueue } from '../runner/hostQueue';
 import { hostKind, type HostConfig } from '../runner/hosts';
@@ -17,6 +18,8 @@ export const runtimeFor: RuntimeFactory = host => {
   switch (kind) {
     case 'docker':
       return new DockerRuntime(host);
+    case 'swarm':
+      return new SwarmRuntime(host);
   }
 };
 

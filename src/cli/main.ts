@@ -6,7 +6,7 @@ import { resumeCommand, runCommand } from './runCommand';
 import { rulesTestCommand } from './rulesTestCommand';
 import { campaignCommand } from './campaignCommand';
 import { secretEnvOf } from './runCommand';
-import type { HostConfig } from '../runner/hosts';
+import { splitHostUrl, type HostConfig } from '../runner/hosts';
 import { METRICS, metricDef, OVERRIDE_KEYS, type PrimaryOverride } from '../core/metrics';
 
 const USAGE = `usage: bench-triage <command> [options]
@@ -45,13 +45,14 @@ const HOST_OPTIONS = ['host', 'gpus', 'max-parallel', 'tls-ca', 'tls-cert', 'tls
 
 function hostOf(p: Parsed): HostConfig {
   const v = p.values;
-  const docker = v.get('host') ?? process.env.DOCKER_HOST ?? 'unix:///var/run/docker.sock';
+  const { kind, docker } = splitHostUrl(v.get('host') ?? process.env.DOCKER_HOST ?? 'unix:///var/run/docker.sock');
   const gpus = Number(v.get('gpus') ?? 1);
   if (!Number.isInteger(gpus) || gpus < 0) throw new UsageError(`--gpus must be a whole number (got ${v.get('gpus')})`);
   const tlsParts = ['tls-ca', 'tls-cert', 'tls-key'].filter(k => v.has(k));
   if (tlsParts.length && tlsParts.length !== 3) throw new UsageError('TLS needs all of --tls-ca, --tls-cert and --tls-key');
   return {
-    label: v.get('label') ?? docker,
+    kind,
+    label: v.get('label') ?? v.get('host') ?? docker,
     docker,
     gpus,
     maxParallel: v.has('max-parallel') ? Number(v.get('max-parallel')) : undefined,

@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import type { HostConfig } from '../runner/hosts';
+import { splitHostUrl, type HostConfig } from '../runner/hosts';
 import { DEFAULT_TEMPLATES, type ImageTemplates } from '../runner/plan';
 import { metricDef, OVERRIDE_KEYS, type PrimaryOverride } from '../core/metrics';
 import { parseRulesFile, type Rule } from '../core/classify';
@@ -18,7 +18,8 @@ export function configuredHosts(scope?: vscode.Uri): HostConfig[] {
   if (!hosts.length) return [{ label: 'H100', docker: '', gpus: c.get<number>('hostGpus', 1) }];
   return hosts.map((h, i) => ({
     label: String(h.label ?? `host ${i + 1}`),
-    docker: String(h.docker ?? ''),
+    // `swarm+unix://…`, `swarm+ssh://…`, `swarm://manager:2376` name a swarm manager.
+    ...splitHostUrl(String(h.docker ?? '')),
     gpus: Number.isInteger(h.gpus) ? Number(h.gpus) : 1,
     maxParallel: typeof h.maxParallel === 'number' ? h.maxParallel : undefined,
     tls: h.tls,

@@ -11,10 +11,10 @@ const CALL_TIMEOUT_MS = 30_000;
 // eslint-disable-next-line @typescript-eslint/no-empty-object-type
 const withSignal = (s: AbortSignal, extra: object = {}): {} => ({ ...extra, abortSignal: s });
 
-/** The only module that talks to dockerode. Every call is bounded in time and cancellable. */
+/** The module that talks to dockerode (with its swarm subclass). Every call is bounded in time and cancellable. */
 export class DockerRuntime implements ContainerRuntime {
   readonly where: string;
-  private readonly docker: Docker;
+  protected readonly docker: Docker;
   private readonly hostKeyProblem: () => string | null;
 
   constructor(
@@ -34,7 +34,7 @@ export class DockerRuntime implements ContainerRuntime {
   }
 
   /** Runs one API call with a deadline and the caller's cancellation. */
-  private async call<T>(what: (signal: AbortSignal) => Promise<T>, signal?: AbortSignal, timeoutMs = CALL_TIMEOUT_MS): Promise<T> {
+  protected async call<T>(what: (signal: AbortSignal) => Promise<T>, signal?: AbortSignal, timeoutMs = CALL_TIMEOUT_MS): Promise<T> {
     const ctl = new AbortController();
     const timer = setTimeout(() => ctl.abort(new RunnerError(`${this.where}: no answer within ${timeoutMs / 1000} s`, 'timeout')), timeoutMs);
     const onAbort = () => ctl.abort(new RunnerError(`${this.where}: cancelled`, 'cancelled'));
@@ -121,7 +121,7 @@ export class DockerRuntime implements ContainerRuntime {
     );
   }
 
-  async start(id: string): Promise<void> {
+  async start(id: string, _signal?: AbortSignal): Promise<void> {
     await this.call(s => this.docker.getContainer(id).start(withSignal(s)));
   }
 

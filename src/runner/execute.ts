@@ -10,6 +10,7 @@ import { LogSink } from './logSink';
 import type { RunPlan } from './plan';
 import { FINAL_STATES, newRunId, RECORD_SCHEMA, runDir, saveRecord, saveResult, type PhaseRecord, type RunRecord, type RunState } from './runRecord';
 import type { ContainerRuntime } from './runtime';
+import { hostKind } from './hosts';
 
 export const LABEL = { runId: 'bench-triage.run-id', commit: 'bench-triage.commit', role: 'bench-triage.role', dir: 'bench-triage.run-dir' } as const;
 
@@ -225,7 +226,7 @@ export class Runner {
       runId: path.basename(p.resultDir) || newRunId(),
       commit: p.commit,
       role: p.role,
-      host: { label: p.host.label, docker: p.host.docker, gpus: p.host.gpus },
+      host: { kind: hostKind(p.host), label: p.host.label, docker: p.host.docker, gpus: p.host.gpus },
       image: p.image,
       plan: p,
       recipes: p.recipes.map(x => x.id),
@@ -255,7 +256,11 @@ export class Runner {
     await this.runtime.ping(req.signal);
     const facts = await this.runtime.facts();
     this.note(dir, r, `Docker ${facts.serverVersion} on ${this.runtime.where}: ${facts.ncpu} CPUs, runtimes ${facts.runtimes.join(', ')}`);
-    if (host.gpus > 0 && !facts.runtimes.includes('nvidia'))
+    // On a swarm the node's runtime maps the reserved NVIDIA-GPU generic resources (the
+    // manager's own runtimes say nothing about the node the task lands on).
+    if (hostKind(host) === 'swarm' && host.gpus > 0)
+      this.note(dir, r, `swarm: the run reserves ${r.gpuIds.length || 1} NVIDIA-GPU generic resource(s); the swarm holds it until a node has them free`);
+    else if (host.gpus > 0 && !facts.runtimes.includes('nvidia'))
       throw new RunEnd(
         'refused',
         `${this.runtime.where} has no NVIDIA container runtime, so it cannot give the run GPUs (runtimes: ${facts.runtimes.join(', ') || 'none'}); install nvidia-container-toolkit, or set gpus: 0 for a CPU-only test host`,
@@ -312,7 +317,7 @@ export class Runner {
     if (scripts) await this.runtime.putArchive(id, C.src, scripts);
     // The engine's own reason (no bridge, no GPU, a bad mount …) is what the user needs to read.
     try {
-      await this.runtime.start(id);
+      await this.runtime.start(id, req.signal);
     } catch (e) {
       if (req.signal?.aborted) throw e;
       const why = (e as Error).message.replace(/^.*?\): /, '');

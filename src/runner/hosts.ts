@@ -4,7 +4,8 @@ import { homedir } from 'node:os';
 import * as path from 'node:path';
 
 /** The kinds of host a run can go to (the campaign issue adds more). */
-export const HOST_KINDS = ['docker'] as const;
+/** `docker`: one engine, runs as containers. `swarm`: a swarm manager, runs as replicated-job services that reserve GPUs. */
+export const HOST_KINDS = ['docker', 'swarm'] as const;
 export type HostKind = (typeof HOST_KINDS)[number];
 
 /** A Docker host as configured (settings or CLI). */
@@ -37,6 +38,17 @@ export interface ConnectOptions {
 export class HostConfigError extends Error {}
 
 export const hostKind = (h: HostConfig): HostKind => h.kind ?? 'docker';
+
+/**
+ * A host address with its kind: `swarm+unix:///var/run/docker.sock`, `swarm+ssh://user@h100`,
+ * `swarm+tcp://manager:2376` or `swarm://manager:2376` (TCP) name a swarm manager; any other
+ * address is a plain Docker engine.
+ */
+export function splitHostUrl(url: string): { kind: HostKind; docker: string } {
+  const m = /^swarm(?:\+(unix|tcp|ssh))?:\/\/(.*)$/.exec(url);
+  if (!m) return { kind: 'docker', docker: url };
+  return { kind: 'swarm', docker: `${m[1] ?? 'tcp'}://${m[2]}` };
+}
 
 function readConfigFile(file: string, what: string, host: HostConfig): Buffer {
   try {

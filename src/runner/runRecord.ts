@@ -4,6 +4,7 @@ import { OWN_SCHEMA } from '../core/ingest';
 import type { Role } from '../core/model';
 import { writeJsonAtomic } from './atomicJson';
 import type { RunPlan } from './plan';
+import type { HostKind } from './hosts';
 
 export const RECORD_SCHEMA = 'bench-triage.run-record/v1';
 export type RunState = 'queued' | 'preflight' | 'running' | 'succeeded' | 'failed' | 'timeout' | 'cancelled' | 'interrupted' | 'agent-patch-failed' | 'refused';
@@ -27,7 +28,7 @@ export interface RunRecord {
   runId: string;
   commit: string;
   role: Role;
-  host: { label: string; docker: string; gpus: number };
+  host: { kind?: HostKind; label: string; docker: string; gpus: number };
   image: string;
   plan: RunPlan;
   recipes: string[];

@@ -56,7 +56,8 @@ export interface ContainerRuntime {
   create(spec: ContainerSpec): Promise<string>;
   /** Extracts a tar archive into `dir` of the container. */
   putArchive(id: string, dir: string, tar: Buffer | NodeJS.ReadableStream): Promise<void>;
-  start(id: string): Promise<void>;
+  /** Starts it; on a cluster engine, waits (cancellably) until the scheduler has placed it. */
+  start(id: string, signal?: AbortSignal): Promise<void>;
   exec(id: string, argv: string[], opts?: ExecOptions): Promise<ExecOutcome>;
   inspect(id: string): Promise<ContainerState | null>;
   remove(id: string): Promise<void>;

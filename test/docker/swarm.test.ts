@@ -1,0 +1,225 @@
+import * as assert from 'node:assert/strict';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import * as path from 'node:path';
+import Docker from 'dockerode';
+import { missingPrerequisites, startEngine, type Engine } from '../support/dockerEngine';
+import { makeRunFixture, type RunFixture } from '../support/runFixture';
+
+const REPO = path.resolve(__dirname, '../..');
+const CLI = path.join(REPO, 'dist/cli.js');
+const IMAGE = 'bench-triage/fake-vllm:test';
+const LABEL = 'bench-triage.run-id';
+
+let engine: Engine;
+let docker: Docker;
+let fx: RunFixture;
+const swarmHost = () => `swarm+${engine.unix}`;
+
+/** The swarm's view every 150 ms: how many run containers run at once, and whether the scheduler held a task for lack of GPUs. */
+function watch() {
+  let max = 0;
+  let held = false;
+  let stopped = false;
+  const loop = (async () => {
+    while (!stopped) {
+      const running = await docker.listContainers({ filters: JSON.stringify({ label: [LABEL], status: ['running'] }) }).catch(() => []);
+      max = Math.max(max, running.length);
+      const tasks = (await docker.listTasks().catch(() => [])) as Array<{
+        Status?: { State?: string; Err?: string };
+      }>;
+      if (tasks.some(t => t.Status?.State === 'pending' && /insufficient resources/i.test(t.Status.Err ?? ''))) held = true;
+      await new Promise(r => setTimeout(r, 150));
+    }
+  })();
+  return {
+    async stop() {
+      stopped = true;
+      await loop;
+      return { max, held };
+    },
+  };
+}
+
+function cliAsync(args: string[]): { proc: ChildProcess; done: Promise<{ code: number | null; stdout: string; stderr: string }> } {
+  const proc = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, DOCKER_HOST: '' } });
+  let stdout = '',
+    stderr = '';
+  proc.stdout!.on('data', d => (stdout += d));
+  proc.stderr!.on('data', d => (stderr += d));
+  const done = new Promise<{ code: number | null; stdout: string; stderr: string }>(resolve => proc.on('exit', code => resolve({ code, stdout, stderr })));
+  return { proc, done };
+}
+
+const common = () => ['--checkout', fx.checkout, '--image-human', IMAGE, '--image-baseline', IMAGE];
+
+async function leftovers(): Promise<{ services: number; containers: number }> {
+  const services = await docker.listServices({ filters: JSON.stringify({ label: [LABEL] }) });
+  const containers = await docker.listContainers({ all: true, filters: JSON.stringify({ label: [LABEL] }) });
+  return { services: services.length, containers: containers.length };
+}
+
+async function settle(): Promise<void> {
+  // Removing a service removes its task container shortly after.
+  for (let i = 0; i < 60; i++) {
+    const l = await leftovers();
+    if (!l.services && !l.containers) return;
+    await new Promise(r => setTimeout(r, 250));
+  }
+}
+
+function resultsOf(folder: string): Array<{ dir: string; status: string; runId: string }> {
+  const out: Array<{ dir: string; status: string; runId: string }> = [];
+  const root = path.join(folder, '.bench-triage/runs');
+  if (!existsSync(root)) return out;
+  for (const c of readdirSync(root))
+    for (const role of readdirSync(path.join(root, c)))
+      for (const id of readdirSync(path.join(root, c, role))) {
+        const f = path.join(root, c, role, id, 'run.json');
+        if (existsSync(f)) out.push({ dir: path.join(root, c, role, id), status: JSON.parse(readFileSync(f, 'utf8')).status, runId: id });
+      }
+  return out;
+}
+
+describe('Docker Swarm as the cluster backend (a one-node swarm with 2 fake NVIDIA-GPU generic resources)', function () {
+  this.timeout(300_000);
+
+  before(async function () {
+    const missing = missingPrerequisites();
+    if (missing.length) {
+      if (process.env.CI === 'true') throw new Error(`Docker suite prerequisites missing: ${missing.join('; ')}`);
+      this.skip();
+    }
+    engine = await startEngine();
+    docker = new Docker({ socketPath: engine.unix.slice(7) });
+    await docker.swarmLeave({ force: true }).catch(() => {});
+    await docker.swarmInit({ ListenAddr: `${engine.address}:2377`, AdvertiseAddr: engine.address });
+    const built = spawnSync(process.execPath, [path.join(REPO, 'scripts/fake-image.mjs')], {
+      encoding: 'utf8',
+      env: { ...process.env, DOCKER_HOST: engine.unix },
+    });
+    assert.equal(built.status, 0, built.stderr);
+    fx = makeRunFixture();
+  });
+
+  after(async function () {
+    if (!engine) return;
+    await settle();
+    const left = await leftovers();
+    await docker.swarmLeave({ force: true }).catch(() => {});
+    await engine.stop();
+    assert.deepEqual(left, { services: 0, containers: 0 }, 'services or containers left behind');
+  });
+
+  it('the node advertises 2 NVIDIA-GPU generic resources', async () => {
+    const [node] = await docker.listNodes();
+    const res =
+      (
+        node as {
+          Description?: {
+            Resources?: { GenericResources?: Array<{ DiscreteResourceSpec?: { Kind: string; Value: number }; NamedResourceSpec?: { Kind: string } }> };
+          };
+        }
+      ).Description?.Resources?.GenericResources ?? [];
+    assert.equal(res.filter(r => (r.NamedResourceSpec ?? r.DiscreteResourceSpec)?.Kind === 'NVIDIA-GPU').length, 2, JSON.stringify(res));
+  });
+
+  it('3 single-GPU runs: never more than 2 at once, the third held by the swarm until one ends; every log complete; no service left', async () => {
+    // The process would allow 3 at once (--gpus 3): only the swarm's GPU reservations hold the third.
+    const w = watch();
+    const r = cliAsync(['run', '--folder', fx.folder, '--commit', fx.human.slice(0, 10), '--role', 'all', '--host', swarmHost(), '--gpus', '3', ...common()]);
+    const out = await r.done;
+    const seen = await w.stop();
+    assert.equal(out.code, 0, out.stderr);
+    assert.ok(seen.max <= 2, `at most 2 run containers at once (saw ${seen.max})`);
+    assert.equal(seen.max, 2, 'two ran together');
+    assert.ok(seen.held, 'the swarm held a task: "insufficient resources"');
+    const results = out.stdout.trim().split('\n');
+    assert.equal(results.length, 3);
+    for (const f of results) {
+      const res = JSON.parse(readFileSync(f, 'utf8'));
+      assert.equal(res.status, 'succeeded', `${res.role}: ${res.error}`);
+      const dir = path.dirname(f);
+      assert.match(readFileSync(path.join(dir, 'logs/benchmark.stdout.log'), 'utf8'), /=+ Serving Benchmark Result =+\nSuccessful requests: +20/);
+      assert.match(readFileSync(path.join(dir, 'logs/server.stderr.log'), 'utf8'), /Uvicorn running on/);
+    }
+    await settle();
+    assert.deepEqual(await leftovers(), { services: 0, containers: 0 });
+  });
+
+  it('two independent CLI processes share the 2-GPU swarm: 4 runs, never more than 2 at once', async () => {
+    const before = resultsOf(fx.folder).length;
+    const w = watch();
+    const args = (id: string) => [
+      'campaign',
+      'start',
+      '--folder',
+      fx.folder,
+      '--select',
+      `commit=${fx.human.slice(0, 10)},role!=agent`,
+      '--id',
+      id,
+      '--host',
+      swarmHost(),
+      '--gpus',
+      '2',
+      ...common(),
+    ];
+    const a = cliAsync(args('c-two-a'));
+    const b = cliAsync(args('c-two-b'));
+    const [ra, rb] = await Promise.all([a.done, b.done]);
+    const seen = await w.stop();
+    assert.equal(ra.code, 0, ra.stderr);
+    assert.equal(rb.code, 0, rb.stderr);
+    assert.ok(seen.max <= 2, `at most 2 at once across both processes (saw ${seen.max})`);
+    assert.ok(seen.held, 'the swarm held the runs that found no free GPU');
+    assert.equal(resultsOf(fx.folder).length - before, 4);
+  });
+
+  it('a CLI killed mid-campaign: campaign resume completes it, no run done twice, nothing orphaned', async () => {
+    const before = new Set(resultsOf(fx.folder).map(r => r.runId));
+    const id = 'c-killed';
+    const start = cliAsync([
+      'campaign',
+      'start',
+      '--folder',
+      fx.folder,
+      '--select',
+      `commit=${fx.human.slice(0, 10)},role!=agent`,
+      '--repeats',
+      '2',
+      '--id',
+      id,
+      '--host',
+      swarmHost(),
+      '--gpus',
+      '2',
+      ...common(),
+    ]);
+    const runsDir = path.join(fx.folder, '.bench-triage/campaigns', id, 'runs');
+    // Kill it once two runs are under way.
+    for (let i = 0; i < 600; i++) {
+      const states = existsSync(runsDir) ? readdirSync(runsDir).map(f => JSON.parse(readFileSync(path.join(runsDir, f), 'utf8')).state) : [];
+      if (states.filter(s => s === 'running').length >= 2) break;
+      await new Promise(r => setTimeout(r, 200));
+    }
+    await new Promise(r => setTimeout(r, 3000));
+    start.proc.kill('SIGKILL');
+    await start.done;
+    const resume = cliAsync(['campaign', 'resume', '--folder', fx.folder, '--id', id, '--host', swarmHost(), '--gpus', '2', ...common()]);
+    const out = await resume.done;
+    assert.equal(out.code, 0, out.stderr);
+    const items = readdirSync(runsDir).map(f => JSON.parse(readFileSync(path.join(runsDir, f), 'utf8')));
+    assert.equal(items.length, 4);
+    assert.ok(
+      items.every(i => i.state === 'succeeded'),
+      JSON.stringify(items.map(i => [i.n, i.state, i.error])),
+    );
+    const fresh = resultsOf(fx.folder).filter(r => !before.has(r.runId));
+    assert.equal(fresh.length, 4, `one run per campaign run, none twice: ${fresh.map(r => r.runId).join(', ')}`);
+    assert.deepEqual(new Set(fresh.map(r => r.runId)), new Set(items.map(i => i.runId)));
+    assert.ok(fresh.every(r => r.status === 'succeeded'));
+    await settle();
+    assert.deepEqual(await leftovers(), { services: 0, containers: 0 });
+  });
+});
