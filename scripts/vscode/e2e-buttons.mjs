@@ -8,7 +8,7 @@
 // menu entry must have been covered by a step. Prints "e2e: N passed, N failed".
 import { createRequire } from 'node:module';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { createHash } from 'node:crypto';
 import { prepareRunsWorkspace, stopTestEngine } from './testEngine.mjs';
@@ -311,7 +311,7 @@ try {
       await quickPick(target, { enter: false });
       await page.screenshot({ path: path.join(runDir, 'export-dialog.png') });
       await page.keyboard.press('Enter');
-      await until('the report file', () => existsSync(target), 15000);
+      await until('the report file', () => existsSync(target), 30000);
       await notification(`report written to ${target}`).waitFor();
       assert(existsSync(target) && /# /.test(readFileSync(target, 'utf8')), 'the report file exists');
       await clearNotifications();
@@ -500,7 +500,7 @@ try {
       async () => {
         await expandTo('Model not supported', 'f6978a76');
         await expand(row(commits, 'f6978a76'));
-        const human = commits.locator('.monaco-list-row[aria-label^="human,"]', { hasText: 'Unclassified' }).first();
+        const human = commits.locator('.monaco-list-row[aria-label^="human,"]').first();
         await human.waitFor();
         await inline(human, title('benchTriage.rerun'));
         await until(
@@ -543,7 +543,7 @@ try {
       async () => {
         await expandTo('Dependency drift', 'aa4f87dd');
         await expand(row(commits, 'aa4f87dd'));
-        const human = commits.locator('.monaco-list-row[aria-label^="human,"]', { hasText: 'Unclassified' }).first();
+        const human = commits.locator('.monaco-list-row[aria-label^="human,"]').first();
         await menu(human, 'Rerun with Fix…');
         const input = page.locator('.quick-input-widget .quick-input-box input');
         await input.waitFor();
@@ -645,6 +645,92 @@ try {
         await until('the commit to leave Unclassified', async () => !(await row(commits, 'Unclassified').count()));
         await expandTo('Transient infrastructure error', 'fcf06dcb');
         await closeEditors();
+      },
+    );
+
+    // ---------- campaigns: a group → plan summary → start → progress in the Runs view → end ----------
+    const campaignRow = re => runs.locator('.monaco-list-row', { hasText: re }).first();
+    const startGroupCampaign = async group => {
+      await menu(row(commits, group), title('benchTriage.runGroup'));
+      const dialog = page.locator('.monaco-dialog-box');
+      await dialog.waitFor();
+      const text = (await dialog.textContent()) ?? '';
+      assert(new RegExp(`Run “${group}” on H100 as a campaign\\?`).test(text), text);
+      assert(/3 runs \(1 baseline, 1 human, 1 agent\) of 1 commit, about .* from the durations in the data/.test(text), text);
+      await dialog.locator('.monaco-button', { hasText: 'Start Campaign' }).click();
+    };
+    await step(
+      'Rerun Group on H100… (context menu of a group) shows the plan, runs the campaign, and the Runs view follows it to the end',
+      [entry('view/item/context', 'benchTriage.runGroup', '1_run@0')],
+      async () => {
+        await startGroupCampaign('Complete 3-way');
+        await campaignRow(/campaign group=Complete 3-way/).waitFor({ timeout: 30000 });
+        await until(
+          'the status bar to show the campaign',
+          async () => (await page.locator('.statusbar-item', { hasText: /campaign \d+\/3/ }).count()) > 0,
+          30000,
+        );
+        await until(
+          'the campaign to end with 3 done',
+          async () => /3 done · 0 running · 0 queued · 0 failed/.test((await campaignRow(/campaign group=Complete 3-way/).textContent()) ?? ''),
+          300000,
+        );
+        await notification('finished: 3 succeeded, 0 failed of 3').waitFor();
+        await clearNotifications();
+        const dir = path.join(folder, '.bench-triage', 'campaigns');
+        const ids = readdirSync(dir);
+        assert(ids.length === 1, `one campaign on disk: ${ids.join(', ')}`);
+        const c = JSON.parse(readFileSync(path.join(dir, ids[0], 'campaign.json'), 'utf8'));
+        assert(c.schema === 'bench-triage.campaign/v1' && c.items.length === 3 && c.select === 'group=Complete 3-way', JSON.stringify(c).slice(0, 300));
+        const states = readdirSync(path.join(dir, ids[0], 'runs')).map(f => JSON.parse(readFileSync(path.join(dir, ids[0], 'runs', f), 'utf8')).state);
+        assert(
+          states.every(x => x === 'succeeded'),
+          states.join(','),
+        );
+      },
+    );
+
+    await step(
+      'Cancel Campaign (context menu of a running campaign) stops its runs and cancels the rest',
+      [entry('view/item/context', 'benchTriage.cancelCampaign', '1_run@0')],
+      async () => {
+        await startGroupCampaign('Complete 3-way');
+        const live = campaignRow(/campaign group=Complete 3-way.*[1-9] (running|queued)/);
+        await live.waitFor({ timeout: 30000 });
+        await menu(live, title('benchTriage.cancelCampaign'));
+        await notification('cancelled:').waitFor({ timeout: 60000 });
+        await clearNotifications();
+        await until(
+          'no campaign left running',
+          async () => !(await runs.locator('.monaco-list-row', { hasText: /campaign .*[1-9] (running|queued)/ }).count()),
+          60000,
+        );
+      },
+    );
+
+    await step(
+      'Resume Campaign (context menu of a campaign a reloaded window left half done) completes it',
+      [entry('view/item/context', 'benchTriage.resumeCampaign', '1_run@1')],
+      async () => {
+        await startGroupCampaign('Complete 3-way');
+        await campaignRow(/campaign group=Complete 3-way.*[1-9] running/).waitFor({ timeout: 60000 });
+        await page.reload();
+        await page.locator('.monaco-workbench').waitFor();
+        await page.locator('.activitybar .action-item a[aria-label^="Bench Triage"]').first().click();
+        const left = campaignRow(/campaign group=Complete 3-way.*not running here/);
+        await left.waitFor({ timeout: 60000 });
+        await menu(left, title('benchTriage.resumeCampaign'));
+        await notification('finished: 3 succeeded, 0 failed of 3').waitFor({ timeout: 300000 });
+        await clearNotifications();
+        const dir = path.join(folder, '.bench-triage', 'campaigns');
+        const newest = readdirSync(dir).sort().at(-1);
+        const items = readdirSync(path.join(dir, newest, 'runs')).map(f => JSON.parse(readFileSync(path.join(dir, newest, 'runs', f), 'utf8')));
+        assert(
+          items.every(i => i.state === 'succeeded'),
+          JSON.stringify(items.map(i => [i.n, i.state, i.error])),
+        );
+        const runIds = new Set(items.map(i => i.runId));
+        assert(runIds.size === 3, 'three distinct runs, none twice');
       },
     );
 

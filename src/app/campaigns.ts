@@ -253,7 +253,13 @@ export class CampaignQueue {
     }
     for (const r of await this.items()) {
       if (r.state !== 'running' || !(await this.staleClaim(r.n))) continue;
-      const rec = r.resultDir ? await exec.recorded(r.resultDir) : null;
+      let rec = r.resultDir ? await exec.recorded(r.resultDir) : null;
+      // Still running: a runner of this process (a window's automatic re-attach) or of another
+      // is completing it. Its run.json says when it is done.
+      while (rec && !rec.final && r.resultDir && !signal.aborted) {
+        await new Promise(res => setTimeout(res, 1000));
+        rec = await exec.recorded(r.resultDir);
+      }
       if (rec?.final) {
         await this.save({
           ...r,

@@ -1,13 +1,11 @@
-import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import type { Role } from '../core/model';
-import { durationEstimates, parseSelector, planCampaign, rolesOf, selectEntries, type CampaignItem, type CampaignPlan } from '../core/campaign/plan';
+import { parseSelector, rolesOf, selectEntries, type CampaignPlan } from '../core/campaign/plan';
+import { campaignPlanFor, runsExecutor } from '../app/campaignPlan';
 import { CampaignQueue, type CampaignExecutor, type CampaignHost } from '../app/campaigns';
-import { Runs, type RunSettings, type RunTarget } from '../app/runs';
+import { Runs, type RunSettings } from '../app/runs';
 import { analyzeFolder, loadUserRules } from './analyzeFolder';
 import type { HostConfig } from '../runner/hosts';
-import { planRun, PlanError, DEFAULT_TEMPLATES } from '../runner/plan';
-import { FINAL_STATES, type RunRecord } from '../runner/runRecord';
 import { resolveTarget } from './target';
 import { clean } from './terminal';
 
@@ -35,32 +33,15 @@ async function planFor(a: CampaignArgs): Promise<CampaignPlan> {
   if (!a.select) throw new Error('campaign plan/start needs --select (e.g. category=wheel-missing)');
   const selector = parseSelector(a.select);
   const { entries, result } = await analysisOf(a.folder);
-  const picked = selectEntries(entries, selector);
-  const estimate = durationEstimates(entries);
-  const host = a.hosts[0];
-  const commits = new Map(result.commits.map(c => [c.hash, c]));
-  return planCampaign({
-    entries: picked,
+  return campaignPlanFor({
+    all: entries,
+    picked: selectEntries(entries, selector),
+    commits: result.commits,
     roles: rolesOf(selector),
     repeats: a.repeats,
-    estimate,
-    check: (e, role) => {
-      const c = commits.get(e.commit);
-      if (!c) return { refused: 'the commit is not in the dataset' };
-      if (role === 'agent' && !e.roles.agent.run?.provenance && !e.agent) return { refused: 'no agent run (no patch to apply)' };
-      try {
-        const p = planRun(c, role, {
-          host,
-          recipes: a.settings.recipes ?? [],
-          agentPatch: role === 'agent' ? '(checked at start)' : null,
-          runId: 'plan',
-          templates: { human: a.settings.templates?.human || DEFAULT_TEMPLATES.human, baseline: a.settings.templates?.baseline || DEFAULT_TEMPLATES.baseline },
-        });
-        return { gpus: Math.max(1, p.tensorParallel ?? 1) };
-      } catch (err) {
-        return { refused: err instanceof PlanError || err instanceof Error ? err.message : String(err) };
-      }
-    },
+    host: a.hosts[0],
+    recipes: a.settings.recipes,
+    templates: a.settings.templates,
   });
 }
 
@@ -80,41 +61,26 @@ function printPlan(plan: CampaignPlan, out: Out): void {
   }
 }
 
-/** The app's Runs behind the campaign queue: one role per run, its id fixed before it starts. */
+/** The app's Runs behind the campaign queue, with the CLI's targets and settings. */
 function executor(a: CampaignArgs, runs: Runs): CampaignExecutor {
   const hostOf = (label: string) => a.hosts.find(h => h.label === label) ?? a.hosts[0];
-  const targetOf = async (item: CampaignItem, runId?: string): Promise<RunTarget> => {
-    const t = await resolveTarget(a.folder, item.commit, item.role);
-    return {
-      folder: a.folder,
-      commit: t.commit,
-      roles: [item.role],
-      agentRun: t.agentRun,
-      agentPatch: t.patchPath ? path.resolve(a.folder, t.patchPath) : null,
-      runId,
-    };
-  };
-  return {
-    async prepare(item) {
-      const [plan] = runs.plan(await targetOf(item), { ...a.settings, host: a.hosts[0] });
-      return { runId: path.basename(plan.resultDir), resultDir: plan.resultDir };
+  return runsExecutor({
+    runs,
+    folder: a.folder,
+    async targetOf(item, runId) {
+      const t = await resolveTarget(a.folder, item.commit, item.role);
+      return {
+        folder: a.folder,
+        commit: t.commit,
+        roles: [item.role],
+        agentRun: t.agentRun,
+        agentPatch: t.patchPath ? path.resolve(a.folder, t.patchPath) : null,
+        runId,
+      };
     },
-    async start(item, prepared, host, signal) {
-      const [rec] = await runs.start(await targetOf(item, prepared.runId), { ...a.settings, host: hostOf(host) }, signal);
-      return { status: rec.status, error: rec.error ?? null };
-    },
-    async recorded(resultDir) {
-      try {
-        const r = JSON.parse(await fs.readFile(path.join(a.folder, resultDir, 'run.json'), 'utf8')) as RunRecord;
-        return { status: r.status, final: FINAL_STATES.includes(r.status) };
-      } catch {
-        return null;
-      }
-    },
-    async reattach(host, signal) {
-      await runs.resume(a.folder, hostOf(host), a.secretValues, signal);
-    },
-  };
+    settingsOf: async label => ({ ...a.settings, host: hostOf(label) }),
+    secretValues: a.secretValues,
+  });
 }
 
 function printStatus(s: Awaited<ReturnType<CampaignQueue['status']>>, out: Out): void {

@@ -19,6 +19,8 @@ import { registerRunCommands } from './commands/run';
 import { registerCompareCommands } from './commands/compare';
 import { registerNoteCommands } from './commands/notes';
 import { registerRuleCommands } from './commands/rules';
+import { registerCampaignCommands } from './commands/campaigns';
+import { CampaignService } from './campaignService';
 import { UnclassifiedLens } from './unclassifiedLens';
 import { registerSecretCommands } from './commands/secrets';
 
@@ -112,7 +114,9 @@ export function activate(context: vscode.ExtensionContext): BenchTriageApi {
 
   // Runs: the Runs view (history from disk), a status-bar item while something runs, re-attachment after a reload.
   const runs = new RunService(context.secrets, store);
-  const runsTree = new RunsTree(runs);
+  const campaigns = new CampaignService(runs);
+  context.subscriptions.push(campaigns);
+  const runsTree = new RunsTree(runs, campaigns);
   const runsView = vscode.window.createTreeView('benchTriage.runs', { treeDataProvider: runsTree });
   const status = vscode.window.createStatusBarItem('benchTriage.runs', vscode.StatusBarAlignment.Left, 10);
   status.name = 'Bench Triage runs';
@@ -148,6 +152,7 @@ export function activate(context: vscode.ExtensionContext): BenchTriageApi {
   registerCompareCommands(context, store, webviews, diffDocs);
   registerNoteCommands(context, store);
   registerRuleCommands(context);
+  registerCampaignCommands(context, store, campaigns);
   registerSecretCommands(context);
 
   return { activationMs: performance.now() - t0, store, commitsTree, languageClient, runs, webviews, runsTreeForTests: runsTree };

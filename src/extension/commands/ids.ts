@@ -31,6 +31,9 @@ export const COMMANDS = {
   clearHuggingFaceToken: 'benchTriage.clearHuggingFaceToken',
   setRunSecret: 'benchTriage.setRunSecret',
   createRuleFromSelection: 'benchTriage.createRuleFromSelection',
+  runGroup: 'benchTriage.runGroup',
+  cancelCampaign: 'benchTriage.cancelCampaign',
+  resumeCampaign: 'benchTriage.resumeCampaign',
 } as const;
 
 export type CommandId = (typeof COMMANDS)[keyof typeof COMMANDS];

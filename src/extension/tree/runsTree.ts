@@ -6,6 +6,7 @@ import { FINAL_STATES, type RunState } from '../../runner/runRecord';
 import { formatWhen } from '../../core/report';
 import { COMMANDS } from '../commands/ids';
 import type { RunService } from '../runService';
+import { describeStatus, type CampaignService, type CampaignView } from '../campaignService';
 
 const ICON: Record<RunState, [string, string?]> = {
   queued: ['clock'],
@@ -37,11 +38,36 @@ export function runFiles(r: LiveRun): { dir: string; logs: Array<{ file: string;
 }
 
 export abstract class RunsNode {
-  abstract readonly kind: 'host' | 'run' | 'log';
+  abstract readonly kind: 'host' | 'run' | 'log' | 'campaign';
   abstract readonly contextValue: string;
   abstract item(): vscode.TreeItem;
   children(): RunsNode[] {
     return [];
+  }
+}
+
+/** A campaign: its progress (done / running / queued / failed, ETA). */
+export class CampaignNode extends RunsNode {
+  readonly kind = 'campaign' as const;
+  constructor(readonly view: CampaignView) {
+    super();
+  }
+  get contextValue() {
+    const s = this.view.status;
+    const open = s.running + s.queued > 0;
+    return `campaign${this.view.live ? ' live' : ''}${open ? ' open' : ' ended'}`;
+  }
+  item(): vscode.TreeItem {
+    const v = this.view;
+    const s = v.status;
+    const t = new vscode.TreeItem(`campaign ${v.select}`, vscode.TreeItemCollapsibleState.None);
+    t.id = `campaign:${v.folder.toString()}:${v.id}`;
+    t.description = `${describeStatus(s)}${v.live ? '' : s.running + s.queued ? ' · not running here' : ''}`;
+    t.iconPath = new vscode.ThemeIcon(v.live ? 'sync~spin' : s.failed ? 'warning' : s.cancelled ? 'circle-slash' : 'rocket');
+    t.tooltip = `${v.id} in ${v.folder.fsPath}\n${s.total} runs: ${describeStatus(s)}`;
+    t.contextValue = this.contextValue;
+    t.accessibilityInformation = { label: `campaign ${v.select}, ${describeStatus(s)}` };
+    return t;
   }
 }
 
@@ -128,12 +154,18 @@ export class RunsTree implements vscode.TreeDataProvider<RunsNode>, vscode.Dispo
   private readonly sub: vscode.Disposable;
   private history: Promise<unknown> | null = null;
 
-  constructor(private readonly service: RunService) {
+  private readonly subCampaigns: vscode.Disposable | undefined;
+
+  constructor(
+    private readonly service: RunService,
+    private readonly campaigns?: CampaignService,
+  ) {
     // States and phases change what a row says; the runner's notes do not (they are in the log).
     // No clock ticks the tree: a re-render closes the context menu a person just opened on a row.
     this.sub = service.onDidChange(e => {
       if (e?.kind !== 'note') this.changed.fire(undefined);
     });
+    this.subCampaigns = campaigns?.onDidChange(() => this.changed.fire(undefined));
   }
 
   async getChildren(node?: RunsNode): Promise<RunsNode[]> {
@@ -142,7 +174,9 @@ export class RunsTree implements vscode.TreeDataProvider<RunsNode>, vscode.Dispo
     await (this.history ??= this.service.loadHistory((vscode.workspace.workspaceFolders ?? []).map(f => f.uri)).catch(() => []));
     const byHost = new Map<string, LiveRun[]>();
     for (const r of this.service.list()) byHost.set(r.host.label, [...(byHost.get(r.host.label) ?? []), r]);
-    return [...byHost].map(([label, runs]) => new HostNode(label, runs));
+    const folders = (vscode.workspace.workspaceFolders ?? []).map(f => f.uri);
+    const campaigns = this.campaigns ? (await this.campaigns.list(folders).catch(() => [])).map(v => new CampaignNode(v)) : [];
+    return [...campaigns, ...[...byHost].map(([label, runs]) => new HostNode(label, runs))];
   }
 
   getTreeItem(node: RunsNode): vscode.TreeItem {
@@ -151,6 +185,7 @@ export class RunsTree implements vscode.TreeDataProvider<RunsNode>, vscode.Dispo
 
   dispose(): void {
     this.sub.dispose();
+    this.subCampaigns?.dispose();
     this.changed.dispose();
   }
 }

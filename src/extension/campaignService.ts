@@ -1,0 +1,160 @@
+import * as vscode from 'vscode';
+import type { CommitTriage } from '../core/compare';
+import type { CampaignPlan } from '../core/campaign/plan';
+import { CampaignQueue, type CampaignHost, type CampaignStatus } from '../app/campaigns';
+import { campaignPlanFor, runsExecutor } from '../app/campaignPlan';
+import { agentRunFor, requireTrust, type RunService } from './runService';
+import { configuredHosts, imageTemplates } from './settings';
+import type { FolderScan } from './store';
+
+/** A campaign the Runs view shows: one this window runs, or one read from disk. */
+export interface CampaignView {
+  id: string;
+  folder: vscode.Uri;
+  select: string;
+  status: CampaignStatus;
+  /** Running in this window (cancellable here); otherwise as its records on disk say. */
+  live: boolean;
+}
+
+const eta = (s: number | null) =>
+  s === null ? '' : s >= 3600 ? ` · about ${(s / 3600).toFixed(1)} h left` : ` · about ${Math.max(1, Math.round(s / 60))} min left`;
+export const describeStatus = (s: CampaignStatus) =>
+  `${s.done} done · ${s.running} running · ${s.queued} queued · ${s.failed} failed${s.cancelled ? ` · ${s.cancelled} cancelled` : ''}${eta(s.etaS)}`;
+
+/**
+ * Campaigns in the editor, on the app's durable queue: planned from a Commits-view group, run on
+ * the configured hosts as a pool, shown in the Runs view with a status-bar item, announced when
+ * they end. A window reload finds them on disk; Resume picks them up where they are.
+ */
+export class CampaignService implements vscode.Disposable {
+  private readonly live = new Map<string, { queue: CampaignQueue; view: CampaignView; ctl: AbortController }>();
+  private readonly changed = new vscode.EventEmitter<void>();
+  readonly onDidChange = this.changed.event;
+  private readonly bar = vscode.window.createStatusBarItem('benchTriage.campaigns', vscode.StatusBarAlignment.Left, 9);
+
+  constructor(private readonly runs: RunService) {
+    this.bar.name = 'Bench Triage campaigns';
+    this.bar.command = 'benchTriage.runs.focus';
+  }
+
+  private hosts(root: vscode.Uri): CampaignHost[] {
+    return configuredHosts(root).map(h => ({ label: h.label, gpus: h.gpus, slots: h.gpus > 0 ? h.gpus : Math.max(1, h.maxParallel ?? 1) }));
+  }
+
+  /** The plan of running `entries` (each role, `repeats` times, interleaved) on the folder's hosts. */
+  plan(scan: FolderScan, entries: readonly CommitTriage[], repeats = 1): CampaignPlan {
+    return campaignPlanFor({
+      all: scan.entries,
+      picked: entries,
+      commits: scan.result.commits,
+      roles: ['baseline', 'human', 'agent'],
+      repeats,
+      host: configuredHosts(scan.root)[0],
+      templates: imageTemplates(scan.root),
+    });
+  }
+
+  /** Creates the campaign on disk and runs it; resolves when it ends (or is cancelled). */
+  async start(scan: FolderScan, plan: CampaignPlan, select: string): Promise<CampaignStatus> {
+    requireTrust('Running a campaign');
+    const queue = await CampaignQueue.create(scan.root.fsPath, plan, { select, repeats: 1, hosts: this.hosts(scan.root).map(h => h.label) });
+    return this.drive(scan, queue);
+  }
+
+  /** Picks a campaign up where its records say it is (after a reload or a crash). */
+  async resume(scan: FolderScan, id: string): Promise<CampaignStatus> {
+    requireTrust('Resuming a campaign');
+    const queue = await CampaignQueue.load(scan.root.fsPath, id);
+    return this.drive(scan, queue, true);
+  }
+
+  private async drive(scan: FolderScan, queue: CampaignQueue, reconcile = false): Promise<CampaignStatus> {
+    const root = scan.root;
+    const hosts = configuredHosts(root);
+    const ctl = new AbortController();
+    const view: CampaignView = { id: queue.record.id, folder: root, select: queue.record.select, status: await queue.status(), live: true };
+    this.live.set(view.id, { queue, view, ctl });
+    const exec = runsExecutor({
+      runs: this.runs.runs,
+      folder: root.fsPath,
+      targetOf: async (item, runId) => {
+        const commit = scan.result.commits.find(c => c.hash === item.commit);
+        if (!commit) throw new Error(`commit ${item.commit.slice(0, 12)} is not in ${root.fsPath}`);
+        return { folder: root.fsPath, commit, roles: [item.role], agentRun: agentRunFor(scan, item.commit, item.agent), runId };
+      },
+      settingsOf: label => this.runs.settingsFor(root, hosts.find(h => h.label === label) ?? hosts[0], []),
+      secretValues: names => this.runs.secretValues(names),
+    });
+    const refresh = async () => {
+      view.status = await queue.status();
+      this.changed.fire();
+      this.updateBar();
+    };
+    this.changed.fire();
+    this.updateBar();
+    try {
+      if (reconcile) await queue.reconcile(exec, ctl.signal);
+      const s = await queue.run(exec, this.hosts(root), ctl.signal, () => void refresh());
+      view.status = s;
+      const tail = `${s.done} succeeded, ${s.failed} failed${s.cancelled ? `, ${s.cancelled} cancelled` : ''} of ${s.total}`;
+      if (s.cancelled) void vscode.window.showWarningMessage(`Bench Triage: campaign ${view.id} (${view.select}) cancelled: ${tail}.`);
+      else if (s.failed) void vscode.window.showWarningMessage(`Bench Triage: campaign ${view.id} (${view.select}) finished: ${tail}.`);
+      else void vscode.window.showInformationMessage(`Bench Triage: campaign ${view.id} (${view.select}) finished: ${tail}.`);
+      return s;
+    } finally {
+      view.live = false;
+      this.live.delete(view.id);
+      this.changed.fire();
+      this.updateBar();
+    }
+  }
+
+  /** Cancels a campaign: this window's runs stop, and any other process running it sees the cancel file. */
+  async cancel(folder: vscode.Uri, id: string): Promise<void> {
+    const l = this.live.get(id);
+    if (l) {
+      await l.queue.requestCancel();
+      l.ctl.abort();
+    } else await (await CampaignQueue.load(folder.fsPath, id)).requestCancel();
+    this.changed.fire();
+  }
+
+  /** This window's campaigns, then the newest ones on disk of each folder (at most 10 per folder). */
+  async list(folders: readonly vscode.Uri[]): Promise<CampaignView[]> {
+    const out = [...this.live.values()].map(l => l.view);
+    for (const f of folders) {
+      if (f.scheme !== 'file') continue;
+      for (const id of (await CampaignQueue.list(f.fsPath)).slice(0, 10)) {
+        if (this.live.has(id)) continue;
+        try {
+          const q = await CampaignQueue.load(f.fsPath, id);
+          out.push({ id, folder: f, select: q.record.select, status: await q.status(), live: false });
+        } catch {
+          /* a campaign folder without a readable campaign.json: not shown */
+        }
+      }
+    }
+    return out;
+  }
+
+  private updateBar(): void {
+    const views = [...this.live.values()].map(l => l.view.status);
+    if (!views.length) {
+      this.bar.hide();
+      return;
+    }
+    const done = views.reduce((n, s) => n + s.done + s.failed + s.cancelled, 0);
+    const total = views.reduce((n, s) => n + s.total, 0);
+    this.bar.text = `$(rocket) campaign ${done}/${total}`;
+    this.bar.tooltip = [...this.live.values()].map(l => `${l.view.id} (${l.view.select}): ${describeStatus(l.view.status)}`).join('\n');
+    this.bar.accessibilityInformation = { label: `Bench Triage: campaign progress ${done} of ${total} runs` };
+    this.bar.show();
+  }
+
+  dispose(): void {
+    for (const l of this.live.values()) l.ctl.abort();
+    this.bar.dispose();
+    this.changed.dispose();
+  }
+}
