@@ -12,7 +12,23 @@ import { FINAL_STATES, newRunId, RECORD_SCHEMA, runDir, saveRecord, saveResult, 
 import type { ContainerRuntime } from './runtime';
 import { hostKind } from './hosts';
 
-export const LABEL = { runId: 'bench-triage.run-id', commit: 'bench-triage.commit', role: 'bench-triage.role', dir: 'bench-triage.run-dir' } as const;
+export const LABEL = {
+  runId: 'bench-triage.run-id',
+  commit: 'bench-triage.commit',
+  role: 'bench-triage.role',
+  dir: 'bench-triage.run-dir',
+  /** The GPU ids a run's container uses (plain hosts): other processes wait while they are taken. */
+  gpus: 'bench-triage.gpus',
+} as const;
+
+/** How often a run waiting for GPUs another process's run holds looks again. */
+const GPU_WAIT_MS = 3000;
+
+/** GPU ids of the given list that running bench-triage containers on the host hold (their label). */
+export function gpusTaken(wanted: readonly string[], containers: ReadonlyArray<{ state: string; labels: Record<string, string> }>): string[] {
+  const held = new Set(containers.filter(c => c.state === 'running').flatMap(c => (c.labels[LABEL.gpus] ?? '').split(',').filter(Boolean)));
+  return wanted.filter(id => held.has(id));
+}
 
 export interface RunEvents {
   state?(r: RunRecord): void;
@@ -140,6 +156,7 @@ export class Runner {
       r.gpuIds = gpuIds;
       await this.setState(dir, r, 'preflight');
       await this.preflight(dir, r, req);
+      await this.waitForFreeGpus(dir, r, req);
       await this.createContainer(dir, r, req);
       await this.setState(dir, r, 'running');
       await this.phases(dir, r, req);
@@ -306,7 +323,7 @@ export class Runner {
     const id = await this.runtime.create({
       image: r.image,
       name: `bench-triage-${p.commit.slice(0, 8)}-${p.role}-${r.runId}`,
-      labels: { [LABEL.runId]: r.runId, [LABEL.commit]: p.commit, [LABEL.role]: p.role, [LABEL.dir]: path.resolve(dir) },
+      labels: { [LABEL.runId]: r.runId, [LABEL.commit]: p.commit, [LABEL.role]: p.role, [LABEL.dir]: path.resolve(dir), [LABEL.gpus]: r.gpuIds.join(',') },
       env: { ...p.env, ...(req.env ?? {}) },
       cmd: ['python3', C.helper, 'idle'],
       gpuIds: r.gpuIds,
@@ -325,6 +342,24 @@ export class Runner {
     }
     r.startedAt = now();
     this.note(dir, r, `container ${id.slice(0, 12)} started from ${r.image}${r.gpuIds.length ? ` on GPUs ${r.gpuIds.join(',')}` : ''}`);
+  }
+
+  /**
+   * Best effort on a plain Docker host: another window or person may run bench-triage containers on
+   * the same GPUs (their ids are in a label). Waits while any of this run's GPUs is taken. Two
+   * processes can still race between the look and the start; a swarm host guarantees sharing.
+   */
+  private async waitForFreeGpus(dir: string, r: RunRecord, req: RunRequest): Promise<void> {
+    if (!r.gpuIds.length || hostKind(req.plan.host) !== 'docker') return;
+    let said = false;
+    for (;;) {
+      const taken = gpusTaken(r.gpuIds, await this.runtime.list(LABEL.runId));
+      if (!taken.length) return;
+      if (!said) this.note(dir, r, `GPU ${taken.join(', ')} taken by another bench-triage run on ${this.runtime.where}: waiting until it is free`);
+      said = true;
+      if (req.signal?.aborted) throw new RunEnd('cancelled', 'cancelled while waiting for GPUs');
+      await new Promise(res => setTimeout(res, GPU_WAIT_MS));
+    }
   }
 
   /** The phase list of a plan, in order (setup steps, patch, server, benchmark). */

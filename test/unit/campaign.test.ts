@@ -7,6 +7,7 @@ import { parseSelector, planCampaign, rolesOf, selectEntries, type CampaignItem 
 import { CampaignQueue, type CampaignExecutor } from '../../src/app/campaigns';
 import type { CommitTriage } from '../../src/core/compare';
 import { runCli as run } from './helpers';
+import { gpusTaken, LABEL } from '../../src/runner/execute';
 
 const DEMO = path.resolve(__dirname, '../../demo/workspace');
 
@@ -269,5 +270,18 @@ describe('campaigns (issue 15): plan, durable queue, resume', function () {
     const st = run('campaign', 'status', '--folder', DEMO);
     assert.equal(st.status, 0);
     assert.match(st.stdout, /no campaigns in/);
+  });
+});
+
+describe('a plain Docker host shared by several processes (best effort)', () => {
+  it('a run waits for GPU ids that running bench-triage containers hold, and only for those', () => {
+    const cs = [
+      { state: 'running', labels: { [LABEL.runId]: 'a', [LABEL.gpus]: '0,1' } },
+      { state: 'exited', labels: { [LABEL.runId]: 'b', [LABEL.gpus]: '2' } },
+      { state: 'running', labels: { [LABEL.runId]: 'c', [LABEL.gpus]: '' } },
+    ];
+    assert.deepEqual(gpusTaken(['1', '2', '3'], cs), ['1']);
+    assert.deepEqual(gpusTaken(['2', '3'], cs), []);
+    assert.deepEqual(gpusTaken([], cs), []);
   });
 });
