@@ -308,6 +308,9 @@ try {
       const w = webview();
       await w.locator('button', { hasText: 'Export report' }).click();
       const target = path.join(folder, 'exported-report.md');
+      // The save dialog fills in its proposed path after it opens: type only once it has.
+      const input = page.locator('.quick-input-widget .quick-input-box input');
+      await until('the save dialog with its proposed name', async () => /bench-triage-report/.test(await input.inputValue().catch(() => '')), 20000);
       await quickPick(target, { enter: false });
       await page.screenshot({ path: path.join(runDir, 'export-dialog.png') });
       await page.keyboard.press('Enter');
@@ -613,47 +616,58 @@ try {
       async () => {
         // The Unclassified group is the last one, below the fold: filter the view to the commit.
         await filterTo('fcf06dcb');
-        await expand(row(commits, 'Unclassified'));
-        const commit = row(commits, 'fcf06dcb');
-        await expand(commit);
-        const human = commits.locator('.monaco-list-row[aria-label^="human,"]', { hasText: 'Unclassified' }).first();
-        await human.waitFor();
-        await expand(human);
-        const last = row(commits, 'last error, line');
-        await last.waitFor();
-        assert(/stale layout hash/.test((await last.textContent()) ?? ''), 'the last error line is shown in the Commits view');
-        await last.click();
-        const line = page.locator('.monaco-editor .view-line', { hasText: 'stale layout hash' }).first();
-        await line.waitFor();
-        // The log itself marks the line: a lens offers a rule made from it.
-        await page.locator('.monaco-editor .codelens-decoration', { hasText: 'Create Rule from This Line' }).first().waitFor();
-        await palette(`Bench Triage: ${title('benchTriage.createRuleFromSelection')}`);
-        assert(await paletteOffers(title('benchTriage.createRuleFromSelection')), 'the palette offers Create Rule from Selection while a line is selected');
-        await page.keyboard.press('Escape');
-        await line.click({ button: 'right' });
-        await contextItem(title('benchTriage.createRuleFromSelection'));
-        await quickPick('infra-transient');
-        await quickPick('Anywhere');
-        const rulesTab = page.locator('.tab', { hasText: 'rules.json' }).first();
-        await rulesTab.waitFor();
-        await page.locator('.monaco-editor .view-line', { hasText: 'stale layout hash' }).first().waitFor();
-        await page.keyboard.press('Control+S');
-        const rulesFile = path.join(folder, '.bench-triage', 'rules.json');
-        await until(
-          'the rule saved to .bench-triage/rules.json',
-          () => existsSync(rulesFile) && /user\.infra-transient\.1/.test(readFileSync(rulesFile, 'utf8')),
-        );
-        const saved = JSON.parse(readFileSync(rulesFile, 'utf8')).rules.at(-1);
-        assert(saved.category === 'infra-transient' && /stale layout hash/.test(saved.indications[0].pattern), JSON.stringify(saved));
-        assert(!/pid=|INFO/.test(saved.indications[0].pattern), `volatile prefixes are left out: ${saved.indications[0].pattern}`);
-        const e = classify(folder).find(x => x.commit.startsWith('fcf06dcb'));
-        assert(e?.outcome === 'infra-transient', `the CLI agrees: ${e?.outcome}`);
-        await until('the commit to leave Unclassified', async () => !(await row(commits, 'Unclassified').count()));
-        await row(commits, 'Transient infrastructure error').waitFor();
-        await clearFilterByPalette();
-        await closeEditors();
+        try {
+          await createRuleFlow();
+        } finally {
+          await clearFilterByPalette().catch(() => {});
+          await closeEditors().catch(() => {});
+        }
       },
     );
+    async function createRuleFlow() {
+      await expand(row(commits, 'Unclassified'));
+      const commit = row(commits, 'fcf06dcb');
+      await expand(commit);
+      const human = commits.locator('.monaco-list-row[aria-label^="human,"]', { hasText: 'Unclassified' }).first();
+      await human.waitFor();
+      await expand(human);
+      const last = row(commits, 'last error, line');
+      await last.waitFor();
+      assert(/stale layout hash/.test((await last.textContent()) ?? ''), 'the last error line is shown in the Commits view');
+      await last.click();
+      const line = page.locator('.monaco-editor .view-line', { hasText: 'stale layout hash' }).first();
+      await line.waitFor();
+      // The log itself marks the line: a lens offers a rule made from it.
+      await page.locator('.monaco-editor .codelens-decoration', { hasText: 'Create Rule from This Line' }).first().waitFor();
+      // Focus the log's editor (the click left focus in the tree); its selection stays. The palette
+      // opens straight away: the Escape that palette() presses first would clear the selection.
+      await page.keyboard.press('Control+1');
+      await page.keyboard.press('F1');
+      await quickPick(`>Bench Triage: ${title('benchTriage.createRuleFromSelection')}`, { enter: false });
+      await page.waitForTimeout(400);
+      assert(await paletteOffers(title('benchTriage.createRuleFromSelection')), 'the palette offers Create Rule from Selection while a line is selected');
+      await page.keyboard.press('Escape');
+      await line.click({ button: 'right' });
+      await contextItem(title('benchTriage.createRuleFromSelection'));
+      await quickPick('infra-transient');
+      await quickPick('Anywhere');
+      const rulesTab = page.locator('.tab', { hasText: 'rules.json' }).first();
+      await rulesTab.waitFor();
+      await page.locator('.monaco-editor .view-line', { hasText: 'stale layout hash' }).first().waitFor();
+      await page.keyboard.press('Control+S');
+      const rulesFile = path.join(folder, '.bench-triage', 'rules.json');
+      await until(
+        'the rule saved to .bench-triage/rules.json',
+        () => existsSync(rulesFile) && /user\.infra-transient\.1/.test(readFileSync(rulesFile, 'utf8')),
+      );
+      const saved = JSON.parse(readFileSync(rulesFile, 'utf8')).rules.at(-1);
+      assert(saved.category === 'infra-transient' && /stale layout hash/.test(saved.indications[0].pattern), JSON.stringify(saved));
+      assert(!/pid=|INFO/.test(saved.indications[0].pattern), `volatile prefixes are left out: ${saved.indications[0].pattern}`);
+      const e = classify(folder).find(x => x.commit.startsWith('fcf06dcb'));
+      assert(e?.outcome === 'infra-transient', `the CLI agrees: ${e?.outcome}`);
+      await until('the commit to leave Unclassified', async () => !(await row(commits, 'Unclassified').count()));
+      await row(commits, 'Transient infrastructure error').waitFor();
+    }
 
     // ---------- campaigns: a group → plan summary → start → progress in the Runs view → end ----------
     const campaignRow = re => runs.locator('.monaco-list-row', { hasText: re }).first();

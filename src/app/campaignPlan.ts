@@ -6,6 +6,7 @@ import { durationEstimates, planCampaign, type CampaignItem, type CampaignPlan }
 import type { HostConfig } from '../runner/hosts';
 import { DEFAULT_TEMPLATES, planRun, PlanError, type ImageTemplates } from '../runner/plan';
 import { FINAL_STATES, type RunRecord } from '../runner/runRecord';
+import { ownerAlive } from '../runner/execute';
 import type { CampaignExecutor } from './campaigns';
 import type { Runs, RunSettings, RunTarget } from './runs';
 
@@ -79,7 +80,8 @@ export function runsExecutor(x: RunsExecutorInput): CampaignExecutor {
     async recorded(resultDir) {
       try {
         const r = JSON.parse(await fs.readFile(path.join(x.folder, resultDir, 'run.json'), 'utf8')) as RunRecord;
-        return { status: r.status, final: FINAL_STATES.includes(r.status) };
+        const final = FINAL_STATES.includes(r.status);
+        return { status: r.status, final, driven: !final && ownerAlive(r.owner) };
       } catch {
         return null;
       }

@@ -50,8 +50,8 @@ export interface CampaignExecutor {
     host: string,
     signal: AbortSignal,
   ): Promise<{ status: string; error: string | null }>;
-  /** The run's status from its run.json under the folder: null when there is none. */
-  recorded(resultDir: string): Promise<{ status: string; final: boolean } | null>;
+  /** The run's status from its run.json under the folder: null when there is none; `driven` while a live runner owns it. */
+  recorded(resultDir: string): Promise<{ status: string; final: boolean; driven?: boolean } | null>;
   /** Re-attaches to the folder's unfinished runs on `host` and completes them. */
   reattach(host: string, signal: AbortSignal): Promise<void>;
 }
@@ -254,11 +254,26 @@ export class CampaignQueue {
     for (const r of await this.items()) {
       if (r.state !== 'running' || !(await this.staleClaim(r.n))) continue;
       let rec = r.resultDir ? await exec.recorded(r.resultDir) : null;
-      // Still running: a runner of this process (a window's automatic re-attach) or of another
-      // is completing it. Its run.json says when it is done.
-      while (rec && !rec.final && r.resultDir && !signal.aborted) {
+      // Still running: a live runner (a window's automatic re-attach, another process) is
+      // completing it. Its run.json says when it is done.
+      while (rec && !rec.final && rec.driven && r.resultDir && !signal.aborted) {
         await new Promise(res => setTimeout(res, 1000));
         rec = await exec.recorded(r.resultDir);
+      }
+      if (rec && !rec.final) {
+        // Nobody drives it and nothing could be re-attached (its container is gone: the process
+        // that ran it ended mid-run). That attempt stays on disk as it is; the run goes again.
+        await this.save({
+          ...r,
+          state: 'queued',
+          runId: null,
+          resultDir: null,
+          host: null,
+          startedAt: null,
+          error: `interrupted attempt ${r.runId} left as it was`,
+        });
+        await this.release(r.n);
+        continue;
       }
       if (rec?.final) {
         await this.save({

@@ -66,7 +66,8 @@ const now = () => new Date().toISOString();
 const OWNER = `${hostname()}:${process.pid}`;
 
 /** Whether the runner named by `owner` still drives its run (same machine, process alive). */
-function ownerAlive(owner: string | undefined): boolean {
+/** Whether the runner process a run.json names (`host:pid`) is alive (another machine's always counts as alive). */
+export function ownerAlive(owner: string | undefined): boolean {
   if (!owner || owner === OWNER) return owner === OWNER;
   const [host, pid] = owner.split(':');
   if (host !== hostname()) return true; // another machine: never steal its run

@@ -78,7 +78,7 @@ function demo(engine: string): void {
   const settings = JSON.parse(readFileSync(path.join(folder, '.vscode/settings.json'), 'utf8'));
   settings['benchTriage.hosts'] = [{ label: 'fake-h100', docker: engine, gpus: 0 }];
   settings['benchTriage.serverTimeoutSeconds'] = 30;
-  settings['benchTriage.runEnv'] = ['FAKE_VLLM_BENCH_SECONDS=4'];
+  settings['benchTriage.runEnv'] = ['FAKE_VLLM_BENCH_SECONDS=8'];
   writeFileSync(path.join(folder, '.vscode/settings.json'), JSON.stringify(settings, null, 2) + '\n');
   process.stdout.write(JSON.stringify({ folder, engine }), () => process.exit(0));
 }

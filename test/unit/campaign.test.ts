@@ -235,6 +235,45 @@ describe('campaigns (issue 15): plan, durable queue, resume', function () {
     }
   });
 
+  it('a run whose process died mid-run and that nothing can re-attach goes again under a new id (the old attempt stays)', async () => {
+    const folder = tmp();
+    try {
+      const q = await CampaignQueue.create(folder, { items: items(1), refusals: [], gpuHours: 0 }, { select: 'x=y', repeats: 1, hosts: ['h'] });
+      const f = fakeExec(folder);
+      f.exec.reattach = async () => {}; // its container is gone: nothing to re-attach
+      const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' });
+      const resultDir = '.bench-triage/runs/c0000000/baseline/old';
+      fs.mkdirSync(path.join(folder, resultDir), { recursive: true });
+      fs.writeFileSync(path.join(folder, resultDir, 'run.json'), JSON.stringify({ status: 'running' }));
+      fs.writeFileSync(
+        path.join(q.dir, 'runs', '1.json'),
+        JSON.stringify({
+          schema: 'bench-triage.campaign-run/v1',
+          n: 1,
+          state: 'running',
+          runId: 'old',
+          resultDir,
+          host: 'h',
+          runStatus: null,
+          error: null,
+          startedAt: 'x',
+          endedAt: null,
+        }),
+      );
+      fs.writeFileSync(path.join(q.dir, 'claims', '1'), JSON.stringify({ pid: Number(dead.stdout), host: os.hostname() }));
+      await q.reconcile(f.exec, new AbortController().signal);
+      const requeued = await q.item(1);
+      assert.equal(requeued.state, 'queued');
+      assert.match(requeued.error ?? '', /interrupted attempt old/);
+      const s = await q.run(f.exec, [{ label: 'h', slots: 1, gpus: 1 }], new AbortController().signal);
+      assert.equal(s.done, 1);
+      assert.equal((await q.item(1)).runId, 'r1');
+      assert.equal(JSON.parse(fs.readFileSync(path.join(folder, resultDir, 'run.json'), 'utf8')).status, 'running', 'the old attempt is left as it was');
+    } finally {
+      fs.rmSync(folder, { recursive: true, force: true });
+    }
+  });
+
   it('cancel from another process stops the running runs and cancels the queued ones', async () => {
     const folder = tmp();
     try {
