@@ -557,12 +557,14 @@ try {
           async () => /running|preflight|queued/.test((await runs.locator('.monaco-list-row', { hasText: 'aa4f87dd human' }).allTextContents()).join('|')),
           60000,
         );
-        await inline(live, title('benchTriage.cancelRun'));
-        await until(
-          'cancelled',
-          async () => /cancelled/.test((await runs.locator('.monaco-list-row', { hasText: 'aa4f87dd human' }).allTextContents()).join('|')),
-          60000,
-        );
+        // The row re-renders at every phase of the run: a click can land on a row being replaced,
+        // so the button is pressed again while the run is still active.
+        const cancelled = async () => /cancelled/.test((await runs.locator('.monaco-list-row', { hasText: 'aa4f87dd human' }).allTextContents()).join('|'));
+        for (let i = 0; i < 4 && !(await cancelled()) && (await live.count()); i++) {
+          await inline(live, title('benchTriage.cancelRun')).catch(() => {});
+          await until('cancelled', cancelled, 8000).catch(() => {});
+        }
+        await until('cancelled', cancelled, 30000);
       },
     );
 
@@ -721,7 +723,14 @@ try {
         await startGroupCampaign('Complete 3-way');
         const live = campaignRow(/campaign group=Complete 3-way.*[1-9] (running|queued)/);
         await live.waitFor({ timeout: 30000 });
-        await menu(live, title('benchTriage.cancelCampaign'));
+        // The Runs view re-renders at every phase of the campaign's runs, which can close a context
+        // menu under the pointer: the entry is chosen again until the campaign says it is cancelled.
+        for (let i = 0; i < 4 && !(await notification('cancelled:').count()) && (await live.count()); i++) {
+          await menu(live, title('benchTriage.cancelCampaign')).catch(() => {});
+          await notification('cancelled:')
+            .waitFor({ timeout: 10000 })
+            .catch(() => {});
+        }
         await notification('cancelled:').waitFor({ timeout: 60000 });
         await clearNotifications();
         await until(
