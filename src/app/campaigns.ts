@@ -340,6 +340,22 @@ export class CampaignQueue {
         } catch (e) {
           out = { status: ctl.signal.aborted ? 'cancelled' : 'failed', error: e instanceof Error ? e.message : String(e) };
         }
+        // Stopped because this process is going away (a window reload), not because anyone
+        // cancelled the campaign: the run goes back to the queue for Resume.
+        if (out.status === 'cancelled' && ctl.signal.aborted && !(await this.cancelRequested())) {
+          endings.push(
+            this.save({
+              ...rec,
+              state: 'queued',
+              runId: null,
+              resultDir: null,
+              host: null,
+              startedAt: null,
+              error: `attempt ${rec.runId} stopped when its process ended`,
+            }).then(() => this.release(rec.n)),
+          );
+          return;
+        }
         const final: ItemRecord = {
           ...rec,
           state: out.status === 'succeeded' ? 'succeeded' : out.status === 'cancelled' ? 'cancelled' : 'failed',
@@ -360,8 +376,9 @@ export class CampaignQueue {
     try {
       await Promise.all(hosts.flatMap(h => Array.from({ length: Math.max(1, h.slots) }, () => worker(h))));
       await Promise.all(endings);
-      if (ctl.signal.aborted) {
-        // Cancelled: what nobody started is cancelled too (the runs that were running ended as cancelled).
+      if (ctl.signal.aborted && (await this.cancelRequested())) {
+        // Cancelled: what nobody started is cancelled too (the runs that were running ended as
+        // cancelled). A process that only stops (a reload) leaves them queued for Resume.
         for (const r of await this.items())
           if (r.state === 'queued' && (await this.claim(r.n))) {
             const c: ItemRecord = { ...r, state: 'cancelled', endedAt: new Date().toISOString(), error: 'campaign cancelled' };

@@ -274,6 +274,24 @@ describe('campaigns (issue 15): plan, durable queue, resume', function () {
     }
   });
 
+  it('a process that stops (a window reload) leaves its runs queued for Resume, not cancelled', async () => {
+    const folder = tmp();
+    try {
+      const q = await CampaignQueue.create(folder, { items: items(3), refusals: [], gpuHours: 0 }, { select: 'x=y', repeats: 1, hosts: ['h'] });
+      const f = fakeExec(folder, 5000);
+      const stop = new AbortController();
+      const done = q.run(f.exec, [{ label: 'h', slots: 1, gpus: 1 }], stop.signal);
+      await new Promise(r => setTimeout(r, 300));
+      stop.abort();
+      const s = await done;
+      assert.equal(s.cancelled, 0);
+      assert.equal(s.queued, 3);
+      assert.match((await q.item(1)).error ?? '', /stopped when its process ended/);
+    } finally {
+      fs.rmSync(folder, { recursive: true, force: true });
+    }
+  });
+
   it('cancel from another process stops the running runs and cancels the queued ones', async () => {
     const folder = tmp();
     try {
