@@ -133,6 +133,22 @@ try {
     const runs = pane('Runs');
     const row = (p, text) => p.locator('.monaco-list-row', { hasText: text }).first();
     const rows = p => p.locator('.monaco-list-row');
+    /** Scrolls a view's list until a row with `text` is rendered (lists render only what is in view). */
+    const scrollTo = async (p, text) => {
+      const r = row(p, text);
+      if (!(await r.count())) {
+        await p.locator('.monaco-list').first().hover();
+        await page.mouse.wheel(0, -100000);
+        await page.waitForTimeout(250);
+      }
+      for (let i = 0; i < 60 && !(await r.count()); i++) {
+        await p.locator('.monaco-list').first().hover();
+        await page.mouse.wheel(0, 120);
+        await page.waitForTimeout(250);
+      }
+      await r.waitFor();
+      return r;
+    };
     const dismiss = async () => {
       await page.mouse.move(1200, 800);
       await page.keyboard.press('Escape');
@@ -583,9 +599,15 @@ try {
       const before = await cancelled();
       // A queued run (the host takes one at a time): a running one of the fake image may finish
       // before the click lands.
-      const queued = runs.locator('.monaco-list-row', { hasText: /aa4f87dd .*queued/ }).last();
-      const active = (await queued.count()) ? queued : runs.locator('.monaco-list-row', { hasText: /aa4f87dd .*(running|preflight)/ }).first();
-      await menu(active, 'Cancel Run');
+      // Rows re-render at every phase: a right-click can land on a row being replaced (the menu
+      // then closes), so the menu is opened again until one more run says cancelled.
+      for (let i = 0; i < 4 && !((await cancelled()) > before); i++) {
+        const queued = runs.locator('.monaco-list-row', { hasText: /aa4f87dd .*queued/ }).last();
+        const active = (await queued.count()) ? queued : runs.locator('.monaco-list-row', { hasText: /aa4f87dd .*(running|preflight)/ }).first();
+        if (!(await active.count())) break;
+        await menu(active, 'Cancel Run').catch(() => {});
+        await until('one more aa4f87dd run cancelled', async () => (await cancelled()) > before, 10000).catch(() => {});
+      }
       await until('one more aa4f87dd run cancelled', async () => (await cancelled()) > before, 60000);
       // The others are cancelled too, so that nothing keeps running after the suite.
       for (let i = 0; i < 3; i++) {
@@ -783,10 +805,12 @@ try {
       await page.reload();
       await page.locator('.monaco-workbench').waitFor();
       await page.locator('.activitybar .action-item a[aria-label^="Bench Triage"]').first().click();
-      await row(runs, '2e18d6d1 agent').waitFor({ timeout: 60000 });
-      await row(runs, 'c53eb0e4 agent').waitFor();
+      await rows(runs).first().waitFor({ timeout: 60000 });
+      // The history is longer than the view after the campaigns: older runs are scrolled to.
+      await scrollTo(runs, '2e18d6d1 agent');
       const t = (await runs.locator('.monaco-list-row', { hasText: '2e18d6d1' }).allTextContents()).join('|');
       assert(/succeeded/.test(t), t);
+      await scrollTo(runs, 'c53eb0e4 agent');
     });
 
     // ---------- Cancel Scan: in the title bar and in the palette, while a long scan runs ----------
