@@ -82,6 +82,7 @@ if (args.has('--bench')) {
       'bench/badInputWorker.ts',
       'bench/workspaceWorker.ts',
       'bench/campaignWorker.ts',
+      'bench/buildWorker.ts',
     ],
     outdir: 'dist-bench',
     outbase: 'bench',

@@ -10,7 +10,11 @@ bash scripts/setup-vscode-tools.sh >/dev/null
 node esbuild.mjs
 # The demo's fake H100 host is the local Docker engine: give it the fake vLLM image when it answers.
 if node -e "require('dockerode'); new (require('dockerode'))().ping().then(()=>process.exit(0),()=>process.exit(1))" 2>/dev/null; then
-  node scripts/fake-image.mjs || echo "could not build the fake vLLM image; Rerun on H100 will report the missing image" >&2
+  if node scripts/fake-image.mjs; then
+    node scripts/demo-images.mjs "${BENCH_TRIAGE_DEMO:-demo/workspace}" || echo "could not tag the demo's baseline images" >&2
+  else
+    echo "could not build the fake vLLM image; Rerun on H100 will report the missing image" >&2
+  fi
 else
   echo "no Docker engine reachable (DOCKER_HOST): browsing works; Rerun on H100 will say the host is unreachable" >&2
 fi

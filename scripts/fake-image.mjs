@@ -37,6 +37,10 @@ const APPLETS = [
   'echo',
   'nproc',
   'du',
+  'chmod',
+  'printf',
+  'test',
+  '[',
 ];
 
 function need(file, pkg) {

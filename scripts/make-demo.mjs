@@ -7,7 +7,9 @@
 // inside, S1's the first 3 000; some commits also have a rerun by Bench Triage's own runner with
 // the complete logs of every phase. Patches touch vllm/logger.py of the fake image, so Rerun on
 // H100 of every role applies them. Deterministic: running it twice gives the same files.
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { DEMO_CHECKOUT, makeDemoCheckout } from './demo-checkout.mjs';
 import path from 'node:path';
 import { createHash } from 'node:crypto';
 
@@ -499,7 +501,10 @@ const mk = name => ({ commit: hash(`demo-${name}`), parent: hash(`demo-parent-${
   );
 }
 {
-  const { commit, parent } = mk('wheel-missing');
+  // A real commit of the demo checkout (scripts/demo-checkout.mjs): Build Image on H100 builds its parent.
+  const made = mkdtempSync(path.join(tmpdir(), 'bt-demo-checkout-'));
+  const { commit, parent } = makeDemoCheckout(made);
+  rmSync(made, { recursive: true, force: true });
   dataset.push({
     commit_hash: commit,
     commit_subject: '[Core] Optimize block_manager',
@@ -727,9 +732,12 @@ write(
 );
 // The fake H100 host: the local Docker engine (DOCKER_HOST) running the fake vLLM image that
 // scripts/demo.sh builds when an engine is reachable. gpus 0: no NVIDIA runtime needed.
+// Baseline images are named per parent: scripts/demo-images.mjs tags the fake image for every
+// parent but the "No vLLM wheel" one, which Build Image on H100 builds from the demo checkout.
 write('.vscode/settings.json', {
   'benchTriage.hosts': [{ label: 'fake-h100 (local Docker)', docker: '', gpus: 0 }],
-  'benchTriage.imageTemplates': { human: 'bench-triage/fake-vllm:test', baseline: 'bench-triage/fake-vllm:test' },
+  'benchTriage.imageTemplates': { human: 'bench-triage/fake-vllm:test', baseline: 'bench-triage/fake-vllm:baseline-{parent12}' },
+  'benchTriage.vllmCheckout': `\${workspaceFolder}/${DEMO_CHECKOUT}`,
   'benchTriage.serverTimeoutSeconds': 60,
 });
 console.log(`demo workspace: ${dataset.length} commits in ${path.relative(ROOT, OUT)}`);

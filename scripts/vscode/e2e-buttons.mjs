@@ -184,6 +184,17 @@ try {
       await r.click({ button: 'right' });
       await contextItem(item);
     };
+    /**
+     * A context-menu entry whose effect is a dialog or a quick pick: the views re-render as runs
+     * change state, which can close a menu just opened, so it is opened again until `target` shows.
+     */
+    const menuUntil = async (r, item, target) => {
+      for (let i = 0; i < 4 && !(await target.isVisible().catch(() => false)); i++) {
+        await menu(r, item).catch(() => {});
+        await target.waitFor({ timeout: 8000 }).catch(() => {});
+      }
+      await target.waitFor();
+    };
     const inline = async (r, label) => {
       await dismiss();
       await r.hover();
@@ -585,8 +596,9 @@ try {
     );
 
     await step('Rerun with Fix… and Cancel Run from the context menus', [entry('view/item/context', 'benchTriage.cancelRun', '1_run@1')], async () => {
-      await menu(row(commits, 'aa4f87dd'), 'Rerun with Fix…');
-      await page.locator('.quick-input-widget .quick-input-box input').waitFor();
+      // The Commits view re-renders when the previous step's runs end, which can close a menu
+      // just opened: it is opened again until the recipes are offered.
+      await menuUntil(row(commits, 'aa4f87dd'), 'Rerun with Fix…', page.locator('.quick-input-widget .quick-input-box input'));
       await page.keyboard.press('Enter');
       await until(
         'an aa4f87dd run queued behind the others',
@@ -696,9 +708,8 @@ try {
     // ---------- campaigns: a group → plan summary → start → progress in the Runs view → end ----------
     const campaignRow = re => runs.locator('.monaco-list-row', { hasText: re }).first();
     const startGroupCampaign = async group => {
-      await menu(row(commits, group), title('benchTriage.runGroup'));
       const dialog = page.locator('.monaco-dialog-box');
-      await dialog.waitFor();
+      await menuUntil(row(commits, group), title('benchTriage.runGroup'), dialog);
       const text = (await dialog.textContent()) ?? '';
       assert(new RegExp(`Run “${group}” on H100 as a campaign\\?`).test(text), text);
       // Three runs per commit of the group (earlier steps may have completed more commits).
@@ -787,6 +798,135 @@ try {
         );
         const runIds = new Set(items.map(i => i.runId));
         assert(runIds.size === n && items.length === n, 'distinct runs, none twice');
+      },
+    );
+
+    // ---------- image builds: the "No vLLM wheel" commit's baseline image, built from the demo checkout ----------
+    const WHEEL = '45e8d64f';
+    const buildRow = (re = /./) =>
+      runs
+        .locator('.monaco-list-row', { hasText: `${WHEEL} baseline image` })
+        .filter({ hasText: re })
+        .first();
+    const buildDirs = () => {
+      const d = path.join(folder, '.bench-triage', 'builds');
+      return existsSync(d) ? readdirSync(d).flatMap(c => readdirSync(path.join(d, c)).map(id => path.join(d, c, id))) : [];
+    };
+    const buildRecord = dir => JSON.parse(readFileSync(path.join(dir, 'build.json'), 'utf8'));
+    await step(
+      'Build Images for Group… (context menu of the "No vLLM wheel" group) asks, then builds the image its commit needs; the Runs view shows the build',
+      [entry('view/item/context', 'benchTriage.buildImagesForGroup', '1_run@1')],
+      async () => {
+        await clearNotifications();
+        await expandTo('No vLLM wheel', WHEEL);
+        const dialog = page.locator('.monaco-dialog-box');
+        await menuUntil(row(commits, 'No vLLM wheel'), title('benchTriage.buildImagesForGroup'), dialog);
+        const text = (await dialog.textContent()) ?? '';
+        assert(
+          /Build the images of “No vLLM wheel”\?/.test(text) &&
+            /1 image, one at a time on fake-h100/.test(text) &&
+            /bench-triage\/fake-vllm:baseline-[0-9a-f]{12}/.test(text),
+          text,
+        );
+        await dialog.locator('.monaco-button', { hasText: 'Build Images' }).click();
+        await buildRow().waitFor({ timeout: 60000 });
+        await notification('1 of 1 images of “No vLLM wheel” ready').waitFor({ timeout: 300000 });
+        await clearNotifications();
+        const recs = buildDirs().map(buildRecord);
+        assert(recs.length === 1 && recs[0].status === 'succeeded' && recs[0].schema === 'bench-triage.build/v1', JSON.stringify(recs).slice(0, 400));
+        await buildRow(/succeeded/).waitFor();
+      },
+    );
+
+    await step(
+      'Open Build Log (inline on a build) shows the engine’s stream: its steps fold, the tag at the end',
+      [entry('view/item/context', 'benchTriage.openBuildLog', 'inline@2')],
+      async () => {
+        await inline(buildRow(), title('benchTriage.openBuildLog'));
+        await page.locator('.tab', { hasText: 'build.log' }).first().waitFor();
+        await page.locator('.monaco-editor .view-line', { hasText: 'Successfully tagged bench-triage/fake-vllm:baseline-' }).first().waitFor();
+        // Step headers are folding regions.
+        await page.locator('.monaco-editor .margin').first().hover();
+        assert(
+          (await page.locator('.monaco-editor .margin .codicon-folding-expanded, .monaco-editor .margin .codicon-folding-collapsed').count()) > 0,
+          'folding regions',
+        );
+        await closeEditors();
+      },
+    );
+
+    await step(
+      'Cancel Build (inline on a running build) stops a Rebuild; the build says cancelled and nothing of it is left on the host',
+      [entry('view/item/context', 'benchTriage.cancelBuild', 'inline@1')],
+      async () => {
+        const before = buildDirs().length;
+        await menuUntil(await expandTo('No vLLM wheel', WHEEL), title('benchTriage.buildImage'), page.locator('.quick-input-widget .quick-input-box input'));
+        await page.keyboard.press('ArrowDown'); // Rebuild, even if the host has the image
+        await page.keyboard.press('Enter');
+        const live = buildRow(/building/);
+        await live.waitFor({ timeout: 60000 });
+        // The row re-renders at every step: the button is pressed again until the build says cancelled.
+        const cancelled = async () =>
+          buildDirs().length > before &&
+          buildDirs()
+            .map(buildRecord)
+            .some(r => r.status === 'cancelled');
+        for (let i = 0; i < 6 && !(await cancelled()) && (await live.count()); i++) {
+          await inline(live, title('benchTriage.cancelBuild')).catch(() => {});
+          await until('the build to be cancelled', cancelled, 8000).catch(() => {});
+        }
+        await until('the build to be cancelled', cancelled, 60000);
+        await buildRow(/cancelled/).waitFor();
+        await closeEditors();
+        await clearNotifications();
+      },
+    );
+
+    await step(
+      'Build Image on H100… (context menu of the "No vLLM wheel" commit): the live build log opens and follows; Rerun from the notification moves the commit out of the group',
+      [entry('view/item/context', 'benchTriage.buildImage', '1_run@3')],
+      async () => {
+        await clearNotifications();
+        await menuUntil(await expandTo('No vLLM wheel', WHEEL), title('benchTriage.buildImage'), page.locator('.quick-input-widget .quick-input-box input'));
+        const first = (await page.locator('.quick-input-list .monaco-list-row').first().textContent()) ?? '';
+        assert(/Build bench-triage\/fake-vllm:baseline-[0-9a-f]{12}/.test(first), first);
+        await page.keyboard.press('ArrowDown'); // Rebuild: the image is there from the group's build
+        await page.keyboard.press('Enter');
+        // The live log opens at once and follows the build to its last line.
+        await page.locator('.tab', { hasText: 'build.log' }).first().waitFor({ timeout: 60000 });
+        await page
+          .locator('.monaco-editor .view-line', { hasText: /Step \d+\/\d+ :/ })
+          .first()
+          .waitFor({ timeout: 60000 });
+        await page
+          .locator('.monaco-editor .view-line', { hasText: 'Successfully tagged bench-triage/fake-vllm:baseline-' })
+          .first()
+          .waitFor({ timeout: 300000 });
+        const done = notification('built in');
+        await done.waitFor({ timeout: 60000 });
+        const rerun = done.locator('.monaco-button', { hasText: /^Rerun / });
+        assert(/Rerun baseline/.test((await rerun.textContent()) ?? ''), 'the rerun covers the baseline');
+        await rerun.click();
+        await until(
+          'the rerun to move the commit out of "No vLLM wheel"',
+          async () => {
+            const e = classify(folder).find(x => x.commit.startsWith(WHEEL));
+            return e && e.outcome !== 'wheel-missing' && e.roles.baseline?.status === 'success' ? e : null;
+          },
+          300000,
+        );
+        await filterTo(WHEEL);
+        try {
+          await until(
+            'the tree to show it outside "No vLLM wheel"',
+            async () => (await rows(commits).count()) > 0 && !(await row(commits, 'No vLLM wheel').count()),
+            60000,
+          );
+        } finally {
+          await clearFilterByPalette().catch(() => {});
+          await closeEditors().catch(() => {});
+          await clearNotifications().catch(() => {});
+        }
       },
     );
 

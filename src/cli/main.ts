@@ -1,10 +1,12 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { DEFAULT_TEMPLATES } from '../runner/plan';
 import { scanCommand } from './scanCommand';
 import { classifyCommand, classifyLogCommand, reportCommand } from './classifyCommands';
 import { planCommand } from './planCommand';
 import { resumeCommand, runCommand } from './runCommand';
 import { rulesTestCommand } from './rulesTestCommand';
 import { campaignCommand } from './campaignCommand';
+import { buildCommand } from './buildCommand';
 import { secretEnvOf } from './runCommand';
 import { splitHostUrl, type HostConfig } from '../runner/hosts';
 import { METRICS, metricDef, OVERRIDE_KEYS, type PrimaryOverride } from '../core/metrics';
@@ -33,6 +35,11 @@ commands:
                                               (--secret-env: the value of $NAME goes to the run masked and out of docker inspect)
   resume --folder F [--host URL] [host options] [--secret-env NAME]...
                                               re-attach to unfinished runs of F on the host and complete them
+  build --folder F --commit C --role baseline|human [--host URL] [host options] [--checkout DIR] [--rebuild]
+      [--image-human T] [--image-baseline T] [--human-base IMAGE] [--dockerfile FILE] [--build-arg K=V]... [--timeout S] [--dry-run] [--json]
+                                              build the image a role runs on from the commit's source (git archive
+                                              of the checkout), tagged per the image template; the engine's stream
+                                              goes to F/.bench-triage/builds/<commit12>/<id>/build.log (path on stdout)
   campaign plan|start|status|cancel|resume --folder F [--select 'category=wheel-missing,agent=claude_code']
       [--repeats N] [--id ID] [--json] [--host URL]... [host options] [run options of "run"]
                                               many runs, repeats interleaved (B, H, A, B, H, A …), through a durable
@@ -278,6 +285,56 @@ export async function main(argv: string[]): Promise<number> {
             serverTimeoutS: seconds('server-timeout'),
             benchmarkTimeoutS: seconds('benchmark-timeout'),
             secretEnv: a.lists.get('secret-env') ?? [],
+          },
+          out,
+          err,
+          interruptSignal(),
+        );
+      }
+      case 'build': {
+        const a = parseArgs(
+          rest,
+          ['rebuild', 'dry-run', 'json'],
+          ['folder', 'commit', 'role', 'checkout', 'image-human', 'image-baseline', 'human-base', 'dockerfile', 'build-arg', 'timeout', ...HOST_OPTIONS],
+        );
+        for (const k of ['folder', 'commit', 'role']) if (!a.values.has(k)) throw new UsageError(`build needs --${k}`);
+        const args: Record<string, string> = {};
+        for (const kv of a.lists.get('build-arg') ?? []) {
+          const i = kv.indexOf('=');
+          if (i <= 0) throw new UsageError(`--build-arg needs NAME=VALUE (got ${kv})`);
+          args[kv.slice(0, i)] = kv.slice(i + 1);
+        }
+        const timeout = a.values.has('timeout') ? Number(a.values.get('timeout')) : undefined;
+        if (timeout !== undefined && !(timeout > 0)) throw new UsageError('--timeout must be seconds > 0');
+        let dockerfile: string[] | undefined;
+        if (a.values.has('dockerfile')) {
+          try {
+            dockerfile = readFileSync(a.values.get('dockerfile')!, 'utf8').split('\n');
+          } catch (e) {
+            throw new UsageError(`--dockerfile ${a.values.get('dockerfile')}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+          }
+        }
+        const host = hostOf({ ...a, values: new Map([['gpus', '0'], ...a.values]) });
+        return await buildCommand(
+          {
+            folder: a.values.get('folder')!,
+            commit: a.values.get('commit')!,
+            role: a.values.get('role')!,
+            host,
+            checkout: a.values.get('checkout') ?? process.env.BENCH_TRIAGE_VLLM_CHECKOUT,
+            rebuild: a.flags.has('rebuild'),
+            dryRun: a.flags.has('dry-run'),
+            json: a.flags.has('json'),
+            settings: {
+              args,
+              dockerfile,
+              humanBase: a.values.get('human-base'),
+              timeoutS: timeout,
+              templates: {
+                human: a.values.get('image-human') || DEFAULT_TEMPLATES.human,
+                baseline: a.values.get('image-baseline') || DEFAULT_TEMPLATES.baseline,
+              },
+            },
           },
           out,
           err,

@@ -3,6 +3,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { Evidence } from '../core/classify';
 import { goToFirstErrorInFile, openLarge } from './docs/largeLog';
+import { follow } from './docs/follow';
 import { embeddedLogUri, liveLogUri, runTranscriptUri } from './uris';
 
 /** Logs above this open directly (no preview, highlighting off in VS Code) with a notice: never cut. */
@@ -54,7 +55,7 @@ export async function openLogFile(uri: vscode.Uri): Promise<vscode.TextEditor | 
       .then(a => a && goToFirstErrorInFile(uri));
     return undefined;
   }
-  const live = uri.scheme === 'file' && /\/\.bench-triage\/runs\//.test(uri.path);
+  const live = uri.scheme === 'file' && /\/\.bench-triage\/(?:runs|builds)\//.test(uri.path);
   const doc = await vscode.workspace.openTextDocument(live ? liveLogUri(uri) : uri);
   if (doc.languageId !== 'vllm-log') await vscode.languages.setTextDocumentLanguage(doc, 'vllm-log');
   return vscode.window.showTextDocument(doc, { preview: false });
@@ -65,9 +66,13 @@ export async function openRunTranscript(runDir: string): Promise<vscode.TextEdit
   const doc = await vscode.workspace.openTextDocument(runTranscriptUri(runDir));
   if (doc.languageId !== 'vllm-log') await vscode.languages.setTextDocumentLanguage(doc, 'vllm-log');
   const ed = await vscode.window.showTextDocument(doc, { preview: false });
-  // Following: the caret at the end, so new lines scroll into view.
-  const end = doc.lineAt(doc.lineCount - 1).range.end;
-  ed.selection = new vscode.Selection(end, end);
-  ed.revealRange(new vscode.Range(end, end));
+  follow(ed);
+  return ed;
+}
+
+/** A build's log, following the build: the engine's stream as it arrives, the caret at the end. */
+export async function openBuildLog(file: string): Promise<vscode.TextEditor | undefined> {
+  const ed = await openLogFile(vscode.Uri.file(file));
+  if (ed) follow(ed);
   return ed;
 }

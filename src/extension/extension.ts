@@ -4,6 +4,7 @@ import { CommitsTree } from './tree/commitsTree';
 import { RunsTree } from './tree/runsTree';
 import { EmbeddedLogFs } from './docs/embeddedLogFs';
 import { LiveLogFs } from './docs/liveLogFs';
+import { disposeFollow } from './docs/follow';
 import { RunTranscriptFs } from './docs/runTranscriptFs';
 import { LogFolding, LogSymbols } from './docs/logLanguage';
 import { TriageLanguageClient } from './languageClient';
@@ -21,6 +22,8 @@ import { registerNoteCommands } from './commands/notes';
 import { registerRuleCommands } from './commands/rules';
 import { registerCampaignCommands } from './commands/campaigns';
 import { CampaignService } from './campaignService';
+import { BuildService } from './buildService';
+import { registerBuildCommands } from './commands/build';
 import { UnclassifiedLens } from './unclassifiedLens';
 import { registerSecretCommands } from './commands/secrets';
 
@@ -116,23 +119,33 @@ export function activate(context: vscode.ExtensionContext): BenchTriageApi {
   const runs = new RunService(context.secrets, store);
   const campaigns = new CampaignService(runs);
   context.subscriptions.push(campaigns);
-  const runsTree = new RunsTree(runs, campaigns);
+  const builds = new BuildService(store);
+  context.subscriptions.push(builds);
+  const runsTree = new RunsTree(runs, campaigns, builds);
   const runsView = vscode.window.createTreeView('benchTriage.runs', { treeDataProvider: runsTree });
   const status = vscode.window.createStatusBarItem('benchTriage.runs', vscode.StatusBarAlignment.Left, 10);
   status.name = 'Bench Triage runs';
   status.command = 'benchTriage.runs.focus';
   const updateStatus = () => {
     const active = runs.active();
-    if (!active.length) {
+    const building = builds.builds.active();
+    if (!active.length && !building.length) {
       status.hide();
       return;
     }
-    status.text = `$(sync~spin) ${active.length} run${active.length === 1 ? '' : 's'}`;
-    status.tooltip = active.map(r => `${r.record.commit.slice(0, 8)} ${r.record.role} on ${r.host.label}: ${r.record.status}`).join('\n');
-    status.accessibilityInformation = { label: `Bench Triage: ${active.length} benchmark runs active` };
+    const parts = [
+      active.length ? `${active.length} run${active.length === 1 ? '' : 's'}` : '',
+      building.length ? `${building.length} build${building.length === 1 ? '' : 's'}` : '',
+    ].filter(Boolean);
+    status.text = `$(sync~spin) ${parts.join(' · ')}`;
+    status.tooltip = [
+      ...active.map(r => `${r.record.commit.slice(0, 8)} ${r.record.role} on ${r.host.label}: ${r.record.status}`),
+      ...building.map(b => `${b.record.tag} on ${b.host.label}: ${b.record.status}${b.record.step ? ` (Step ${b.record.step.n}/${b.record.step.total})` : ''}`),
+    ].join('\n');
+    status.accessibilityInformation = { label: `Bench Triage: ${parts.join(', ')} active` };
     status.show();
   };
-  context.subscriptions.push(runs, runsTree, runsView, status, runs.onDidChange(updateStatus));
+  context.subscriptions.push(runs, runsTree, runsView, status, runs.onDidChange(updateStatus), builds.onDidChange(updateStatus));
   // Runs a previous window left on a host are picked up again (trusted workspaces only).
   const reattach = setTimeout(() => void runs.reattach((vscode.workspace.workspaceFolders ?? []).map(f => f.uri)), 1000);
   context.subscriptions.push({ dispose: () => clearTimeout(reattach) });
@@ -153,11 +166,13 @@ export function activate(context: vscode.ExtensionContext): BenchTriageApi {
   registerNoteCommands(context, store);
   registerRuleCommands(context);
   registerCampaignCommands(context, store, campaigns);
+  registerBuildCommands(context, store, builds, () => void vscode.commands.executeCommand('benchTriage.runs.focus'));
   registerSecretCommands(context);
 
   return { activationMs: performance.now() - t0, store, commitsTree, languageClient, runs, webviews, runsTreeForTests: runsTree };
 }
 
 export function deactivate(): void {
-  /* disposables do the work */
+  // Disposables do the rest; the followers of live documents are module state.
+  disposeFollow();
 }

@@ -1,4 +1,6 @@
+import * as path from 'node:path';
 import * as vscode from 'vscode';
+import type { BuildSettings } from '../runner/buildPlan';
 import { splitHostUrl, type HostConfig } from '../runner/hosts';
 import { DEFAULT_TEMPLATES, type ImageTemplates } from '../runner/plan';
 import { metricDef, OVERRIDE_KEYS, type PrimaryOverride } from '../core/metrics';
@@ -124,7 +126,36 @@ export function runEnvSetting(scope?: vscode.Uri): { env: Record<string, string>
   return { env, secretNames, problems };
 }
 
-export const vllmCheckoutSetting = (scope?: vscode.Uri): string | null => config(scope).get<string>('vllmCheckout')?.trim() || null;
+/** `benchTriage.vllmCheckout`: `${workspaceFolder}` and relative paths resolve against the folder. */
+export function vllmCheckoutSetting(scope?: vscode.Uri): string | null {
+  const v = config(scope).get<string>('vllmCheckout')?.trim();
+  if (!v) return null;
+  const base = scope?.scheme === 'file' ? scope.fsPath : (vscode.workspace.workspaceFolders?.[0]?.uri.fsPath ?? process.cwd());
+  return path.resolve(base, v.replace(/\$\{workspaceFolder\}/g, base));
+}
+
+/** `benchTriage.build.*`: the Dockerfile template, its build args, the base of human images, the limit (invalid values named once, defaults apply). */
+export function buildSettings(scope?: vscode.Uri): BuildSettings {
+  const c = config(scope);
+  const out: BuildSettings = { templates: imageTemplates(scope) };
+  const df = c.get<unknown>('build.dockerfile');
+  if (Array.isArray(df) && df.length && df.every(l => typeof l === 'string')) out.dockerfile = df as string[];
+  else if (df !== undefined && !(Array.isArray(df) && df.length === 0))
+    warnOnce("benchTriage.build.dockerfile: not a list of lines; the default Dockerfile (ISO-Bench's baseline image) applies");
+  const args = c.get<unknown>('build.args');
+  if (args && typeof args === 'object' && !Array.isArray(args)) {
+    out.args = {};
+    for (const [k, v] of Object.entries(args as Record<string, unknown>))
+      if (typeof v === 'string' || typeof v === 'number') out.args[k] = String(v);
+      else warnOnce(`benchTriage.build.args.${k}: not a string; left out`);
+  }
+  const base = c.get<unknown>('build.humanBaseImage');
+  if (typeof base === 'string' && base.trim()) out.humanBase = base.trim();
+  const minutes = c.get<unknown>('build.timeoutMinutes', 180);
+  if (typeof minutes === 'number' && minutes > 0) out.timeoutS = Math.round(minutes * 60);
+  else warnOnce(`benchTriage.build.timeoutMinutes: ${JSON.stringify(minutes)} is not a number of minutes > 0; 180 applies`);
+  return out;
+}
 export const codeLensEnabled = (scope?: vscode.Uri): boolean => config(scope).get<boolean>('codeLens.enabled', true) !== false;
 
 const warned = new Set<string>();

@@ -51,3 +51,13 @@ export async function fileFromCheckout(checkout: string, commit: string, rel: st
     throw new Error(`vLLM checkout ${checkout}: ${rel} does not exist at ${commit.slice(0, 12)}`);
   }
 }
+
+/** Whether the checkout has the commit (a missing checkout or commit is false, never an error). */
+export async function hasCommit(checkout: string, commit: string): Promise<boolean> {
+  try {
+    await execa('git', ['-C', checkout, 'cat-file', '-e', `${commit}^{commit}`], { timeout: 30_000 });
+    return true;
+  } catch {
+    return false;
+  }
+}

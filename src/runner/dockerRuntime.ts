@@ -3,7 +3,17 @@ import { PassThrough, type Writable } from 'node:stream';
 import { DockerDemuxer } from './demux';
 import { describeDockerError, RunnerError } from './errors';
 import { connectOptions, effectiveDockerUrl, type HostConfig } from './hosts';
-import type { ContainerRuntime, ContainerSpec, ContainerState, ExecOptions, ExecOutcome, HostFacts, LabelledContainer } from './runtime';
+import type {
+  ContainerRuntime,
+  ContainerSpec,
+  ContainerState,
+  ExecOptions,
+  ExecOutcome,
+  HostFacts,
+  ImageBuildOptions,
+  ImageRuntime,
+  LabelledContainer,
+} from './runtime';
 
 /** Default limit for one Docker API call (long streams have none, but are cancellable). */
 const CALL_TIMEOUT_MS = 30_000;
@@ -12,7 +22,7 @@ const CALL_TIMEOUT_MS = 30_000;
 const withSignal = (s: AbortSignal, extra: object = {}): {} => ({ ...extra, abortSignal: s });
 
 /** The module that talks to dockerode (with its swarm subclass). Every call is bounded in time and cancellable. */
-export class DockerRuntime implements ContainerRuntime {
+export class DockerRuntime implements ContainerRuntime, ImageRuntime {
   readonly where: string;
   protected readonly docker: Docker;
   private readonly hostKeyProblem: () => string | null;
@@ -201,5 +211,70 @@ export class DockerRuntime implements ContainerRuntime {
       s => this.docker.listContainers(withSignal(s, { all: true, filters: JSON.stringify({ label: [label] }) })) as Promise<Docker.ContainerInfo[]>,
     );
     return all.map(c => ({ id: c.Id, labels: c.Labels ?? {}, state: c.State }));
+  }
+
+  async imageId(ref: string): Promise<string | null> {
+    try {
+      const i = await this.call(s => this.docker.getImage(ref).inspect(withSignal(s)));
+      return i.Id;
+    } catch (e) {
+      if (/no such image|404/i.test(String((e as Error).message))) return null;
+      throw e;
+    }
+  }
+
+  async imageIds(): Promise<Set<string>> {
+    const all = await this.call(s => this.docker.listImages(withSignal(s, { all: true })) as Promise<Docker.ImageInfo[]>);
+    return new Set(all.map(i => i.Id.replace(/^sha256:/, '').slice(0, 12)));
+  }
+
+  async removeImage(id: string): Promise<void> {
+    try {
+      await this.call(s => this.docker.getImage(id).remove(withSignal(s, { force: false, noprune: false })));
+    } catch (e) {
+      if (!/no such image|404/i.test((e as Error).message)) throw e;
+    }
+  }
+
+  /**
+   * The classic builder (its `Step n/m` lines are the progress), with intermediate containers
+   * removed even when a step fails. The response is handed over chunk by chunk, undecoded; the
+   * call has no deadline (builds take half an hour) but ends at once on the caller's signal,
+   * which also makes the engine stop the build (it cancels when the client goes away).
+   */
+  async build(context: NodeJS.ReadableStream, opts: ImageBuildOptions): Promise<void> {
+    const ctl = new AbortController();
+    const onAbort = () => ctl.abort(new RunnerError(`${this.where}: build cancelled`, 'cancelled'));
+    if (opts.signal?.aborted) throw new RunnerError(`${this.where}: build cancelled`, 'cancelled');
+    opts.signal?.addEventListener('abort', onAbort, { once: true });
+    try {
+      const stream = (await this.docker.buildImage(context, {
+        t: opts.tag,
+        dockerfile: opts.dockerfile,
+        buildargs: opts.buildargs,
+        labels: opts.labels,
+        rm: true,
+        forcerm: true,
+        nocache: !!opts.nocache,
+        version: '1',
+        abortSignal: ctl.signal,
+      } as Docker.ImageBuildOptions & { abortSignal: AbortSignal })) as NodeJS.ReadableStream & { destroy(e?: Error): void };
+      await new Promise<void>((resolve, reject) => {
+        const stop = () => {
+          stream.destroy();
+          reject(ctl.signal.reason);
+        };
+        if (ctl.signal.aborted) return stop();
+        ctl.signal.addEventListener('abort', stop, { once: true });
+        stream.on('data', (b: Buffer) => opts.onChunk(Buffer.isBuffer(b) ? b : Buffer.from(b)));
+        stream.on('error', e => reject(ctl.signal.aborted ? ctl.signal.reason : this.fail(e)));
+        stream.on('end', () => resolve());
+      });
+    } catch (e) {
+      if (ctl.signal.aborted) throw ctl.signal.reason;
+      throw e instanceof RunnerError ? e : this.fail(e);
+    } finally {
+      opts.signal?.removeEventListener('abort', onAbort);
+    }
   }
 }

@@ -3,7 +3,7 @@ import { hostname } from 'node:os';
 import * as path from 'node:path';
 import { PrintedMetricsParser, samplesFromResultJson } from '../core/metrics';
 import { normalisedMetrics } from '../core/ingest';
-import { benchmarksFromCheckout, C, fileFromCheckout, helperFile, tarOf } from './containerFiles';
+import { benchmarksFromCheckout, C, fileFromCheckout, hasCommit, helperFile, tarOf } from './containerFiles';
 import { RunnerError } from './errors';
 import type { HostQueue } from './hostQueue';
 import { LogSink } from './logSink';
@@ -315,12 +315,19 @@ export class Runner {
       if (!req.checkout) throw new RunEnd('refused', `recipe needs ${step.argv[1]} from a vLLM checkout: configure one`);
       files.push({ name: `${C.files}/${path.basename(step.argv[1])}`, body: await fileFromCheckout(req.checkout, benchCommit, step.argv[1]), mode: 0o644 });
     }
-    const scripts = req.checkout && !p.benchmark.script.startsWith('vllm bench') ? await benchmarksFromCheckout(req.checkout, benchCommit, req.signal) : null;
+    // A checkout that lacks the commit (not fetched, or a fork's commit) falls back to the image's
+    // scripts, and says so in the run's record and log: the script version is part of comparability.
+    const inCheckout = req.checkout && !p.benchmark.script.startsWith('vllm bench') ? await hasCommit(req.checkout, benchCommit) : false;
+    if (req.checkout && !inCheckout && !p.benchmark.script.startsWith('vllm bench'))
+      this.note(dir, r, `commit ${benchCommit.slice(0, 12)} is not in the vLLM checkout ${req.checkout}: the benchmark scripts come from the image`);
+    const scripts = inCheckout ? await benchmarksFromCheckout(req.checkout!, benchCommit, req.signal) : null;
     r.benchmarkScripts = scripts
       ? `git archive ${benchCommit} benchmarks (checkout ${req.checkout})`
       : p.benchmark.script.startsWith('vllm bench')
         ? 'the vLLM CLI in the image'
-        : 'the image (no vLLM checkout configured)';
+        : req.checkout
+          ? `the image (${benchCommit.slice(0, 12)} is not in the checkout ${req.checkout})`
+          : 'the image (no vLLM checkout configured)';
     const id = await this.runtime.create({
       image: r.image,
       name: `bench-triage-${p.commit.slice(0, 8)}-${p.role}-${r.runId}`,

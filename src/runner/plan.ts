@@ -51,6 +51,18 @@ export class PlanError extends Error {
 }
 
 const fill = (t: string, v: Record<string, string>) => t.replace(/\{(\w+)\}/g, (_, k) => v[k] ?? `{${k}}`);
+const templateVars = (commit: Pick<Commit, 'hash' | 'parent'>) => ({
+  commit: commit.hash,
+  commit8: commit.hash.slice(0, 8),
+  commit12: commit.hash.slice(0, 12),
+  parent: commit.parent ?? '',
+  parent12: (commit.parent ?? '').slice(0, 12),
+});
+
+/** The image a role runs on (the agent runs on the baseline's): what a run pulls and a build tags. */
+export function imageFor(commit: Pick<Commit, 'hash' | 'parent'>, role: Role, templates: ImageTemplates = DEFAULT_TEMPLATES): string {
+  return fill(role === 'human' ? templates.human : templates.baseline, templateVars(commit));
+}
 
 /**
  * (commit, role, host, options) → everything the runner will do, decided before anything runs.
@@ -68,15 +80,8 @@ export function planRun(commit: Commit, role: Role, opts: PlanOptions): RunPlan 
   if (role !== 'human' && !commit.parent)
     throw new PlanError(`the parent of ${commit.hash.slice(0, 12)} is unknown, so the baseline image cannot be named; add it to a mapping file or the dataset`);
   if (role === 'agent' && !opts.agentPatch) throw new PlanError(`no agent patch for ${commit.hash.slice(0, 12)}: pick a model_patch.diff`);
-  const templates = opts.templates ?? DEFAULT_TEMPLATES;
-  const vars = {
-    commit: commit.hash,
-    commit8: commit.hash.slice(0, 8),
-    commit12: commit.hash.slice(0, 12),
-    parent: commit.parent ?? '',
-    parent12: (commit.parent ?? '').slice(0, 12),
-  };
-  const image = fill(role === 'human' ? templates.human : templates.baseline, vars);
+  const vars = templateVars(commit);
+  const image = imageFor(commit, role, opts.templates);
   const benchCommit = role === 'human' ? commit.hash : commit.parent!;
   const script = parsed.script!.startsWith('vllm bench') ? parsed.script! : `benchmarks/${parsed.script}`;
   const serverFlags = new Set(parsed.problems.filter(p => p.code === 'server-flag').map(p => String(p.data?.flag)));

@@ -63,3 +63,34 @@ export interface ContainerRuntime {
   remove(id: string): Promise<void>;
   list(label: string): Promise<LabelledContainer[]>;
 }
+
+/** What an image build is given: the Dockerfile's path inside the context, build args and labels. */
+export interface ImageBuildOptions {
+  tag: string;
+  dockerfile: string;
+  buildargs: Record<string, string>;
+  labels: Record<string, string>;
+  /** Every step again (Rebuild), not from the engine's layer cache. */
+  nocache?: boolean;
+  signal?: AbortSignal;
+  /** Every chunk of the engine's response as it arrives (its JSON messages, undecoded). */
+  onChunk: (chunk: Buffer) => void;
+}
+
+/** The image side of an engine: builds (classic builder, streamed), and the images they leave. */
+export interface ImageRuntime {
+  readonly where: string;
+  ping(signal?: AbortSignal): Promise<void>;
+  /** The image's full id, or null when the host does not have it. */
+  imageId(ref: string): Promise<string | null>;
+  pull(image: string, signal?: AbortSignal): Promise<void>;
+  /** Sends the context (a tar stream) and resolves when the engine's response has ended. */
+  build(context: NodeJS.ReadableStream, opts: ImageBuildOptions): Promise<void>;
+  /** Removes an image (untagged parents with no other use go with it); absent is not an error. */
+  removeImage(id: string): Promise<void>;
+  /** Containers by id prefix, removed by force; absent is not an error. */
+  remove(id: string): Promise<void>;
+  inspect(id: string): Promise<ContainerState | null>;
+  /** Short ids (12 hex) of every image on the host, intermediate ones included. */
+  imageIds(): Promise<Set<string>>;
+}

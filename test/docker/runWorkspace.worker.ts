@@ -80,6 +80,12 @@ function demo(engine: string): void {
   settings['benchTriage.serverTimeoutSeconds'] = 30;
   settings['benchTriage.runEnv'] = ['FAKE_VLLM_BENCH_SECONDS=8'];
   writeFileSync(path.join(folder, '.vscode/settings.json'), JSON.stringify(settings, null, 2) + '\n');
+  // The demo checkout in the folder, and the baseline images its fake host has (all but one).
+  const images = spawnSync(process.execPath, [path.join(repoRoot(), 'scripts/demo-images.mjs'), folder], {
+    encoding: 'utf8',
+    env: { ...process.env, DOCKER_HOST: engine },
+  });
+  if (images.status !== 0) throw new Error(images.stderr);
   process.stdout.write(JSON.stringify({ folder, engine }), () => process.exit(0));
 }
 

@@ -37,6 +37,7 @@ export function makeRunFixture(
   mkdirSync(path.join(checkout, 'vllm'), { recursive: true });
   for (const f of readdirSync(path.join(FAKE_VLLM, 'benchmarks'))) copyFileSync(path.join(FAKE_VLLM, 'benchmarks', f), path.join(checkout, 'benchmarks', f));
   copyFileSync(path.join(FAKE_VLLM, 'rootfs/opt/fakevllm/vllm/logger.py'), path.join(checkout, 'vllm/logger.py'));
+  writeFileSync(path.join(checkout, 'setup.py'), fakeSetupPy());
   git(checkout, 'init', '-q');
   git(checkout, 'add', '-A');
   git(checkout, 'commit', '-qm', 'parent');
@@ -72,4 +73,32 @@ export function makeRunFixture(
     return f;
   };
   return { folder: folder('results', goodPatch), badPatchFolder: folder('results-bad-patch', badPatch), checkout, parent, human };
+}
+
+/**
+ * A vLLM-like setup.py that the fake image's pip runs for `pip install -e .`: the CMake and nvcc
+ * lines of a real kernel build, or (with `fail`) a compile that dies the way it does on a host
+ * short of memory.
+ */
+export function fakeSetupPy(fail: string | null = null): string {
+  const lines = [
+    'running build_ext',
+    '-- The CXX compiler identification is GNU 11.4.0',
+    '-- The CUDA compiler identification is NVIDIA 12.4.131',
+    '-- CUDA target architectures: 9.0',
+    '-- Build files have been written to: /opt/vllm_baseline/build/temp.linux-x86_64-cpython-310',
+    '[1/3] Building CUDA object CMakeFiles/_C.dir/csrc/cache_kernels.cu.o',
+    '[2/3] Building CUDA object CMakeFiles/_C.dir/csrc/attention/attention_kernels.cu.o',
+  ];
+  const body = [
+    '"""Fake vLLM build (Bench Triage tests): prints what a CMake + nvcc build of the kernels prints."""',
+    'import sys',
+    `for line in ${JSON.stringify(lines)}:`,
+    '    print(line, flush=True)',
+    ...(fail
+      ? [`print(${JSON.stringify(fail)}, flush=True)`, 'print("ninja: build stopped: subcommand failed.", flush=True)', 'sys.exit(1)']
+      : ['print("[3/3] Linking CXX shared module _C.abi3.so", flush=True)']),
+    '',
+  ];
+  return body.join('\n');
 }

@@ -1,4 +1,4 @@
-import { ROLES, type Role } from '../model';
+import { BUILD_SOURCE, ROLES, type Role } from '../model';
 import type { CommitTriage } from '../compare';
 
 /**
@@ -108,12 +108,12 @@ export function durationEstimates(entries: readonly CommitTriage[]): (e: CommitT
   const byRole = new Map<Role, number[]>();
   for (const e of entries)
     for (const r of ROLES) {
-      const d = [e.roles[r].run, ...e.roles[r].history].flatMap(x => (x?.durationS && x.durationS > 0 ? [x.durationS] : []));
+      const d = [e.roles[r].run, ...e.roles[r].history].flatMap(x => (x?.durationS && x.durationS > 0 && x.source !== BUILD_SOURCE ? [x.durationS] : []));
       byRole.set(r, [...(byRole.get(r) ?? []), ...d]);
     }
   const fallback = new Map(ROLES.map(r => [r, median(byRole.get(r) ?? []) ?? 900]));
   return (e, role) => {
-    const own = [e.roles[role].run, ...e.roles[role].history].flatMap(x => (x?.durationS && x.durationS > 0 ? [x.durationS] : []));
+    const own = [e.roles[role].run, ...e.roles[role].history].flatMap(x => (x?.durationS && x.durationS > 0 && x.source !== BUILD_SOURCE ? [x.durationS] : []));
     return median(own) ?? fallback.get(role)!;
   };
 }

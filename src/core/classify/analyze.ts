@@ -4,6 +4,8 @@ import { parseJson } from '../ingest/json';
 import { Classifier, type Classification, type ClassifyInput, type Evidence } from './engine';
 import { classifyInput } from './run';
 import { category } from './taxonomy';
+import { asBuildFailure } from './build';
+import { BUILD_SOURCE } from '../model';
 
 /** Reads files relative to the scanned folder (the caller decides how: fs, vscode.workspace.fs …). */
 export type ReadText = (path: string, opts?: ReadOptions) => Promise<string>;
@@ -29,7 +31,8 @@ export async function classifyRuns(
   const commits = new Map<string, Commit>(scan.commits.map(c => [c.hash, c]));
   const byFile = new Map<string, Run[]>();
   for (const r of scan.runs) {
-    if ((r.status !== 'success' || r.role === 'agent') && (!only || only.has(r.provenance.file)))
+    // A build that did not fail explains nothing: its log is not read.
+    if ((r.status !== 'success' || r.role === 'agent') && !(r.source === BUILD_SOURCE && r.status !== 'failed') && (!only || only.has(r.provenance.file)))
       (byFile.get(r.provenance.file) ?? byFile.set(r.provenance.file, []).get(r.provenance.file)!).push(r);
   }
   const out = new Map<string, Classification>();
@@ -75,7 +78,9 @@ export async function classifyRuns(
       if (key && !hit && found.strength === 'signature') seen.set(key, found);
       const mine = r.logFiles.map(f => notes.get(f)).filter((n): n is string => !!n);
       const c = mine.length ? { ...found, notes: mine } : found;
-      if (r.status !== 'success') out.set(r.id, c);
+      if (r.source === BUILD_SOURCE) {
+        if (r.status === 'failed') out.set(r.id, asBuildFailure(c));
+      } else if (r.status !== 'success') out.set(r.id, c);
       else {
         // A measured agent run only needs a classification when its patch did not wholly apply.
         const patch = c.findings.find(f => f.category === 'agent-patch-failed');

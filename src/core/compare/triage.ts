@@ -1,5 +1,5 @@
 import type { BenchmarkMode, Commit, Role, Run } from '../model';
-import { ROLES } from '../model';
+import { BUILD_SOURCE, ROLES } from '../model';
 import type { Classification } from '../classify/engine';
 import { category } from '../classify/taxonomy';
 import type { CommitConflict } from '../ingest/scan';
@@ -55,12 +55,19 @@ export interface TriageOptions {
 
 const newest = (a: Run, b: Run) => (b.timestamp ?? '').localeCompare(a.timestamp ?? '');
 
-/** Preferred run of a role: a success first, then the anchor pipeline, then the newest. */
+/**
+ * Preferred run of a role: a success first, then the anchor pipeline, then the newest. Image
+ * builds are history, except a failed one newer than the role's best failure: the role now stands
+ * at "the image for it could not be built".
+ */
 function prefer(runs: Run[], anchor: string | null): Run | null {
-  if (!runs.length) return null;
+  const measured = runs.filter(r => r.source !== BUILD_SOURCE);
   // A run someone cancelled says nothing about the commit: it is history unless it is all there is.
   const rank = (r: Run) => (r.status === 'success' ? 0 : /^cancel/i.test(r.originalStatus) ? 4 : 2) + (anchor && r.source === anchor ? 0 : 1);
-  return [...runs].sort((a, b) => rank(a) - rank(b) || newest(a, b))[0];
+  const best = measured.length ? [...measured].sort((a, b) => rank(a) - rank(b) || newest(a, b))[0] : null;
+  const build = runs.filter(r => r.source === BUILD_SOURCE && r.status === 'failed').sort(newest)[0];
+  if (build && (!best || (best.status !== 'success' && (build.timestamp ?? '') > (best.timestamp ?? '')))) return build;
+  return best;
 }
 
 const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);

@@ -8,3 +8,4 @@ export { detect } from './detectors';
 export { attributeAgents } from './agentIdentity';
 export { OWN_SCHEMA } from './detectors/own';
 export { normalisedMetrics, modeFromCommand } from './detectors/common';
+export { BUILD_RECORD_SCHEMA } from './detectors/build';

@@ -27,7 +27,7 @@ export const isChildProcessLine = (line: string): boolean =>
   );
 // No leading `\w*`-style quantifiers: these run on arbitrarily long lines and must stay linear.
 const ERROR_FORM =
-  /Traceback \(most recent call last\)|(?:Error|Exception)\b|\bExit\b|\berror:|\bERROR\b|CRITICAL|FATAL|No module named|cannot import name|\bFAILED\b|\b[Ff]ailed\b|not found|denied|[Nn]o space left|\bKilled\b|undefined symbol|\[Errno|[Uu]nknown|[Tt]imed out|[Tt]imeout|crashed|CRASHED|not supported|is blocked|Requires |unrecognized arguments|arguments are required|No wheel|No perf_command|[Nn]o (?:\w+ )?metrics|not available|\bcannot\b|[Cc]ould not|Broken pipe|not implemented|must be|is not a /;
+  /Traceback \(most recent call last\)|(?:Error|Exception)\b|\bExit\b|\berror\s{0,4}:|\bERROR\b|died due to signal|CRITICAL|FATAL|No module named|cannot import name|\bFAILED\b|\b[Ff]ailed\b|not found|denied|[Nn]o space left|\bKilled\b|undefined symbol|\[Errno|[Uu]nknown|[Tt]imed out|[Tt]imeout|crashed|CRASHED|not supported|is blocked|Requires |unrecognized arguments|arguments are required|No wheel|No perf_command|[Nn]o (?:\w+ )?metrics|not available|\bcannot\b|[Cc]ould not|Broken pipe|not implemented|must be|is not a /;
 
 /**
  * An *error-form* line states a failure (Traceback, `Error:`, `No module named` …) rather than

@@ -39,6 +39,9 @@ const PHASE_MARKERS: Array<[RegExp, (m: RegExpExecArray) => string]> = [
   [/^=== BENCHMARK_RESULTS_JSON ===/, () => 'results JSON'],
   [/^------warm up------/, () => 'warm-up'],
   [/^------start generating------/, () => 'generation'],
+  // Image builds: the classic builder's step headers, and BuildKit's plain-progress ones.
+  [/^Step (\d{1,4}\/\d{1,4}) : (.{0,80})/, m => `Step ${m[1]}: ${m[2]}`],
+  [/^#\d{1,5} \[(?:[\w-]{1,40} )?(\d{1,4}\/\d{1,4})\] (.{0,80})/, m => `Step ${m[1]}: ${m[2]}`],
   [/^=== (.{3,60}) ===\s*$/, m => m[1].toLowerCase()],
 ];
 const PHASE_END = /^(?:\w+_)?BENCHMARK_DONE\b|^BENCHMARK_OUTPUT_END|^=== END_BENCHMARK_RESULTS_JSON ===/;

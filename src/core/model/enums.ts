@@ -11,7 +11,7 @@ export const RunStatusSchema = z.enum(RUN_STATUSES);
 export type RunStatus = z.infer<typeof RunStatusSchema>;
 
 /** Per-commit result schemas found in ISO-Bench (research file §1) plus the extension's own. */
-export const SCHEMA_IDS = ['S1', 'S2', 'S3', 'S4', 'S5', 'S6', 'S7', 'S8', 'S9', 'S10', 'BT1'] as const;
+export const SCHEMA_IDS = ['S1', 'S2', 'S3', 'S4', 'S5', 'S6', 'S7', 'S8', 'S9', 'S10', 'BT1', 'BT2'] as const;
 export const SchemaIdSchema = z.enum(SCHEMA_IDS);
 export type SchemaId = z.infer<typeof SchemaIdSchema>;
 

@@ -73,3 +73,6 @@ export const RunSchema = z.object({
   provenance: ProvenanceSchema,
 });
 export type Run = z.infer<typeof RunSchema>;
+
+/** The `source` of a run read from an image build record (BT2): history of its role, or its failure. */
+export const BUILD_SOURCE = 'bench-triage-build';

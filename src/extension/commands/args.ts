@@ -52,7 +52,8 @@ export function targetOf(store: Store, arg: unknown, role?: unknown): Target | n
       cause: ROLES.map(r => e.roles[r].classification?.cause).find(Boolean) ?? null,
     };
   }
-  const roles = isRole(role) ? [role] : [...ROLES];
+  // One role, or a list (a build's Rerun offers exactly the roles that have not succeeded).
+  const roles = isRole(role) ? [role] : Array.isArray(role) && role.length && role.every(isRole) ? ROLES.filter(r => role.includes(r)) : [...ROLES];
   if (typeof arg === 'string' && arg.startsWith('entry|')) {
     const key = EntryKeys.parse(arg);
     const hit = key && store.entry(key);

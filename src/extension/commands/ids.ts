@@ -34,6 +34,10 @@ export const COMMANDS = {
   runGroup: 'benchTriage.runGroup',
   cancelCampaign: 'benchTriage.cancelCampaign',
   resumeCampaign: 'benchTriage.resumeCampaign',
+  buildImage: 'benchTriage.buildImage',
+  buildImagesForGroup: 'benchTriage.buildImagesForGroup',
+  cancelBuild: 'benchTriage.cancelBuild',
+  openBuildLog: 'benchTriage.openBuildLog',
 } as const;
 
 export type CommandId = (typeof COMMANDS)[keyof typeof COMMANDS];

@@ -10,12 +10,12 @@ import type { Store } from '../store';
 import { isRole, pickCommitFirst, register, runNodeOf, targetOf, type Target } from './args';
 import { COMMANDS } from './ids';
 
-async function pickHost(scope: vscode.Uri) {
+export async function pickHost(scope: vscode.Uri, title = 'Run on which host?') {
   const hosts = configuredHosts(scope);
   if (hosts.length === 1) return hosts[0];
   const pick = await vscode.window.showQuickPick(
     hosts.map(h => ({ label: h.label, description: `${h.docker || 'DOCKER_HOST'} · ${h.gpus} GPU${h.gpus === 1 ? '' : 's'}`, host: h })),
-    { title: 'Run on which host?' },
+    { title },
   );
   return pick?.host;
 }

@@ -180,7 +180,8 @@ export class EntryNode extends CommitNode {
   }
   get contextValue() {
     const e = this.entry;
-    return `entry outcome:${e.outcome} ${ROLES.map(r => `${r}:${e.roles[r].run?.status ?? 'none'}`).join(' ')}`;
+    const fix = e.blockingRole ? e.roles[e.blockingRole].classification?.fixability : null;
+    return `entry outcome:${e.outcome}${fix ? ` fixability:${fix}` : ''} ${ROLES.map(r => `${r}:${e.roles[r].run?.status ?? 'none'}`).join(' ')}`;
   }
   override children(): CommitNode[] {
     return ROLES.filter(r => this.entry.roles[r].run).map(role => new RoleNode(this.folder, this.entry, role, this.entry.roles[role]));

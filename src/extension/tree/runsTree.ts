@@ -7,6 +7,9 @@ import { formatWhen } from '../../core/report';
 import { COMMANDS } from '../commands/ids';
 import type { RunService } from '../runService';
 import { describeStatus, type CampaignService, type CampaignView } from '../campaignService';
+import type { LiveBuild } from '../../app/builds';
+import { FINAL_BUILD_STATES, type BuildState } from '../../runner/buildRecord';
+import type { BuildService } from '../buildService';
 
 const ICON: Record<RunState, [string, string?]> = {
   queued: ['clock'],
@@ -38,7 +41,7 @@ export function runFiles(r: LiveRun): { dir: string; logs: Array<{ file: string;
 }
 
 export abstract class RunsNode {
-  abstract readonly kind: 'host' | 'run' | 'log' | 'campaign';
+  abstract readonly kind: 'host' | 'run' | 'log' | 'campaign' | 'builds' | 'build';
   abstract readonly contextValue: string;
   abstract item(): vscode.TreeItem;
   children(): RunsNode[] {
@@ -126,6 +129,69 @@ export class RunNode extends RunsNode {
   }
 }
 
+const BUILD_ICON: Record<BuildState, [string, string?]> = {
+  queued: ['clock'],
+  preparing: ['sync~spin'],
+  building: ['sync~spin'],
+  succeeded: ['pass', 'testing.iconPassed'],
+  reused: ['pass', 'testing.iconPassed'],
+  failed: ['error', 'testing.iconFailed'],
+  cancelled: ['circle-slash'],
+  interrupted: ['debug-disconnect', 'testing.iconErrored'],
+};
+
+/** The image builds of the workspace (this window's and those on disk), newest first. */
+export class BuildsNode extends RunsNode {
+  readonly kind = 'builds' as const;
+  readonly contextValue = 'builds';
+  constructor(readonly builds: LiveBuild[]) {
+    super();
+  }
+  override children(): RunsNode[] {
+    return this.builds.map(b => new BuildNode(b));
+  }
+  item(): vscode.TreeItem {
+    const active = this.builds.filter(b => !FINAL_BUILD_STATES.includes(b.record.status)).length;
+    const t = new vscode.TreeItem('image builds', vscode.TreeItemCollapsibleState.Expanded);
+    t.id = 'builds';
+    t.iconPath = new vscode.ThemeIcon('package');
+    t.description = `${active} active, ${this.builds.length - active} finished`;
+    t.contextValue = this.contextValue;
+    return t;
+  }
+}
+
+/** One image build: the node Cancel Build and Open Build Log take; a click opens its log. */
+export class BuildNode extends RunsNode {
+  readonly kind = 'build' as const;
+  constructor(readonly build: LiveBuild) {
+    super();
+  }
+  get contextValue() {
+    const s = this.build.record.status;
+    return `build state:${s}${FINAL_BUILD_STATES.includes(s) ? ' finished' : this.build.fromDisk ? ' elsewhere' : ' active'}`;
+  }
+  item(): vscode.TreeItem {
+    const r = this.build.record;
+    const t = new vscode.TreeItem(`${r.commit.slice(0, 8)} ${r.role} image`, vscode.TreeItemCollapsibleState.None);
+    const [icon, color] = BUILD_ICON[r.status] ?? ['question'];
+    t.iconPath = new vscode.ThemeIcon(icon, color ? new vscode.ThemeColor(color) : undefined);
+    const active = !FINAL_BUILD_STATES.includes(r.status);
+    const took = r.durationS !== null ? `${Math.floor(r.durationS / 60)}m ${String(Math.round(r.durationS % 60)).padStart(2, '0')}s` : '';
+    t.description = `${r.status}${active && r.step ? ` · Step ${r.step.n}/${r.step.total}` : ''}${took ? ` · ${took}` : ''} · ${r.tag}`;
+    t.tooltip = new vscode.MarkdownString().appendText(
+      `${r.role} image of ${r.commit} (source ${r.source}) on ${r.host.label}\n\n${r.status}${r.error ? `: ${r.error}` : ''}\n\n${r.tag} FROM ${r.base}${r.step ? `\n\nStep ${r.step.n}/${r.step.total} : ${r.step.text}` : ''}`,
+    );
+    t.accessibilityInformation = {
+      label: `${r.role} image build of commit ${r.commit.slice(0, 8)}: ${r.status}${r.step && active ? `, step ${r.step.n} of ${r.step.total}` : ''}`,
+    };
+    t.contextValue = this.contextValue;
+    t.id = `build|${this.build.folder}|${r.buildId}`;
+    t.command = { command: COMMANDS.openBuildLog, title: 'Open Build Log', arguments: [this] };
+    return t;
+  }
+}
+
 export class RunLogNode extends RunsNode {
   readonly kind = 'log' as const;
   readonly contextValue = 'runLog';
@@ -156,9 +222,12 @@ export class RunsTree implements vscode.TreeDataProvider<RunsNode>, vscode.Dispo
 
   private readonly subCampaigns: vscode.Disposable | undefined;
 
+  private readonly subBuilds: vscode.Disposable | undefined;
+
   constructor(
     private readonly service: RunService,
     private readonly campaigns?: CampaignService,
+    private readonly builds?: BuildService,
   ) {
     // States and phases change what a row says; the runner's notes do not (they are in the log).
     // No clock ticks the tree: a re-render closes the context menu a person just opened on a row.
@@ -166,6 +235,7 @@ export class RunsTree implements vscode.TreeDataProvider<RunsNode>, vscode.Dispo
       if (e?.kind !== 'note') this.changed.fire(undefined);
     });
     this.subCampaigns = campaigns?.onDidChange(() => this.changed.fire(undefined));
+    this.subBuilds = builds?.onDidChange(() => this.changed.fire(undefined));
   }
 
   async getChildren(node?: RunsNode): Promise<RunsNode[]> {
@@ -176,7 +246,9 @@ export class RunsTree implements vscode.TreeDataProvider<RunsNode>, vscode.Dispo
     for (const r of this.service.list()) byHost.set(r.host.label, [...(byHost.get(r.host.label) ?? []), r]);
     const folders = (vscode.workspace.workspaceFolders ?? []).map(f => f.uri);
     const campaigns = this.campaigns ? (await this.campaigns.list(folders).catch(() => [])).map(v => new CampaignNode(v)) : [];
-    return [...campaigns, ...[...byHost].map(([label, runs]) => new HostNode(label, runs))];
+    await this.builds?.loadHistory(folders);
+    const builds = this.builds?.list() ?? [];
+    return [...campaigns, ...(builds.length ? [new BuildsNode(builds)] : []), ...[...byHost].map(([label, runs]) => new HostNode(label, runs))];
   }
 
   getTreeItem(node: RunsNode): vscode.TreeItem {
@@ -186,6 +258,7 @@ export class RunsTree implements vscode.TreeDataProvider<RunsNode>, vscode.Dispo
   dispose(): void {
     this.sub.dispose();
     this.subCampaigns?.dispose();
+    this.subBuilds?.dispose();
     this.changed.dispose();
   }
 }

@@ -1,5 +1,5 @@
 import type { RuleSpec } from '../ruleSchema';
-import { S, any } from './helpers';
+import { G, S, any } from './helpers';
 
 /** Environment: wheels, images, installs, builds, dependency drift, CUDA, models, known version bugs. */
 export const ENVIRONMENT_RULES: RuleSpec[] = [
@@ -115,11 +115,24 @@ export const ENVIRONMENT_RULES: RuleSpec[] = [
       any('(Incremental build failed[^\\n]{0,120})'),
       any('(Wheel build failed[^\\n]{0,80})'),
       any('(Build timed out \\(exceeded[^\\n]*)'),
+      any('(CMake Error[^\\n]{0,120})'),
+    ],
+  },
+  {
+    // pip's and Docker's summaries of a build step that failed: the cause sits in the lines they wrap.
+    id: 'build-failed.summary',
+    category: 'build-failed',
+    strength: G,
+    description: 'Building vLLM failed: {1}',
+    indications: [
+      any('(error: subprocess-exited-with-error)'),
       any('(An error happened while installing `vllm` in editable mode)'),
       any("(Preparing editable metadata \\(pyproject\\.toml\\): finished with status 'error')"),
       any('(Failed building (?:editable|wheel) for vllm)'),
-      any('(CMake Error[^\\n]{0,120})'),
-      any('(error: subprocess-exited-with-error)'),
+      any('(Could not build wheels for vllm[^\\n]{0,80})'),
+      any("(The command '/bin/sh -c [^\\n]{0,300}' returned a non-zero code: \\d+)"),
+      any('(executor failed running \\[[^\\n]{0,300}\\]: exit code: \\d+)'),
+      any('(process "/bin/sh -c [^\\n]{0,300}" did not complete successfully: exit code: \\d+)'),
     ],
   },
   {

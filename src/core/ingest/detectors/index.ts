@@ -6,9 +6,10 @@ import { S9, S10 } from './oldWrapped';
 import { S2, S3, S4, S6 } from './flat';
 import { S5, S7 } from './nested';
 import { BT1 } from './own';
+import { BT2 } from './build';
 
 /** Order matters: the more specific shapes first (S10/S9 before S1; S2 before S3/S6). */
-export const DETECTORS: readonly Detector[] = [BT1, S10, S9, S1, S5, S7, S2, S3, S6, S4, S8];
+export const DETECTORS: readonly Detector[] = [BT1, BT2, S10, S9, S1, S5, S7, S2, S3, S6, S4, S8];
 
 export type Detection = { kind: 'run'; schema: SchemaId; drafts: RunDraft[] } | { kind: 'nonRun'; what: NonRunKind } | { kind: 'unknown'; reason: string };
 

@@ -30,7 +30,7 @@ const BT1Schema = z.looseObject({
  * Log files a result names: relative paths inside the run's folder only. Anything else (`..`,
  * absolute paths, odd characters) is a problem naming the field, and is not read.
  */
-function logsOf(
+export function logsOf(
   v: unknown,
   dir: string,
   problems: Array<{ field: string; message: string }>,

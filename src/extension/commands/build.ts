@@ -1,0 +1,203 @@
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import { ROLES, type Role } from '../../core/model';
+import type { CommitTriage } from '../../core/compare';
+import { BuildPlanError, type BuildRole } from '../../runner/buildPlan';
+import type { BuildRecord } from '../../runner/buildRecord';
+import type { HostConfig } from '../../runner/hosts';
+import type { BuildService } from '../buildService';
+import { openBuildLog } from '../evidence';
+import { TrustError } from '../runService';
+import type { FolderScan, Store } from '../store';
+import { GroupNode } from '../tree/commitNodes';
+import { BuildNode } from '../tree/runsTree';
+import { pickCommitFirst, register, targetOf } from './args';
+import { COMMANDS } from './ids';
+import { pickHost } from './run';
+
+const took = (s: number | null) => (s === null ? '' : s < 60 ? `${Math.round(s)} s` : `${Math.floor(s / 60)} min ${Math.round(s % 60)} s`);
+
+/** The images an entry's failures call for: a failed role whose fix is a rebuild (the agent's image is the baseline's). */
+export function rolesToBuild(e: CommitTriage, only?: Role[]): BuildRole[] {
+  const wanted = (only ?? [...ROLES]).filter(r => {
+    const c = e.roles[r].classification;
+    return only ? true : e.roles[r].run?.status !== 'success' && c?.fixability === 'rebuild';
+  });
+  const out = new Set<BuildRole>(wanted.map(r => (r === 'agent' ? 'baseline' : r)));
+  return ROLES.filter((r): r is BuildRole => out.has(r as BuildRole));
+}
+
+/** The roles a rerun after a build covers: every role of the entry that has not succeeded (agent only with a patch). */
+function rolesToRerun(e: CommitTriage): Role[] {
+  return ROLES.filter(r => e.roles[r].run?.status !== 'success' && (r !== 'agent' || e.roles.agent.run));
+}
+
+function report(e: unknown): void {
+  if (e instanceof TrustError) {
+    void vscode.window.showWarningMessage(e.message, 'Manage Workspace Trust').then(a => a && vscode.commands.executeCommand('workbench.trust.manage'));
+    return;
+  }
+  void vscode.window.showErrorMessage(`Bench Triage: ${e instanceof BuildPlanError ? 'refused: ' : ''}${e instanceof Error ? e.message : String(e)}`);
+}
+
+/** Build Image on H100… (a commit or a role), Build Images for Group…, Cancel Build, Open Build Log. */
+export function registerBuildCommands(context: vscode.ExtensionContext, store: Store, builds: BuildService, focusRuns: () => void): void {
+  /** Builds one image with progress by step (cancellable); the live log opens as soon as the build exists. */
+  const buildOne = async (folder: FolderScan, commit: string, role: BuildRole, host: HostConfig, rebuild: boolean, follow: boolean) => {
+    let opened = false;
+    return vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Notification, title: `Building the ${role} image of ${commit.slice(0, 8)} on ${host.label}`, cancellable: true },
+      async (progress, token) => {
+        const ctl = new AbortController();
+        token.onCancellationRequested(() => ctl.abort());
+        let lastStep = 0;
+        const sub = builds.onDidChange(b => {
+          if (!b || b.record.commit !== commit || b.record.role !== role || b.folder !== folder.root.fsPath) return;
+          if (follow && !opened) {
+            opened = true;
+            void openBuildLog(path.join(b.dir, 'build.log'));
+          }
+          const s = b.record.step;
+          if (s && s.n !== lastStep) {
+            progress.report({ message: `Step ${s.n}/${s.total} : ${s.text.slice(0, 80)}`, increment: ((s.n - lastStep) / s.total) * 100 });
+            lastStep = s.n;
+          } else if (!s) progress.report({ message: b.record.status });
+        });
+        try {
+          return await builds.start(folder, commit, role, host, rebuild, ctl.signal);
+        } finally {
+          sub.dispose();
+        }
+      },
+    );
+  };
+
+  /** The end of a build said once: built (with Rerun), reused, failed (with the log), cancelled. */
+  const announce = async (folder: FolderScan, entry: CommitTriage | null, records: BuildRecord[]) => {
+    const ok = records.filter(r => r.status === 'succeeded' || r.status === 'reused');
+    const bad = records.filter(r => r.status === 'failed' || r.status === 'interrupted');
+    if (bad.length) {
+      const r = bad[0];
+      const a = await vscode.window.showErrorMessage(`Bench Triage: building ${r.tag} failed: ${(r.error ?? '').slice(0, 300)}`, 'Open Build Log');
+      if (a) await openBuildLog(path.join(folder.root.fsPath, '.bench-triage/builds', r.commit.slice(0, 12), r.buildId, 'build.log'));
+      return;
+    }
+    if (!ok.length) return;
+    const what = ok.map(r => `${r.tag} ${r.status === 'reused' ? '(already on the host, reused)' : `built in ${took(r.durationS)}`}`).join('; ');
+    const roles = entry ? rolesToRerun(store.entry(folder.keyOf(entry))?.entry ?? entry) : [];
+    const rerun = roles.length ? `Rerun ${roles.join(', ')}` : null;
+    const a = await vscode.window.showInformationMessage(`Bench Triage: ${what}.`, ...(rerun ? [rerun] : []));
+    if (a && a === rerun && entry) await vscode.commands.executeCommand(COMMANDS.rerun, { commit: entry.commit, agent: entry.agent }, roles);
+  };
+
+  register(context, COMMANDS.buildImage, async (arg?: unknown) => {
+    await store.ensureScanned();
+    const t = targetOf(store, arg);
+    if (!t?.entry) return pickCommitFirst();
+    const roles = rolesToBuild(t.entry, t.roles.length === 1 ? t.roles : undefined);
+    if (!roles.length) roles.push('baseline');
+    const host = await pickHost(t.folder.root, 'Build on which host?');
+    if (!host) return;
+    // Refusals before anything reaches the host; the roles that can be built still are.
+    const plans = [];
+    const refused: string[] = [];
+    for (const role of roles)
+      try {
+        plans.push(builds.plan(t.folder, t.commit, role, host).plan);
+      } catch (e) {
+        if (!(e instanceof BuildPlanError)) throw e;
+        refused.push(`${role}: ${e.message}`);
+      }
+    if (!plans.length) return report(new BuildPlanError(refused.join('; ')));
+    if (refused.length) void vscode.window.showWarningMessage(`Bench Triage: not built: ${refused.join('; ')}`);
+    roles.splice(0, roles.length, ...plans.map(p => p.role));
+    const pick = await vscode.window.showQuickPick(
+      [
+        {
+          label: `$(tools) Build ${plans.map(p => p.tag).join(', ')}`,
+          detail: `FROM ${plans.map(p => p.base).join(', ')}: git archive of ${plans.map(p => p.source.slice(0, 12)).join(', ')}; an image ${host.label} has already is reused`,
+          rebuild: false,
+        },
+        { label: `$(refresh) Rebuild, even if ${host.label} has the image`, detail: 'the image is built again and the tag moves to it', rebuild: true },
+      ],
+      { title: `Build the ${roles.join(' and ')} image of ${t.commit.slice(0, 8)} on ${host.label}` },
+    );
+    if (!pick) return;
+    focusRuns();
+    const records: BuildRecord[] = [];
+    try {
+      for (const role of roles) records.push(await buildOne(t.folder, t.commit, role, host, pick.rebuild, records.length === 0));
+    } catch (e) {
+      report(e);
+      return records;
+    }
+    void announce(t.folder, t.entry, records);
+    return records;
+  });
+
+  register(context, COMMANDS.buildImagesForGroup, async (arg?: unknown) => {
+    if (!(arg instanceof GroupNode) || !arg.entries.length) {
+      void vscode.window.showInformationMessage('Bench Triage: right-click a group in the Commits view to build the images its commits need.');
+      return;
+    }
+    await store.ensureScanned();
+    const folder = arg.entries[0].folder;
+    const host = await pickHost(folder.root, 'Build on which host?');
+    if (!host) return;
+    // One build per image: commits that share a parent share their baseline image.
+    const jobs = new Map<string, { entry: CommitTriage; role: BuildRole }>();
+    const refused: string[] = [];
+    for (const n of arg.entries.filter(x => x.folder === folder))
+      for (const role of rolesToBuild(n.entry)) {
+        try {
+          const p = builds.plan(folder, n.entry.commit, role, host).plan;
+          if (!jobs.has(p.tag)) jobs.set(p.tag, { entry: n.entry, role });
+        } catch (e) {
+          refused.push(`${n.entry.commit.slice(0, 8)} ${role}: ${(e as Error).message}`);
+        }
+      }
+    if (!jobs.size) {
+      void vscode.window.showWarningMessage(`Bench Triage: no image in “${arg.title}” can be built.`, { modal: true, detail: refused.slice(0, 12).join('\n') });
+      return;
+    }
+    const detail = [
+      `${jobs.size} image${jobs.size === 1 ? '' : 's'}, one at a time on ${host.label} (an image the host has is reused):`,
+      ...[...jobs.keys()].slice(0, 12),
+      ...(jobs.size > 12 ? [`… ${jobs.size - 12} more`] : []),
+      ...(refused.length ? [`Refused (${refused.length}):`, ...refused.slice(0, 8)] : []),
+    ].join('\n');
+    if ((await vscode.window.showInformationMessage(`Build the images of “${arg.title}”?`, { modal: true, detail }, 'Build Images')) !== 'Build Images') return;
+    focusRuns();
+    // The Runs view shows every build; they queue on the host's build queue.
+    const all = await Promise.all(
+      [...jobs.values()].map(j =>
+        builds.start(folder, j.entry.commit, j.role, host, false).catch(e => {
+          report(e);
+          return null;
+        }),
+      ),
+    );
+    const done = all.filter((r): r is BuildRecord => !!r);
+    const failed = done.filter(r => r.status === 'failed');
+    void vscode.window.showInformationMessage(
+      `Bench Triage: ${done.length - failed.length} of ${jobs.size} images of “${arg.title}” ready${failed.length ? `; ${failed.length} failed (see the Runs view)` : ''}.`,
+    );
+    return done;
+  });
+
+  register(context, COMMANDS.cancelBuild, (arg?: unknown) => {
+    if (!(arg instanceof BuildNode)) {
+      void vscode.window.showInformationMessage('Bench Triage: Cancel Build works on a build in the Runs view.');
+      return;
+    }
+    if (!builds.cancel(arg.build)) void vscode.window.showInformationMessage(`Bench Triage: that build is not running in this window.`);
+  });
+
+  register(context, COMMANDS.openBuildLog, (arg?: unknown) => {
+    if (!(arg instanceof BuildNode)) {
+      void vscode.window.showInformationMessage('Bench Triage: Open Build Log works on a build in the Runs view.');
+      return;
+    }
+    return openBuildLog(path.join(arg.build.dir, 'build.log'));
+  });
+}
