@@ -801,6 +801,60 @@ try {
       },
     );
 
+    // ---------- campaigns from a multi-selection and from a dataset file ----------
+    const cancelLiveCampaign = async re => {
+      const live = campaignRow(re);
+      await live.waitFor({ timeout: 30000 });
+      for (let i = 0; i < 4 && !(await notification('cancelled:').count()) && (await live.count()); i++) {
+        await menu(live, title('benchTriage.cancelCampaign')).catch(() => {});
+        await notification('cancelled:')
+          .waitFor({ timeout: 10000 })
+          .catch(() => {});
+      }
+      await notification('cancelled:').waitFor({ timeout: 60000 });
+      await clearNotifications();
+    };
+    await step(
+      'Run Selection as Campaign… (context menu of two commits selected with Ctrl-click) plans both, starts, and can be cancelled',
+      [entry('view/item/context', 'benchTriage.runSelection', '1_run@0')],
+      async () => {
+        await clearNotifications();
+        const a = await expandTo('Complete 3-way', '2e18d6d1');
+        await a.click();
+        const b = await expandTo('Measured, not comparable', '39c27d6b');
+        await b.click({ modifiers: ['Control'] });
+        assert((await commits.locator('.monaco-list-row.selected').count()) === 2, 'two commits selected');
+        const dialog = page.locator('.monaco-dialog-box');
+        await menuUntil(b, title('benchTriage.runSelection'), dialog);
+        const text = (await dialog.textContent()) ?? '';
+        assert(/Run “2 selected commits” on H100 as a campaign\?/.test(text) && /6 runs \(2 baseline, 2 human, 2 agent\) of 2 commits/.test(text), text);
+        await dialog.locator('.monaco-button', { hasText: 'Start Campaign' }).click();
+        await cancelLiveCampaign(/campaign commit=(2e18d6d1\|39c27d6b|39c27d6b\|2e18d6d1)/);
+        await a.click(); // back to one selected row
+      },
+    );
+
+    await step('Run campaign (CodeLens at the top of the dataset file) plans every commit the file states a perf command for', [], async () => {
+      await clearNotifications();
+      await dismiss();
+      await page.keyboard.press('F1');
+      await quickPick('vllm_commits.jsonl', { enter: false }); // without ">": Go to File
+      await page.locator('.quick-input-list .monaco-list-row', { hasText: 'vllm_commits.jsonl' }).first().waitFor();
+      await page.keyboard.press('Enter');
+      const lens = page.locator('.monaco-editor .codelens-decoration a', { hasText: /^Run campaign: \d+ commits of this dataset on H100…$/ }).first();
+      await lens.waitFor({ timeout: 60000 });
+      const n = Number(/(\d+) commits/.exec((await lens.textContent()) ?? '')?.[1]);
+      assert(n >= 20, `the lens counts the dataset's commits: ${n}`);
+      await lens.click();
+      const dialog = page.locator('.monaco-dialog-box');
+      await dialog.waitFor();
+      const text = (await dialog.textContent()) ?? '';
+      assert(/Run “vllm_commits\.jsonl” on H100 as a campaign\?/.test(text) && /Refused \(\d+\):/.test(text), text);
+      // The plan is what was asked for; this one is not started (Cancel).
+      await dialog.locator('.monaco-button', { hasText: 'Cancel' }).click();
+      await closeEditors();
+    });
+
     // ---------- image builds: the "No vLLM wheel" commit's baseline image, built from the demo checkout ----------
     const WHEEL = '45e8d64f';
     const buildRow = (re = /./) =>
@@ -845,12 +899,11 @@ try {
         await inline(buildRow(), title('benchTriage.openBuildLog'));
         await page.locator('.tab', { hasText: 'build.log' }).first().waitFor();
         await page.locator('.monaco-editor .view-line', { hasText: 'Successfully tagged bench-triage/fake-vllm:baseline-' }).first().waitFor();
-        // Step headers are folding regions.
-        await page.locator('.monaco-editor .margin').first().hover();
-        assert(
-          (await page.locator('.monaco-editor .margin .codicon-folding-expanded, .monaco-editor .margin .codicon-folding-collapsed').count()) > 0,
-          'folding regions',
-        );
+        // Step headers are the log's regions (folding and outline): the breadcrumbs name the step at the caret.
+        await page
+          .locator('.breadcrumbs-control .monaco-breadcrumb-item', { hasText: /Step\s\d+\/\d+:/ })
+          .first()
+          .waitFor();
         await closeEditors();
       },
     );
@@ -895,7 +948,8 @@ try {
         // The live log opens at once and follows the build to its last line.
         await page.locator('.tab', { hasText: 'build.log' }).first().waitFor({ timeout: 60000 });
         await page
-          .locator('.monaco-editor .view-line', { hasText: /Step \d+\/\d+ :/ })
+          // (the editor renders spaces as no-break spaces: \s matches both)
+          .locator('.monaco-editor .view-line', { hasText: /Step\s\d+\/\d+\s:/ })
           .first()
           .waitFor({ timeout: 60000 });
         await page

@@ -56,9 +56,9 @@ export class CampaignService implements vscode.Disposable {
   }
 
   /** Creates the campaign on disk and runs it; resolves when it ends (or is cancelled). */
-  async start(scan: FolderScan, plan: CampaignPlan, select: string): Promise<CampaignStatus> {
+  async start(scan: FolderScan, plan: CampaignPlan, select: string, repeats = 1): Promise<CampaignStatus> {
     requireTrust('Running a campaign');
-    const queue = await CampaignQueue.create(scan.root.fsPath, plan, { select, repeats: 1, hosts: this.hosts(scan.root).map(h => h.label) });
+    const queue = await CampaignQueue.create(scan.root.fsPath, plan, { select, repeats, hosts: this.hosts(scan.root).map(h => h.label) });
     return this.drive(scan, queue);
   }
 

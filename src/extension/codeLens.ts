@@ -81,7 +81,23 @@ export class PerfCodeLens implements vscode.CodeLensProvider {
         }),
       );
     }
-    return lenses;
+    return md ? lenses : [...this.campaignLens(doc, lenses), ...lenses];
+  }
+
+  /** *Run campaign* at the top of a dataset file: every (known) commit it states a perf command for. */
+  private campaignLens(doc: vscode.TextDocument, lenses: vscode.CodeLens[]): vscode.CodeLens[] {
+    const commits = [...new Set(lenses.filter(l => l.command?.command === COMMANDS.runCommit).map(l => String(l.command!.arguments![0])))].filter(c =>
+      /^[0-9a-f]{40}$/.test(c),
+    );
+    if (!commits.length) return [];
+    return [
+      new vscode.CodeLens(new vscode.Range(0, 0, 0, 0), {
+        title: `Run campaign: ${commits.length} commit${commits.length === 1 ? '' : 's'} of this dataset on H100…`,
+        command: COMMANDS.runCampaign,
+        arguments: [doc.uri, commits],
+        tooltip: 'Every role of every commit this file states a perf command for, planned first (GPU-hours, refusals), through the durable campaign queue',
+      }),
+    ];
   }
 
   private async patchLenses(doc: vscode.TextDocument): Promise<vscode.CodeLens[]> {

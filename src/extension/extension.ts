@@ -43,7 +43,8 @@ export function activate(context: vscode.ExtensionContext): BenchTriageApi {
   // The persistent index lives in the extension's storage for this workspace.
   const store = new Store(context.storageUri ?? context.globalStorageUri);
   const commitsTree = new CommitsTree(store);
-  const view = vscode.window.createTreeView('benchTriage.commits', { treeDataProvider: commitsTree, showCollapseAll: true });
+  // Several commits can be selected (Ctrl/Cmd-click) and run as one campaign.
+  const view = vscode.window.createTreeView('benchTriage.commits', { treeDataProvider: commitsTree, showCollapseAll: true, canSelectMany: true });
   context.subscriptions.push(store, commitsTree, view);
 
   // Read-only documents: embedded logs, live run logs, run transcripts, diff sides.

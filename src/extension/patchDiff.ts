@@ -6,6 +6,7 @@ import type { Commit } from '../core/model';
 import type { FolderScan, Store } from './store';
 import { diffUri } from './uris';
 import { vllmCheckoutSetting } from './settings';
+import { hasCommit } from '../runner/containerFiles';
 
 /** In-memory documents for the two sides of a diff (read-only). */
 export class DiffDocuments implements vscode.TextDocumentContentProvider {
@@ -31,7 +32,8 @@ async function humanPatchOf(folder: FolderScan, commit: Commit, checkout: string
     const p = parseJson(line);
     if (p.ok && p.value && typeof (p.value as { diff_text?: unknown }).diff_text === 'string') return (p.value as { diff_text: string }).diff_text;
   }
-  if (checkout && commit.parent) return (await execa('git', ['-C', checkout, 'diff', commit.parent, commit.hash], { timeout: 30000 })).stdout;
+  if (checkout && commit.parent && (await hasCommit(checkout, commit.hash)))
+    return (await execa('git', ['-C', checkout, 'diff', commit.parent, commit.hash], { timeout: 30000 })).stdout;
   return null;
 }
 
@@ -74,7 +76,13 @@ export async function diffAgentVsHuman(store: Store, docs: DiffDocuments, commit
   const short = commit.hash.slice(0, 8);
   const uri = (side: 'human' | 'agent', p: string) => diffUri(short, side, p);
 
-  if (!checkout || !commit.parent) {
+  // Whole files need the parent in the checkout; without it (not fetched, or data from elsewhere) the two patches are compared.
+  const parentKnown = !!checkout && !!commit.parent && (await hasCommit(checkout, commit.parent));
+  if (checkout && commit.parent && !parentKnown)
+    void vscode.window.showInformationMessage(
+      `Bench Triage: the parent ${commit.parent.slice(0, 12)} is not in the vLLM checkout ${checkout}: comparing the two patches (fetch it for whole files).`,
+    );
+  if (!checkout || !commit.parent || !parentKnown) {
     const left = docs.put(uri('human', 'human.patch'), humanPatch);
     const right = docs.put(uri('agent', `${run.agent ?? 'agent'}.patch`), agentPatch);
     await vscode.commands.executeCommand('vscode.diff', left, right, `${short}: human patch ↔ agent patch (${run.agent ?? 'agent'})`);

@@ -24,7 +24,14 @@ describe('CodeLens on the real ISO-Bench files', function () {
     await a.store.ensureScanned();
     const doc = await vscode.workspace.openTextDocument(DATASET);
     const perfLines = Array.from({ length: doc.lineCount }, (_, i) => doc.lineAt(i).text).filter(t => /"perf_command":\s*"(?!")/.test(t)).length;
-    const ls = await lenses(DATASET);
+    const all0 = await lenses(DATASET);
+    // The file's own lens first: the whole dataset as a campaign.
+    const campaign = all0.filter(l => l.command!.command === 'benchTriage.runCampaign');
+    assert.equal(campaign.length, 1);
+    assert.equal(campaign[0].range.start.line, 0);
+    assert.match(campaign[0].command!.title, /^Run campaign: \d+ commits? of this dataset on H100…$/);
+    assert.equal((campaign[0].command!.arguments![0] as vscode.Uri).fsPath, DATASET);
+    const ls = all0.filter(l => l !== campaign[0]);
     assert.ok(perfLines > 50, `${perfLines} perf commands`);
     assert.equal(ls.length, perfLines * 5);
     assert.deepEqual(

@@ -175,7 +175,9 @@ describe('Rerun on H100 against the fake host (real VS Code, real dockerd)', fun
         l.command?.command.startsWith('benchTriage.'),
       );
     };
-    const ds = await lensesOf(path.join(prep.folder, 'dataset.jsonl'));
+    const all0 = await lensesOf(path.join(prep.folder, 'dataset.jsonl'));
+    assert.equal(all0[0].command!.title, 'Run campaign: 1 commit of this dataset on H100…');
+    const ds = all0.slice(1);
     assert.deepEqual(
       ds.map(l => l.command!.title),
       ['Run baseline', 'human', 'agent', '3-way on H100', 'Explain'],

@@ -34,6 +34,8 @@ export const COMMANDS = {
   runGroup: 'benchTriage.runGroup',
   cancelCampaign: 'benchTriage.cancelCampaign',
   resumeCampaign: 'benchTriage.resumeCampaign',
+  runSelection: 'benchTriage.runSelection',
+  runCampaign: 'benchTriage.runCampaign',
   buildImage: 'benchTriage.buildImage',
   buildImagesForGroup: 'benchTriage.buildImagesForGroup',
   cancelBuild: 'benchTriage.cancelBuild',

@@ -1,6 +1,5 @@
 import * as vscode from 'vscode';
 import { ROLES, type Role } from '../../core/model';
-import { planRepeats } from '../../core/compare/repeats';
 import { PlanRefused } from '../../app/runs';
 import { planRun, PlanError } from '../../runner/plan';
 import { proposeRecipes, RECIPES } from '../../runner/recipes';
@@ -82,46 +81,6 @@ export function registerRunCommands(context: vscode.ExtensionContext, store: Sto
       ids = picks.map(p => p.label);
     }
     return start(t, ids);
-  });
-  register(context, COMMANDS.runMore, async (commit?: unknown, agent?: unknown, n?: unknown) => {
-    await store.ensureScanned();
-    const t = targetOf(store, { commit, agent: typeof agent === 'string' ? agent : null });
-    if (!t || !Number.isInteger(n) || (n as number) < 1 || (n as number) > 20) {
-      void vscode.window.showInformationMessage('Bench Triage: Run N more needs a commit and a number of attempts from 1 to 20 (from the Compare view).');
-      return;
-    }
-    const count = n as number;
-    const plan = planRepeats(count);
-    const order = plan.map(p => p.role[0].toUpperCase()).join(' ');
-    const go = await vscode.window.showInformationMessage(
-      `Run ${count} more attempt${count === 1 ? '' : 's'} of each role of ${t.commit.slice(0, 8)}${t.agent ? ` (agent ${t.agent})` : ''}?`,
-      {
-        modal: true,
-        detail: `${plan.length} runs, one after another, interleaved so that drift of the host hits every role alike: ${order}. Each run can be cancelled from the Runs view.`,
-      },
-      'Run',
-    );
-    if (go !== 'Run') return;
-    const host = await pickHost(t.folder.root);
-    if (!host) return;
-    focusRuns();
-    return vscode.window.withProgress(
-      { location: vscode.ProgressLocation.Notification, title: `Bench Triage: ${plan.length} runs of ${t.commit.slice(0, 8)}`, cancellable: true },
-      async (progress, token) => {
-        const done = [];
-        for (const [i, p] of plan.entries()) {
-          if (token.isCancellationRequested) break;
-          progress.report({ message: `${i + 1}/${plan.length}: ${p.role} (round ${p.round})`, increment: 100 / plan.length });
-          try {
-            done.push(...(await runs.start(t.folder, t.commit, [p.role], { host, recipes: [], agent: t.agent })));
-          } catch (e) {
-            report(e);
-            break;
-          }
-        }
-        return done;
-      },
-    );
   });
   register(context, COMMANDS.runCommit, async (commit?: unknown, roles?: unknown) => {
     await store.ensureScanned();
