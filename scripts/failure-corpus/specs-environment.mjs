@@ -254,6 +254,20 @@ export const ENVIRONMENT = [
   },
   {
     category: 'build-failed',
+    name: 'cmake-cuda-required',
+    signature: 'CUDA 12.1 or later is required',
+    source: 'CMake configure of newer vLLM against an older CUDA toolkit',
+    lines: () => [
+      ...buildStart(),
+      '  CMake Error at CMakeLists.txt:70 (message):',
+      '    CUDA 12.1 or later is required, found CUDA 11.8',
+      '  -- Configuring incomplete, errors occurred!',
+      '  error: subprocess-exited-with-error',
+      '  ERROR: Failed building editable for vllm',
+    ],
+  },
+  {
+    category: 'build-failed',
     name: 'docker-step-failed',
     signature: "The command '/bin/sh -c …' returned a non-zero code",
     source: 'docker build (classic builder) of an image from source',

@@ -205,6 +205,47 @@ describe('image builds: plan, stream, records (issue 16)', () => {
       assert.equal(e.outcome, 'build-failed');
     });
 
+    it('the usual build failures, each build-failed with its cause and the evidence line of build.log', async () => {
+      dataset();
+      const cases: Array<[string, string, RegExp]> = [
+        [
+          "  [2/3] Building CUDA object csrc/attention.cu.o\n      nvcc error   : 'cicc' died due to signal 9 (Kill signal)\nninja: build stopped: subcommand failed.\n",
+          'compiler-out-of-memory',
+          /'cicc' died due to signal 9/,
+        ],
+        [
+          '  CMake Error at CMakeLists.txt:70 (message):\n    CUDA 12.1 or later is required, found CUDA 11.8\n',
+          'cuda-toolkit-version',
+          /CUDA 12\.1 or later is required/,
+        ],
+        [
+          'ERROR: Could not find a version that satisfies the requirement pyairports (from versions: none)\nERROR: No matching distribution found for pyairports\n',
+          'pyairports',
+          /pyairports/,
+        ],
+        ['failed to copy files: copy file range failed: no space left on device\n', 'disk-full', /no space left on device/],
+      ];
+      for (const [i, [log]] of cases.entries())
+        record(
+          `2026110${i + 1}-000000-000${i}`,
+          'failed',
+          `2026-11-0${i + 1}T00:00:00Z`,
+          "The command '/bin/sh -c x' returned a non-zero code: 1",
+          `Step 9/16 : RUN x\n${log}`,
+        );
+      const a = await analyze(nodeFileSource(dir));
+      const e = a.entries.find(x => x.commit === HUMAN)!;
+      const runs = [e.roles.baseline.run!, ...e.roles.baseline.history].filter(r => r.source === 'bench-triage-build');
+      assert.equal(runs.length, cases.length);
+      for (const [i, [, cause, evidence]] of cases.entries()) {
+        const run = runs.find(r => r.provenance.file.includes(`000${i}/`))!;
+        const c = a.classifications.get(run.id)!;
+        assert.equal(c.category, 'build-failed', cause);
+        assert.equal(c.cause, cause);
+        assert.match(c.evidence?.text ?? '', evidence, cause);
+      }
+    });
+
     it('a build that succeeded is history only: the role still stands at its last run, and campaign estimates ignore build times', async () => {
       dataset();
       record('20261101-000000-bbbb', 'succeeded', '2026-11-01T00:00:00Z', null, 'Successfully tagged lab/b:x\n');

@@ -115,7 +115,6 @@ export const ENVIRONMENT_RULES: RuleSpec[] = [
       any('(Incremental build failed[^\\n]{0,120})'),
       any('(Wheel build failed[^\\n]{0,80})'),
       any('(Build timed out \\(exceeded[^\\n]*)'),
-      any('(CMake Error[^\\n]{0,120})'),
     ],
   },
   {
@@ -125,6 +124,8 @@ export const ENVIRONMENT_RULES: RuleSpec[] = [
     strength: G,
     description: 'Building vLLM failed: {1}',
     indications: [
+      // CMake names where it stopped; its message follows on the next lines.
+      any('(CMake Error[^\\n]{0,120})'),
       any('(error: subprocess-exited-with-error)'),
       any('(An error happened while installing `vllm` in editable mode)'),
       any("(Preparing editable metadata \\(pyproject\\.toml\\): finished with status 'error')"),
@@ -159,6 +160,9 @@ export const ENVIRONMENT_RULES: RuleSpec[] = [
       any("(nvcc fatal\\s{0,4}: Unsupported gpu architecture '[\\w.]{1,30}')"),
       any('(CMake Error[^\\n]{0,80}(?:CUDA|CUDAToolkit)[^\\n]{0,120})'),
       any('(Failed to find nvcc[^\\n]{0,60}|CUDA_HOME environment variable is not set[^\\n]{0,60})'),
+      any('(CUDA [\\d.]{1,10} or (?:later|higher|newer) is required[^\\n]{0,60})'),
+      any('(Unsupported CUDA (?:version|toolkit)[^\\n]{0,60})'),
+      any('(No CUDA toolset found[^\\n]{0,60}|Could NOT find CUDA[^\\n]{0,60}|Failed to detect a default CUDA architecture[^\\n]{0,60})'),
       any('(The detected CUDA version \\([\\d.]{1,10}\\) mismatches the version that was used to compile\\s{0,2}PyTorch \\([\\d.]{1,10}\\))'),
     ],
   },
