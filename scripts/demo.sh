@@ -8,6 +8,8 @@ bash scripts/install-system-deps.sh
 if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then npm ci --no-audit --no-fund --loglevel=error; fi
 bash scripts/setup-vscode-tools.sh >/dev/null
 node esbuild.mjs
+# The demo's vLLM checkout (a real commit for Build Image on H100), whatever the engine.
+node scripts/demo-checkout.mjs "${BENCH_TRIAGE_DEMO:-demo/workspace}/.vllm-checkout" >/dev/null
 # The demo's fake H100 host is the local Docker engine: give it the fake vLLM image when it answers.
 if node -e "require('dockerode'); new (require('dockerode'))().ping().then(()=>process.exit(0),()=>process.exit(1))" 2>/dev/null; then
   if node scripts/fake-image.mjs; then
