@@ -754,23 +754,26 @@ try {
       },
     );
 
+    // The Runs view re-renders at every phase of the campaign's runs, which can close a context
+    // menu under the pointer: the entry is chosen again until the campaign says it is cancelled.
+    const cancelLiveCampaign = async re => {
+      const live = campaignRow(re);
+      await live.waitFor({ timeout: 30000 });
+      for (let i = 0; i < 4 && !(await notification('cancelled:').count()) && (await live.count()); i++) {
+        await menu(live, title('benchTriage.cancelCampaign')).catch(() => {});
+        await notification('cancelled:')
+          .waitFor({ timeout: 10000 })
+          .catch(() => {});
+      }
+      await notification('cancelled:').waitFor({ timeout: 60000 });
+      await clearNotifications();
+    };
     await step(
       'Cancel Campaign (context menu of a running campaign) stops its runs and cancels the rest',
       [entry('view/item/context', 'benchTriage.cancelCampaign', '1_run@0')],
       async () => {
         await startGroupCampaign('Complete 3-way');
-        const live = campaignRow(/campaign group=Complete 3-way.*[1-9] (running|queued)/);
-        await live.waitFor({ timeout: 30000 });
-        // The Runs view re-renders at every phase of the campaign's runs, which can close a context
-        // menu under the pointer: the entry is chosen again until the campaign says it is cancelled.
-        for (let i = 0; i < 4 && !(await notification('cancelled:').count()) && (await live.count()); i++) {
-          await menu(live, title('benchTriage.cancelCampaign')).catch(() => {});
-          await notification('cancelled:')
-            .waitFor({ timeout: 10000 })
-            .catch(() => {});
-        }
-        await notification('cancelled:').waitFor({ timeout: 60000 });
-        await clearNotifications();
+        await cancelLiveCampaign(/campaign group=Complete 3-way.*[1-9] (running|queued)/);
         await until(
           'no campaign left running',
           async () => !(await runs.locator('.monaco-list-row', { hasText: /campaign .*[1-9] (running|queued)/ }).count()),
@@ -807,18 +810,6 @@ try {
     );
 
     // ---------- campaigns from a multi-selection and from a dataset file ----------
-    const cancelLiveCampaign = async re => {
-      const live = campaignRow(re);
-      await live.waitFor({ timeout: 30000 });
-      for (let i = 0; i < 4 && !(await notification('cancelled:').count()) && (await live.count()); i++) {
-        await menu(live, title('benchTriage.cancelCampaign')).catch(() => {});
-        await notification('cancelled:')
-          .waitFor({ timeout: 10000 })
-          .catch(() => {});
-      }
-      await notification('cancelled:').waitFor({ timeout: 60000 });
-      await clearNotifications();
-    };
     await step(
       'Run Selection as Campaign… (context menu of two commits selected with Ctrl-click) plans both, starts, and can be cancelled',
       [entry('view/item/context', 'benchTriage.runSelection', '1_run@0')],

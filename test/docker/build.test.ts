@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { execFileSync, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import Docker from 'dockerode';
@@ -8,8 +8,8 @@ import type { BuildRecord } from '../../src/runner/buildRecord';
 import type { HostConfig } from '../../src/runner/hosts';
 import { scan } from '../../src/core/ingest';
 import { nodeFileSource } from '../../src/platform/nodeFileSource';
-import { missingPrerequisites, startEngine, type Engine } from '../support/dockerEngine';
-import { fakeSetupPy, makeRunFixture, type RunFixture } from '../support/runFixture';
+import { buildFakeImage, missingPrerequisites, startEngine, type Engine } from '../support/dockerEngine';
+import { fakeSetupPy, git, makeRunFixture, type RunFixture } from '../support/runFixture';
 
 const REPO = path.resolve(__dirname, '../..');
 const CLI = path.join(REPO, 'dist/cli.js');
@@ -23,13 +23,6 @@ let fx: RunFixture;
 const host = (): HostConfig => ({ label: 'test-engine', docker: engine.unix, gpus: 0 });
 const cli = (...args: string[]) =>
   spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', maxBuffer: 64 << 20, env: { ...process.env, DOCKER_HOST: '' } });
-const git = (cwd: string, ...args: string[]) =>
-  execFileSync('git', args, {
-    cwd,
-    encoding: 'utf8',
-    env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' },
-  }).trim();
-
 /** The text of the engine's raw response, decoded here independently: every message's stream, status and error text, in order. */
 function decodeRaw(raw: Buffer): string {
   let out = '';
@@ -87,11 +80,7 @@ describe('image builds on a real Docker engine (issue 16)', function () {
     }
     engine = await startEngine();
     docker = new Docker({ socketPath: engine.unix.slice(7) });
-    const built = spawnSync(process.execPath, [path.join(REPO, 'scripts/fake-image.mjs')], {
-      encoding: 'utf8',
-      env: { ...process.env, DOCKER_HOST: engine.unix },
-    });
-    assert.equal(built.status, 0, built.stderr);
+    buildFakeImage(engine.unix);
     fx = makeRunFixture();
   });
 

@@ -12,7 +12,7 @@ import { planRun } from '../../src/runner/plan';
 import { newRunId, type RunRecord } from '../../src/runner/runRecord';
 import { scan } from '../../src/core/ingest';
 import { nodeFileSource } from '../../src/platform/nodeFileSource';
-import { missingPrerequisites, NETNS, startEngine, type Engine } from '../support/dockerEngine';
+import { buildFakeImage, missingPrerequisites, NETNS, startEngine, type Engine } from '../support/dockerEngine';
 import { FAKE_VLLM, makeRunFixture, type RunFixture } from '../support/runFixture';
 
 const REPO = path.resolve(__dirname, '../..');
@@ -119,11 +119,7 @@ describe('runner on a real Docker engine with the fake vLLM image', function () 
     // Leftovers of an earlier suite that was killed half-way (the engine's data root is reused).
     const docker = new Docker({ socketPath: engine.unix.slice(7) });
     for (const c of await labelled()) await docker.getContainer(c.Id).remove({ force: true });
-    const built = spawnSync(process.execPath, [path.join(REPO, 'scripts/fake-image.mjs')], {
-      encoding: 'utf8',
-      env: { ...process.env, DOCKER_HOST: engine.unix },
-    });
-    assert.equal(built.status, 0, built.stderr);
+    buildFakeImage(engine.unix);
     fx = makeRunFixture();
   });
 

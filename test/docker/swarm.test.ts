@@ -1,9 +1,9 @@
 import * as assert from 'node:assert/strict';
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import Docker from 'dockerode';
-import { missingPrerequisites, startEngine, type Engine } from '../support/dockerEngine';
+import { buildFakeImage, missingPrerequisites, startEngine, type Engine } from '../support/dockerEngine';
 import { makeRunFixture, type RunFixture } from '../support/runFixture';
 
 const REPO = path.resolve(__dirname, '../..');
@@ -94,11 +94,7 @@ describe('Docker Swarm as the cluster backend (a one-node swarm with 2 fake NVID
     docker = new Docker({ socketPath: engine.unix.slice(7) });
     await docker.swarmLeave({ force: true }).catch(() => {});
     await docker.swarmInit({ ListenAddr: `${engine.address}:2377`, AdvertiseAddr: engine.address });
-    const built = spawnSync(process.execPath, [path.join(REPO, 'scripts/fake-image.mjs')], {
-      encoding: 'utf8',
-      env: { ...process.env, DOCKER_HOST: engine.unix },
-    });
-    assert.equal(built.status, 0, built.stderr);
+    buildFakeImage(engine.unix);
     fx = makeRunFixture();
   });
 

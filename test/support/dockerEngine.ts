@@ -1,4 +1,4 @@
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
@@ -289,4 +289,13 @@ async function startSshd(sock: string): Promise<{ proc: ChildProcess; info: Engi
       knownHosts: path.join(dir, 'known_hosts'),
     },
   };
+}
+
+/** Builds bench-triage/fake-vllm:test into the engine (scripts/fake-image.mjs); throws with its stderr. */
+export function buildFakeImage(engineUnix: string): void {
+  const built = spawnSync(process.execPath, [path.join(__dirname, '../../scripts/fake-image.mjs')], {
+    encoding: 'utf8',
+    env: { ...process.env, DOCKER_HOST: engineUnix },
+  });
+  if (built.status !== 0) throw new Error(`the fake vLLM image could not be built: ${built.stderr}`);
 }

@@ -15,7 +15,7 @@ export interface RunFixture {
   badPatchFolder: string;
 }
 
-const git = (cwd: string, ...args: string[]) =>
+export const git = (cwd: string, ...args: string[]) =>
   execFileSync('git', args, {
     cwd,
     encoding: 'utf8',
