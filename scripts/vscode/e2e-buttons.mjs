@@ -894,6 +894,18 @@ try {
         const recs = buildDirs().map(buildRecord);
         assert(recs.length === 1 && recs[0].status === 'succeeded' && recs[0].schema === 'bench-triage.build/v1', JSON.stringify(recs).slice(0, 400));
         await buildRow(/succeeded/).waitFor();
+        // The group went through the durable campaign queue: a campaign of one build, done, shown in the Runs view.
+        const cdir = path.join(folder, '.bench-triage', 'campaigns');
+        const camp = readdirSync(cdir)
+          .map(id => JSON.parse(readFileSync(path.join(cdir, id, 'campaign.json'), 'utf8')))
+          .find(c => c.items.some(i => i.kind === 'build'));
+        assert(
+          camp && camp.items.length === 1 && camp.items[0].commit.startsWith(WHEEL) && camp.items[0].role === 'baseline',
+          JSON.stringify(camp).slice(0, 400),
+        );
+        const item = JSON.parse(readFileSync(path.join(cdir, camp.id, 'runs', '1.json'), 'utf8'));
+        assert(item.state === 'succeeded' && item.resultDir === path.relative(folder, buildDirs()[0]), JSON.stringify(item));
+        await runs.locator('.monaco-list-row', { hasText: 'campaign images of “No vLLM wheel”' }).filter({ hasText: '1 done' }).first().waitFor();
       },
     );
 

@@ -27,6 +27,8 @@ export interface BuildOptions {
   checkout: string | null;
   settings?: BuildSettings;
   rebuild?: boolean;
+  /** The build's id when fixed in advance (a campaign's, so a resumed campaign finds its build). */
+  buildId?: string;
 }
 
 /** A build this process knows: driven here, or read back from build.json. */
@@ -74,7 +76,7 @@ export class Builds {
   /** The build, or a BuildPlanError saying what to change. Nothing touches a host. */
   plan(t: BuildTarget, o: BuildOptions): BuildPlan {
     if (!o.checkout) throw new BuildPlanError('a build needs a local vLLM checkout for its source: set benchTriage.vllmCheckout (or pass --checkout DIR)');
-    return planBuild(t.commit, t.role, { host: o.host, buildId: newBuildId(), settings: o.settings });
+    return planBuild(t.commit, t.role, { host: o.host, buildId: o.buildId ?? newBuildId(), settings: o.settings });
   }
 
   /** Plans and runs one build; resolves with its final record. */

@@ -2,13 +2,16 @@ import * as path from 'node:path';
 import { promises as fs } from 'node:fs';
 import type { Commit, Role } from '../core/model';
 import type { CommitTriage } from '../core/compare';
-import { durationEstimates, planCampaign, type CampaignItem, type CampaignPlan } from '../core/campaign/plan';
+import { buildEstimate, durationEstimates, planBuildCampaign, planCampaign, type CampaignItem, type CampaignPlan } from '../core/campaign/plan';
+import { BuildPlanError, type BuildRole } from '../runner/buildPlan';
+import { FINAL_BUILD_STATES, type BuildRecord } from '../runner/buildRecord';
 import type { HostConfig } from '../runner/hosts';
 import { DEFAULT_TEMPLATES, planRun, PlanError, type ImageTemplates } from '../runner/plan';
 import { FINAL_STATES, type RunRecord } from '../runner/runRecord';
 import { ownerAlive } from '../runner/execute';
-import type { CampaignExecutor } from './campaigns';
+import type { CampaignExecutor, CampaignHost } from './campaigns';
 import type { Runs, RunSettings, RunTarget } from './runs';
+import type { BuildOptions, Builds, BuildTarget } from './builds';
 
 export interface CampaignPlanInput {
   /** Every entry of the folder (the duration estimates use all of them). */
@@ -90,4 +93,95 @@ export function runsExecutor(x: RunsExecutorInput): CampaignExecutor {
       await x.runs.resume(x.folder, (await x.settingsOf(host)).host, x.secretValues, signal);
     },
   };
+}
+
+export interface BuildCampaignInput {
+  all: readonly CommitTriage[];
+  picked: readonly CommitTriage[];
+  commits: readonly Commit[];
+  /** Roles asked for; else each failed role whose fix is a rebuild. */
+  only?: readonly Role[];
+  builds: Builds;
+  options: BuildOptions;
+}
+
+/** A campaign of the images `picked` needs, each checked as `build` checks it (checkout, templates); one build per image. */
+export function buildCampaignPlanFor(p: BuildCampaignInput): CampaignPlan {
+  const commits = new Map(p.commits.map(c => [c.hash, c]));
+  return planBuildCampaign({
+    entries: p.picked,
+    only: p.only,
+    estimateS: buildEstimate(p.all),
+    check: (e, role) => {
+      const commit = commits.get(e.commit);
+      if (!commit) return { refused: 'the commit is not in the dataset' };
+      try {
+        return { tag: p.builds.plan({ folder: '', commit, role }, p.options).tag };
+      } catch (err) {
+        return { refused: err instanceof BuildPlanError || err instanceof Error ? err.message : String(err) };
+      }
+    },
+  });
+}
+
+export interface BuildsExecutorInput {
+  builds: Builds;
+  folder: string;
+  target: (item: CampaignItem) => Promise<BuildTarget>;
+  /** Build options on a host of the pool, by its label. */
+  optionsOf: (hostLabel: string) => Promise<BuildOptions>;
+}
+
+/**
+ * The app's Builds behind a campaign queue: the build id fixed before it starts. A build cannot be
+ * re-attached (the engine ends a build whose client is gone), so a resumed campaign builds an
+ * interrupted image again; the interrupted attempt stays on disk as it was.
+ */
+export function buildsExecutor(x: BuildsExecutorInput): CampaignExecutor {
+  const ok = (s: string) => s === 'succeeded' || s === 'reused';
+  return {
+    async prepare(item) {
+      const plan = x.builds.plan(await x.target(item), await x.optionsOf(''));
+      return { runId: plan.buildId, resultDir: plan.dir };
+    },
+    async start(item, prepared, host, signal) {
+      const t = await x.target(item);
+      const r = await x.builds.start({ ...t, role: t.role as BuildRole }, { ...(await x.optionsOf(host)), buildId: prepared.runId }, signal);
+      // A reused image is a success of the campaign; its record says it was reused.
+      return { status: ok(r.status) ? 'succeeded' : r.status, error: r.status === 'reused' ? 'reused: the host had the image' : (r.error ?? null) };
+    },
+    async recorded(resultDir) {
+      try {
+        const r = JSON.parse(await fs.readFile(path.join(x.folder, resultDir, 'build.json'), 'utf8')) as BuildRecord;
+        const final = FINAL_BUILD_STATES.includes(r.status);
+        return { status: ok(r.status) ? 'succeeded' : r.status, final, driven: !final && ownerAlive(r.owner) };
+      } catch {
+        return null;
+      }
+    },
+    async reattach() {},
+  };
+}
+
+/** One executor for a campaign's items: runs to the runs executor, builds to the builds executor. */
+export function itemExecutor(runs: CampaignExecutor, builds: CampaignExecutor | null): CampaignExecutor {
+  const of = (item: CampaignItem) => {
+    if (item.kind !== 'build') return runs;
+    if (!builds) throw new Error(`item ${item.n} is an image build, which needs a vLLM checkout (--checkout DIR)`);
+    return builds;
+  };
+  return {
+    prepare: async item => of(item).prepare(item),
+    start: async (item, prepared, host, signal) => of(item).start(item, prepared, host, signal),
+    // A run's folder holds run.json, a build's build.json: the one that answers is the item's.
+    async recorded(dir) {
+      return (await runs.recorded(dir)) ?? (builds ? builds.recorded(dir) : null);
+    },
+    reattach: (host, signal) => runs.reattach(host, signal),
+  };
+}
+
+/** Slots of a campaign's hosts: a campaign of builds builds one image at a time per host (a compile takes every core). */
+export function slotsFor(items: readonly CampaignItem[], hosts: CampaignHost[]): CampaignHost[] {
+  return items.length && items.every(i => i.kind === 'build') ? hosts.map(h => ({ ...h, gpus: 0, slots: 1 })) : hosts;
 }

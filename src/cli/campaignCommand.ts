@@ -1,11 +1,14 @@
 import * as path from 'node:path';
 import type { Role } from '../core/model';
 import { parseSelector, rolesOf, selectEntries, type CampaignPlan } from '../core/campaign/plan';
-import { campaignPlanFor, runsExecutor } from '../app/campaignPlan';
+import { buildCampaignPlanFor, buildsExecutor, campaignPlanFor, itemExecutor, runsExecutor, slotsFor } from '../app/campaignPlan';
+import { Builds, type BuildOptions } from '../app/builds';
+import type { BuildRole } from '../runner/buildPlan';
 import { CampaignQueue, type CampaignExecutor, type CampaignHost } from '../app/campaigns';
 import { Runs, type RunSettings } from '../app/runs';
 import { analyzeFolder, loadUserRules } from './analyzeFolder';
 import type { HostConfig } from '../runner/hosts';
+import { DEFAULT_TEMPLATES } from '../runner/plan';
 import { resolveTarget } from './target';
 import { clean } from './terminal';
 
@@ -18,6 +21,8 @@ export interface CampaignArgs {
   repeats: number;
   id?: string;
   json: boolean;
+  /** A campaign of image builds (the images the selected commits' failures call for), not of runs. */
+  build?: boolean;
   hosts: HostConfig[];
   settings: Omit<RunSettings, 'host'>;
   secretValues: (names: string[]) => Record<string, string>;
@@ -33,6 +38,17 @@ async function planFor(a: CampaignArgs): Promise<CampaignPlan> {
   if (!a.select) throw new Error('campaign plan/start needs --select (e.g. category=wheel-missing)');
   const selector = parseSelector(a.select);
   const { entries, result } = await analysisOf(a.folder);
+  if (a.build) {
+    const named = selector.clauses.some(c => c.key === 'role');
+    return buildCampaignPlanFor({
+      all: entries,
+      picked: selectEntries(entries, selector),
+      commits: result.commits,
+      only: named ? rolesOf(selector) : undefined,
+      builds: new Builds(),
+      options: buildOptions(a, a.hosts[0]),
+    });
+  }
   return campaignPlanFor({
     all: entries,
     picked: selectEntries(entries, selector),
@@ -45,15 +61,30 @@ async function planFor(a: CampaignArgs): Promise<CampaignPlan> {
   });
 }
 
+function buildOptions(a: CampaignArgs, host: HostConfig): BuildOptions {
+  return {
+    host,
+    checkout: a.settings.checkout ? path.resolve(a.settings.checkout) : null,
+    settings: {
+      templates: { human: a.settings.templates?.human || DEFAULT_TEMPLATES.human, baseline: a.settings.templates?.baseline || DEFAULT_TEMPLATES.baseline },
+    },
+  };
+}
+
 const hoursMin = (s: number) => (s >= 3600 ? `${(s / 3600).toFixed(1)} h` : `${Math.round(s / 60)} min`);
 
 function printPlan(plan: CampaignPlan, out: Out): void {
   const roles = (r: Role) => plan.items.filter(i => i.role === r).length;
-  out(
-    `${plan.items.length} runs (baseline ${roles('baseline')}, human ${roles('human')}, agent ${roles('agent')}), about ${plan.gpuHours.toFixed(1)} GPU-hours`,
-  );
+  if (plan.items.some(i => i.kind === 'build'))
+    out(`${plan.items.length} image builds (baseline ${roles('baseline')}, human ${roles('human')}), one at a time per host, no GPU`);
+  else
+    out(
+      `${plan.items.length} runs (baseline ${roles('baseline')}, human ${roles('human')}, agent ${roles('agent')}), about ${plan.gpuHours.toFixed(1)} GPU-hours`,
+    );
   for (const i of plan.items.slice(0, 30))
-    out(`  ${String(i.n).padStart(4)}  ${i.commit.slice(0, 8)} ${i.role.padEnd(8)} repeat ${i.repeat}  ~${hoursMin(i.estimateS)} × ${i.gpus} GPU`);
+    out(
+      `  ${String(i.n).padStart(4)}  ${i.commit.slice(0, 8)} ${i.role.padEnd(8)} ${i.kind === 'build' ? `build      ~${hoursMin(i.estimateS)}` : `repeat ${i.repeat}  ~${hoursMin(i.estimateS)} × ${i.gpus} GPU`}`,
+    );
   if (plan.items.length > 30) out(`  … ${plan.items.length - 30} more`);
   if (plan.refusals.length) {
     out(`${plan.refusals.length} refused:`);
@@ -61,26 +92,40 @@ function printPlan(plan: CampaignPlan, out: Out): void {
   }
 }
 
-/** The app's Runs behind the campaign queue, with the CLI's targets and settings. */
-function executor(a: CampaignArgs, runs: Runs): CampaignExecutor {
+/** The app's Runs (and Builds, given a checkout) behind the campaign queue, with the CLI's targets and settings. */
+function executor(a: CampaignArgs, runs: Runs, builds: Builds): CampaignExecutor {
   const hostOf = (label: string) => a.hosts.find(h => h.label === label) ?? a.hosts[0];
-  return runsExecutor({
-    runs,
-    folder: a.folder,
-    async targetOf(item, runId) {
-      const t = await resolveTarget(a.folder, item.commit, item.role);
-      return {
+  const images = a.settings.checkout
+    ? buildsExecutor({
+        builds,
         folder: a.folder,
-        commit: t.commit,
-        roles: [item.role],
-        agentRun: t.agentRun,
-        agentPatch: t.patchPath ? path.resolve(a.folder, t.patchPath) : null,
-        runId,
-      };
-    },
-    settingsOf: async label => ({ ...a.settings, host: hostOf(label) }),
-    secretValues: a.secretValues,
-  });
+        async target(item) {
+          const t = await resolveTarget(a.folder, item.commit, item.role);
+          return { folder: a.folder, commit: t.commit, role: item.role as BuildRole };
+        },
+        optionsOf: async label => buildOptions(a, hostOf(label)),
+      })
+    : null;
+  return itemExecutor(
+    runsExecutor({
+      runs,
+      folder: a.folder,
+      async targetOf(item, runId) {
+        const t = await resolveTarget(a.folder, item.commit, item.role);
+        return {
+          folder: a.folder,
+          commit: t.commit,
+          roles: [item.role],
+          agentRun: t.agentRun,
+          agentPatch: t.patchPath ? path.resolve(a.folder, t.patchPath) : null,
+          runId,
+        };
+      },
+      settingsOf: async label => ({ ...a.settings, host: hostOf(label) }),
+      secretValues: a.secretValues,
+    }),
+    images,
+  );
 }
 
 function printStatus(s: Awaited<ReturnType<CampaignQueue['status']>>, out: Out): void {
@@ -97,6 +142,7 @@ export async function campaignCommand(a: CampaignArgs, out: Out, err: Out, signa
   a = { ...a, folder: path.resolve(a.folder) };
   const hosts: CampaignHost[] = a.hosts.map(h => ({ label: h.label, gpus: h.gpus, slots: h.gpus > 0 ? h.gpus : Math.max(1, h.maxParallel ?? 1) }));
   const runs = new Runs();
+  const builds = new Builds();
   const progress = (r: { n: number; state: string; runStatus: string | null; host: string | null; error: string | null }) =>
     err(
       `[run ${r.n}] ${r.state}${r.host ? ` on ${clean(r.host)}` : ''}${r.runStatus && r.runStatus !== r.state ? ` (${r.runStatus})` : ''}${r.error ? `: ${clean(r.error)}` : ''}\n`,
@@ -116,9 +162,11 @@ export async function campaignCommand(a: CampaignArgs, out: Out, err: Out, signa
         return 1;
       }
       const q = await CampaignQueue.create(a.folder, plan, { select: a.select!, repeats: a.repeats, hosts: hosts.map(h => h.label), id: a.id });
-      err(`campaign ${q.record.id}: ${plan.items.length} runs, about ${plan.gpuHours.toFixed(1)} GPU-hours (${path.relative(a.folder, q.dir)})\n`);
+      err(
+        `campaign ${q.record.id}: ${plan.items.length} ${a.build ? 'image builds' : `runs, about ${plan.gpuHours.toFixed(1)} GPU-hours`} (${path.relative(a.folder, q.dir)})\n`,
+      );
       out(q.record.id);
-      const s = await q.run(executor(a, runs), hosts, signal, progress);
+      const s = await q.run(executor(a, runs, builds), slotsFor(q.record.items, hosts), signal, progress);
       printStatus(s, err);
       return s.failed || s.cancelled ? 1 : 0;
     }
@@ -126,9 +174,9 @@ export async function campaignCommand(a: CampaignArgs, out: Out, err: Out, signa
       const id = a.id ?? (await CampaignQueue.list(a.folder))[0];
       if (!id) throw new Error(`campaign resume: no campaign in ${a.folder}`);
       const q = await CampaignQueue.load(a.folder, id);
-      const exec = executor(a, runs);
+      const exec = executor(a, runs, builds);
       await q.reconcile(exec, signal, err);
-      const s = await q.run(exec, hosts, signal, progress);
+      const s = await q.run(exec, slotsFor(q.record.items, hosts), signal, progress);
       printStatus(s, err);
       return s.failed || s.cancelled ? 1 : 0;
     }

@@ -46,6 +46,9 @@ commands:
                                               queue in F/.bench-triage/campaigns/<id>/ on a pool of hosts (--host
                                               repeatable; each takes as many runs at once as it has --gpus);
                                               select keys: category outcome agent commit project model fixability verdict role
+      [--build --checkout DIR]                 a campaign of image builds instead: the images the selected commits'
+                                              failures call for (fixability rebuild; role= picks roles), one per image,
+                                              one at a time per host; resume builds an interrupted image again
 `;
 
 const HOST_OPTIONS = ['host', 'gpus', 'max-parallel', 'tls-ca', 'tls-cert', 'tls-key', 'ssh-key', 'known-hosts', 'label'];
@@ -352,7 +355,7 @@ export async function main(argv: string[]): Promise<number> {
           throw new UsageError(`campaign: unknown subcommand ${sub ?? '(none)'}; one of plan, start, status, cancel, resume`);
         const a = parseArgs(
           more,
-          ['json'],
+          ['json', 'build'],
           [
             'folder',
             'select',
@@ -390,6 +393,7 @@ export async function main(argv: string[]): Promise<number> {
             repeats,
             id: a.values.get('id'),
             json: a.flags.has('json'),
+            build: a.flags.has('build'),
             hosts,
             settings: {
               recipes: a.lists.get('recipe') ?? [],

@@ -1,6 +1,6 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { Builds, type LiveBuild } from '../app/builds';
+import { Builds, type BuildOptions, type LiveBuild } from '../app/builds';
 import type { Role } from '../core/model';
 import { FINAL_BUILD_STATES, type BuildRecord } from '../runner/buildRecord';
 import type { HostConfig } from '../runner/hosts';
@@ -40,12 +40,17 @@ export class BuildService implements vscode.Disposable {
     await (this.history ??= Promise.all(folders.filter(f => f.scheme === 'file').map(f => this.builds.history(f.fsPath))).catch(() => []));
   }
 
+  /** Build options from the folder's settings (checkout, Dockerfile, args, templates) on `host`. */
+  optionsFor(root: vscode.Uri, host: HostConfig): BuildOptions {
+    return { host, checkout: vllmCheckoutSetting(root), settings: buildSettings(root) };
+  }
+
   /** Plans (refusals first, nothing touched), then builds on the host's build queue. */
   plan(scan: FolderScan, commitHash: string, role: Role, host: HostConfig) {
     const commit = scan.result.commits.find(c => c.hash === commitHash);
     if (!commit) throw new Error(`commit ${commitHash.slice(0, 12)} is not in ${scan.root.fsPath}`);
     const target = { folder: scan.root.fsPath, commit, role };
-    const options = { host, checkout: vllmCheckoutSetting(scan.root), settings: buildSettings(scan.root) };
+    const options = this.optionsFor(scan.root, host);
     return { target, options, plan: this.builds.plan(target, options) };
   }
 

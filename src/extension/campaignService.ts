@@ -2,7 +2,11 @@ import * as vscode from 'vscode';
 import type { CommitTriage } from '../core/compare';
 import type { CampaignPlan } from '../core/campaign/plan';
 import { CampaignQueue, type CampaignHost, type CampaignStatus } from '../app/campaigns';
-import { campaignPlanFor, runsExecutor } from '../app/campaignPlan';
+import { buildCampaignPlanFor, buildsExecutor, campaignPlanFor, itemExecutor, runsExecutor, slotsFor } from '../app/campaignPlan';
+import type { Role } from '../core/model';
+import type { HostConfig } from '../runner/hosts';
+import type { BuildRole } from '../runner/buildPlan';
+import type { BuildService } from './buildService';
 import { agentRunFor, requireTrust, type RunService } from './runService';
 import { configuredHosts, imageTemplates } from './settings';
 import type { FolderScan } from './store';
@@ -33,7 +37,10 @@ export class CampaignService implements vscode.Disposable {
   readonly onDidChange = this.changed.event;
   private readonly bar = vscode.window.createStatusBarItem('benchTriage.campaigns', vscode.StatusBarAlignment.Left, 9);
 
-  constructor(private readonly runs: RunService) {
+  constructor(
+    private readonly runs: RunService,
+    private readonly builds: BuildService,
+  ) {
     this.bar.name = 'Bench Triage campaigns';
     this.bar.command = 'benchTriage.runs.focus';
   }
@@ -55,10 +62,25 @@ export class CampaignService implements vscode.Disposable {
     });
   }
 
-  /** Creates the campaign on disk and runs it; resolves when it ends (or is cancelled). */
-  async start(scan: FolderScan, plan: CampaignPlan, select: string, repeats = 1): Promise<CampaignStatus> {
-    requireTrust('Running a campaign');
-    const queue = await CampaignQueue.create(scan.root.fsPath, plan, { select, repeats, hosts: this.hosts(scan.root).map(h => h.label) });
+  /** The plan of building the images `entries` need (or of the `only` roles) on `host`: one build per image. */
+  planBuilds(scan: FolderScan, entries: readonly CommitTriage[], host: HostConfig, only?: readonly Role[]): CampaignPlan {
+    return buildCampaignPlanFor({
+      all: scan.entries,
+      picked: entries,
+      commits: scan.result.commits,
+      only,
+      builds: this.builds.builds,
+      options: this.builds.optionsFor(scan.root, host),
+    });
+  }
+
+  /** Creates the campaign on disk and runs it (on `hosts`, else every configured host); resolves when it ends (or is cancelled). */
+  async start(scan: FolderScan, plan: CampaignPlan, select: string, repeats = 1, hosts?: readonly HostConfig[]): Promise<CampaignStatus> {
+    requireTrust(plan.items.some(i => i.kind === 'build') ? 'Building images' : 'Running a campaign');
+    if (plan.items.some(i => i.kind === 'build') && scan.root.scheme !== 'file')
+      throw new Error(`builds write their logs next to the results, which needs a local folder (${scan.root.toString()} is not)`);
+    const labels = (hosts ?? configuredHosts(scan.root)).map(h => h.label);
+    const queue = await CampaignQueue.create(scan.root.fsPath, plan, { select, repeats, hosts: labels });
     return this.drive(scan, queue);
   }
 
@@ -71,11 +93,15 @@ export class CampaignService implements vscode.Disposable {
 
   private async drive(scan: FolderScan, queue: CampaignQueue, reconcile = false): Promise<CampaignStatus> {
     const root = scan.root;
-    const hosts = configuredHosts(root);
+    // The campaign's own hosts (as it was started), as long as they are still configured.
+    const configured = configuredHosts(root);
+    const hosts = configured.filter(h => queue.record.hosts.includes(h.label));
+    if (!hosts.length) hosts.push(...configured);
+    const builds = queue.record.items.some(i => i.kind === 'build');
     const ctl = new AbortController();
     const view: CampaignView = { id: queue.record.id, folder: root, select: queue.record.select, status: await queue.status(), live: true };
     this.live.set(view.id, { queue, view, ctl });
-    const exec = runsExecutor({
+    const runExec = runsExecutor({
       runs: this.runs.runs,
       folder: root.fsPath,
       targetOf: async (item, runId) => {
@@ -86,6 +112,23 @@ export class CampaignService implements vscode.Disposable {
       settingsOf: label => this.runs.settingsFor(root, hosts.find(h => h.label === label) ?? hosts[0], []),
       secretValues: names => this.runs.secretValues(names),
     });
+    const exec = itemExecutor(
+      runExec,
+      buildsExecutor({
+        builds: this.builds.builds,
+        folder: root.fsPath,
+        async target(item) {
+          const commit = scan.result.commits.find(c => c.hash === item.commit);
+          if (!commit) throw new Error(`commit ${item.commit.slice(0, 12)} is not in ${root.fsPath}`);
+          return { folder: root.fsPath, commit, role: item.role as BuildRole };
+        },
+        optionsOf: async label => this.builds.optionsFor(root, hosts.find(h => h.label === label) ?? hosts[0]),
+      }),
+    );
+    const pool = slotsFor(
+      queue.record.items,
+      this.hosts(root).filter(h => hosts.some(x => x.label === h.label)),
+    );
     const refresh = async () => {
       view.status = await queue.status();
       this.changed.fire();
@@ -95,12 +138,15 @@ export class CampaignService implements vscode.Disposable {
     this.updateBar();
     try {
       if (reconcile) await queue.reconcile(exec, ctl.signal);
-      const s = await queue.run(exec, this.hosts(root), ctl.signal, () => void refresh());
+      const s = await queue.run(exec, pool, ctl.signal, () => void refresh());
       view.status = s;
-      const tail = `${s.done} succeeded, ${s.failed} failed${s.cancelled ? `, ${s.cancelled} cancelled` : ''} of ${s.total}`;
-      if (s.cancelled) void vscode.window.showWarningMessage(`Bench Triage: campaign ${view.id} (${view.select}) cancelled: ${tail}.`);
-      else if (s.failed) void vscode.window.showWarningMessage(`Bench Triage: campaign ${view.id} (${view.select}) finished: ${tail}.`);
-      else void vscode.window.showInformationMessage(`Bench Triage: campaign ${view.id} (${view.select}) finished: ${tail}.`);
+      const tail = builds
+        ? `${s.done} of ${s.total} ${view.select} ready${s.failed ? `, ${s.failed} failed (see the Runs view)` : ''}${s.cancelled ? `, ${s.cancelled} cancelled` : ''}`
+        : `${s.done} succeeded, ${s.failed} failed${s.cancelled ? `, ${s.cancelled} cancelled` : ''} of ${s.total}`;
+      const what = builds ? `campaign ${view.id}` : `campaign ${view.id} (${view.select})`;
+      if (s.cancelled) void vscode.window.showWarningMessage(`Bench Triage: ${what} cancelled: ${tail}.`);
+      else if (s.failed) void vscode.window.showWarningMessage(`Bench Triage: ${what} finished: ${tail}.`);
+      else void vscode.window.showInformationMessage(`Bench Triage: ${what} finished: ${tail}.`);
       return s;
     } finally {
       view.live = false;

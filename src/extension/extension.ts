@@ -118,10 +118,10 @@ export function activate(context: vscode.ExtensionContext): BenchTriageApi {
 
   // Runs: the Runs view (history from disk), a status-bar item while something runs, re-attachment after a reload.
   const runs = new RunService(context.secrets, store);
-  const campaigns = new CampaignService(runs);
-  context.subscriptions.push(campaigns);
   const builds = new BuildService(store);
-  context.subscriptions.push(builds);
+  const campaigns = new CampaignService(runs, builds);
+  // On shutdown both stop in the same tick: a campaign's build ends cancelled while its campaign is stopping, so it goes back to the queue.
+  context.subscriptions.push(builds, campaigns);
   const runsTree = new RunsTree(runs, campaigns, builds);
   const runsView = vscode.window.createTreeView('benchTriage.runs', { treeDataProvider: runsTree });
   const status = vscode.window.createStatusBarItem('benchTriage.runs', vscode.StatusBarAlignment.Left, 10);
@@ -167,7 +167,7 @@ export function activate(context: vscode.ExtensionContext): BenchTriageApi {
   registerNoteCommands(context, store);
   registerRuleCommands(context);
   registerCampaignCommands(context, store, campaigns);
-  registerBuildCommands(context, store, builds, () => void vscode.commands.executeCommand('benchTriage.runs.focus'));
+  registerBuildCommands(context, store, builds, campaigns, () => void vscode.commands.executeCommand('benchTriage.runs.focus'));
   registerSecretCommands(context);
 
   return { activationMs: performance.now() - t0, store, commitsTree, languageClient, runs, webviews, runsTreeForTests: runsTree };

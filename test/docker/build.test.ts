@@ -1,10 +1,11 @@
 import * as assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import Docker from 'dockerode';
 import { Builds } from '../../src/app/builds';
 import type { BuildRecord } from '../../src/runner/buildRecord';
+import type { CampaignItem } from '../../src/core/campaign/plan';
 import type { HostConfig } from '../../src/runner/hosts';
 import { scan } from '../../src/core/ingest';
 import { nodeFileSource } from '../../src/platform/nodeFileSource';
@@ -257,5 +258,120 @@ describe('image builds on a real Docker engine (issue 16)', function () {
     assert.match(readFileSync(logOf(r.buildId), 'utf8'), /Obtaining file:\/\/\/opt\/vllm_baseline/, 'the log up to the cancel is kept');
     const rec = JSON.parse(readFileSync(path.join(path.dirname(logOf(r.buildId)), 'build.json'), 'utf8'));
     assert.equal(rec.status, 'cancelled');
+  });
+
+  it("a group's images go through the campaign queue: one build per image; a killed CLI's build is built again on resume, nothing twice, nothing left", async function () {
+    // A parent of its own in every run (the fixture's commits have fixed dates, and the test engine keeps its images).
+    const slow = brokenParent('campaign-slow', fakeSetupPy(null).replace('import sys', `import sys, time\n# ${Date.now()}-${process.pid}\ntime.sleep(20)`));
+    // A second child of the slow parent (the same baseline image) and the fixture's commit (another parent).
+    git(fx.checkout, 'checkout', '-q', '-B', 'campaign-slow-2', slow.parent);
+    writeFileSync(path.join(fx.checkout, 'README'), 'second child');
+    git(fx.checkout, 'add', 'README');
+    git(fx.checkout, 'commit', '-qm', '[Perf] second child');
+    const sibling = git(fx.checkout, 'rev-parse', 'HEAD');
+    git(fx.checkout, 'checkout', '-q', '-');
+    const line = (commit: string, parent: string) =>
+      JSON.stringify({
+        commit_hash: commit,
+        parent_commit: parent,
+        perf_command: 'python benchmarks/benchmark_serving.py --model facebook/opt-125m',
+        models: ['facebook/opt-125m'],
+      });
+    writeFileSync(
+      path.join(slow.folder, 'dataset.jsonl'),
+      [line(slow.commit, slow.parent), line(sibling, slow.parent), line(fx.human, fx.parent)].join('\n') + '\n',
+    );
+    // Each commit's baseline failed for want of a wheel: the "No vLLM wheel" group.
+    for (const c of [slow.commit, sibling, fx.human]) {
+      const d = path.join(slow.folder, '.bench-triage/runs', c.slice(0, 8), 'baseline', 'r-nowheel');
+      mkdirSync(d, { recursive: true });
+      writeFileSync(
+        path.join(d, 'result.json'),
+        JSON.stringify({
+          schema: 'bench-triage.run/v1',
+          commit: c,
+          role: 'baseline',
+          status: 'failed',
+          error: `No wheel for baseline ${c.slice(0, 8)}`,
+          metrics: {},
+          startedAt: '2026-11-01T00:00:00Z',
+          durationS: 30,
+        }),
+      );
+    }
+    const containersBefore = await allContainers();
+    const common = [
+      '--folder',
+      slow.folder,
+      '--checkout',
+      fx.checkout,
+      '--host',
+      engine.unix,
+      '--gpus',
+      '0',
+      '--image-human',
+      IMAGE,
+      '--image-baseline',
+      BASELINE,
+    ];
+    const plan = cli('campaign', 'plan', '--select', 'category=wheel-missing', '--build', ...common, '--json');
+    assert.equal(plan.status, 0, plan.stderr + plan.stdout);
+    const items = JSON.parse(plan.stdout).items as CampaignItem[];
+    assert.deepEqual(items.map(i => `${i.kind}:${i.role}`).sort(), ['build:baseline', 'build:baseline'], 'one build per image: the two children share one');
+    // Start, then kill the CLI (SIGKILL) while the slow image compiles.
+    const child = spawn(process.execPath, [CLI, 'campaign', 'start', '--select', 'category=wheel-missing', '--build', '--id', 'c-build-kill', ...common], {
+      env: { ...process.env, DOCKER_HOST: '' },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let said = '';
+    child.stderr!.on('data', (b: Buffer) => (said += b.toString('utf8')));
+    const builds = path.join(slow.folder, '.bench-triage/builds');
+    // The shared image is built under whichever of the two children the plan took.
+    const slowDirs = [slow.commit, sibling].map(c => c.slice(0, 12));
+    const slowLogs = () =>
+      slowDirs.flatMap(c => {
+        const d = path.join(builds, c);
+        return existsSync(d) ? readdirSync(d).map(id => path.join(d, id)) : [];
+      });
+    const t0 = Date.now();
+    while (
+      !slowLogs().some(
+        d =>
+          existsSync(path.join(d, 'build.log')) &&
+          /Building editable for vllm \(pyproject\.toml\): started/.test(readFileSync(path.join(d, 'build.log'), 'utf8')),
+      )
+    ) {
+      if (child.exitCode !== null || Date.now() - t0 > 120_000) {
+        await new Promise(r => setTimeout(r, 500));
+        assert.fail(`the slow build never reached its compile step (CLI exit ${child.exitCode}): ${said}`);
+      }
+      await new Promise(r => setTimeout(r, 200));
+    }
+    child.kill('SIGKILL');
+    await new Promise(r => child.once('exit', r));
+    const [killed] = slowLogs();
+    assert.equal(JSON.parse(readFileSync(path.join(killed, 'build.json'), 'utf8')).status, 'building', 'the killed attempt is left as it was');
+    // Resume: the interrupted build goes again under a new id; the other image is built (or reused) once.
+    const resumed = cli('campaign', 'resume', '--id', 'c-build-kill', ...common);
+    assert.equal(resumed.status, 0, resumed.stderr);
+    assert.match(resumed.stderr, /2 done, 0 running, 0 queued, 0 failed, 0 cancelled of 2/);
+    const dir = path.join(slow.folder, '.bench-triage/campaigns/c-build-kill');
+    const recs = readdirSync(path.join(dir, 'runs')).map(f => JSON.parse(readFileSync(path.join(dir, 'runs', f), 'utf8')));
+    assert.deepEqual(
+      recs.map(r => r.state),
+      ['succeeded', 'succeeded'],
+    );
+    const slowRec = recs.find(r => slowDirs.some(c => r.resultDir.includes(c)))!;
+    assert.notEqual(path.basename(slowRec.resultDir), path.basename(killed), 'a new attempt, the killed one kept');
+    assert.equal(slowLogs().length, 2, 'the slow image was built twice: killed, then again — never a third time');
+    assert.equal(slowDirs.filter(c => existsSync(path.join(builds, c))).length, 1, 'the two children share one build');
+    const otherDirs = readdirSync(builds).filter(c => !slowDirs.includes(c));
+    assert.equal(otherDirs.length, 1);
+    assert.equal(readdirSync(path.join(builds, otherDirs[0])).length, 1, 'the other image: one build');
+    assert.deepEqual(readdirSync(path.join(dir, 'claims')), [], 'no claim left');
+    await docker.getImage(`bench-triage/fake-baseline:baseline-${slow.parent.slice(0, 12)}`).inspect();
+    await docker.getImage(`bench-triage/fake-baseline:baseline-${fx.parent.slice(0, 12)}`).inspect();
+    // The engine stopped the killed build with its client: no container of it is left.
+    assert.deepEqual(await allContainers(), containersBefore, 'containers left behind');
   });
 });

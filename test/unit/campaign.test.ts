@@ -3,7 +3,18 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { parseSelector, planCampaign, rolesOf, selectEntries, type CampaignItem } from '../../src/core/campaign/plan';
+import {
+  buildEstimate,
+  parseSelector,
+  planBuildCampaign,
+  planCampaign,
+  rolesOf,
+  rolesToBuild,
+  selectEntries,
+  type CampaignItem,
+} from '../../src/core/campaign/plan';
+import { buildsExecutor, itemExecutor, slotsFor } from '../../src/app/campaignPlan';
+import type { Builds } from '../../src/app/builds';
 import { CampaignQueue, type CampaignExecutor } from '../../src/app/campaigns';
 import type { CommitTriage } from '../../src/core/compare';
 import { runCli as run } from './helpers';
@@ -340,5 +351,88 @@ describe('a plain Docker host shared by several processes (best effort)', () => 
     assert.deepEqual(gpusTaken(['1', '2', '3'], cs), ['1']);
     assert.deepEqual(gpusTaken(['2', '3'], cs), []);
     assert.deepEqual(gpusTaken([], cs), []);
+  });
+});
+
+describe('campaigns of image builds (issue 16: groups go through the campaign queue)', () => {
+  it("a group's images are a campaign of builds: one per image, no GPU, one at a time per host, estimated from past builds", () => {
+    const es = [entry('aaaa1111', 'wheel-missing'), entry('bbbb2222', 'wheel-missing'), entry('cccc3333', 'complete'), entry('dddd4444', 'wheel-missing')];
+    // The first two share a parent: one baseline image. The last cannot be built.
+    const parent: Record<string, string> = { aaaa1111: 'p1', bbbb2222: 'p1', dddd4444: 'p2' };
+    const plan = planBuildCampaign({
+      entries: es,
+      estimateS: 1800,
+      check: (e, role) => (e.commit === 'dddd4444' ? { refused: 'no parent commit in the dataset' } : { tag: `img:${role}-${parent[e.commit]}` }),
+    });
+    assert.deepEqual(
+      plan.items.map(i => `${i.n}:${i.kind}:${i.commit}:${i.role}:${i.gpus}`),
+      ['1:build:aaaa1111:baseline:0'],
+    );
+    assert.equal(plan.gpuHours, 0);
+    assert.deepEqual(plan.refusals, [{ commit: 'dddd4444', role: 'baseline', reason: 'no parent commit in the dataset' }]);
+    // Roles named (a role node, role=…) are built whatever their failure; the agent's image is the baseline's.
+    assert.deepEqual(rolesToBuild(es[2], ['agent', 'human']), ['baseline', 'human']);
+    assert.deepEqual(rolesToBuild(es[2]), []);
+    // Past builds set the estimate; with none, ISO-Bench's half hour.
+    assert.equal(buildEstimate(es), 1800);
+    const built = entry('eeee5555', 'wheel-missing');
+    (built.roles.baseline.history as unknown[]).push({ source: 'bench-triage-build', durationS: 600 }, { source: 'bench-triage-build', durationS: 900 });
+    (built.roles.human.history as unknown[]).push({ source: 'bench-triage-run', durationS: 60 });
+    assert.equal(buildEstimate([...es, built]), 900);
+    // One build at a time per host, on no GPU; a campaign of runs keeps its GPU slots.
+    const hosts = [{ label: 'h100-a', gpus: 8, slots: 8 }];
+    assert.deepEqual(slotsFor(plan.items, hosts), [{ label: 'h100-a', gpus: 0, slots: 1 }]);
+    const runs: CampaignItem[] = [{ ...plan.items[0], kind: undefined, gpus: 1 }];
+    assert.deepEqual(slotsFor(runs, hosts), hosts);
+  });
+
+  it('a campaign sends builds to Builds and runs to Runs; a killed build is queued again, a finished one counts', async () => {
+    const folder = tmp();
+    const seen: string[] = [];
+    const fake = (name: string) =>
+      ({
+        prepare: async (i: CampaignItem) => (seen.push(`${name}:prepare:${i.n}`), { runId: `${name}${i.n}`, resultDir: `${name}/${i.n}` }),
+        start: async (i: CampaignItem) => (seen.push(`${name}:start:${i.n}`), { status: 'succeeded', error: null }),
+        recorded: async (d: string) => (d.startsWith(name) ? { status: 'succeeded', final: true } : null),
+        reattach: async () => void seen.push(`${name}:reattach`),
+      }) as CampaignExecutor;
+    const build: CampaignItem = { n: 1, kind: 'build', commit: 'aaaa1111', agent: null, role: 'baseline', repeat: 1, estimateS: 10, gpus: 0 };
+    const runItem: CampaignItem = { ...build, n: 2, kind: undefined, gpus: 1 };
+    const x = itemExecutor(fake('run'), fake('build'));
+    await x.prepare(build);
+    await x.start(runItem, { runId: 'r', resultDir: 'd' }, 'h', new AbortController().signal);
+    await x.reattach('h', new AbortController().signal);
+    assert.deepEqual(seen, ['build:prepare:1', 'run:start:2', 'run:reattach']);
+    assert.deepEqual(await x.recorded('build/1'), { status: 'succeeded', final: true });
+    await assert.rejects(itemExecutor(fake('run'), null).prepare(build), /needs a vLLM checkout/);
+    // build.json as the Builder leaves it: a dead process's build is not final and nobody drives it; reused is a success.
+    const bx = buildsExecutor({ builds: {} as Builds, folder, target: async () => ({}) as never, optionsOf: async () => ({}) as never });
+    const write = (d: string, r: object) => {
+      fs.mkdirSync(path.join(folder, d), { recursive: true });
+      fs.writeFileSync(path.join(folder, d, 'build.json'), JSON.stringify(r));
+    };
+    const dead = spawnSync(process.execPath, ['-e', 'console.log(process.pid)'], { encoding: 'utf8' }).stdout.trim();
+    write('b1', { status: 'building', owner: `${os.hostname()}:${dead}` });
+    write('b2', { status: 'reused', owner: `${os.hostname()}:${dead}` });
+    write('b3', { status: 'building', owner: `${os.hostname()}:${process.pid}` });
+    assert.deepEqual(await bx.recorded('b1'), { status: 'building', final: false, driven: false });
+    assert.deepEqual(await bx.recorded('b2'), { status: 'succeeded', final: true, driven: false });
+    assert.deepEqual(await bx.recorded('b3'), { status: 'building', final: false, driven: true });
+    assert.equal(await bx.recorded('none'), null);
+  });
+
+  it('CLI: campaign plan --build on the demo plans the "No vLLM wheel" image; without a checkout it is refused, saying why', () => {
+    const p = run('campaign', 'plan', '--folder', DEMO, '--select', 'category=wheel-missing', '--build', '--checkout', os.tmpdir(), '--json');
+    assert.equal(p.status, 0, p.stderr);
+    const plan = JSON.parse(p.stdout);
+    assert.deepEqual(
+      plan.items.map((i: CampaignItem) => `${i.kind}:${i.commit.slice(0, 8)}:${i.role}:${i.gpus}`),
+      ['build:45e8d64f:baseline:0'],
+    );
+    const text = run('campaign', 'plan', '--folder', DEMO, '--select', 'category=wheel-missing', '--build', '--checkout', os.tmpdir());
+    assert.match(text.stdout, /^1 image builds \(baseline 1, human 0\), one at a time per host, no GPU/m);
+    const none = run('campaign', 'plan', '--folder', DEMO, '--select', 'category=wheel-missing', '--build', '--json');
+    assert.equal(none.status, 1);
+    assert.match(JSON.parse(none.stdout).refusals[0].reason, /needs a local vLLM checkout/);
   });
 });

@@ -9,6 +9,8 @@ import type { CommitTriage } from '../compare';
 export interface CampaignItem {
   /** 1-based position in the campaign's order. */
   n: number;
+  /** What the item does: a run of the role (absent, as in older campaigns), or a build of the role's image. */
+  kind?: 'build';
   commit: string;
   agent: string | null;
   role: Role;
@@ -94,6 +96,52 @@ export function rolesOf(s: Selector): Role[] {
   const named = s.clauses.filter(c => c.key === 'role' && !c.negate).map(c => c.value);
   const minus = new Set(s.clauses.filter(c => c.key === 'role' && c.negate).map(c => c.value));
   return ROLES.filter(r => (named.length ? named.includes(r) : true) && !minus.has(r));
+}
+
+/** The images an entry's failures call for: each failed role whose fix is a rebuild (the agent runs on the baseline's image), or the `only` roles asked for. */
+export function rolesToBuild(e: CommitTriage, only?: readonly Role[]): Array<'baseline' | 'human'> {
+  const wanted = (only ?? ROLES).filter(r => {
+    const c = e.roles[r].classification;
+    return only ? true : e.roles[r].run?.status !== 'success' && c?.fixability === 'rebuild';
+  });
+  const out = new Set(wanted.map(r => (r === 'agent' ? 'baseline' : r)));
+  return (['baseline', 'human'] as const).filter(r => out.has(r));
+}
+
+/** A build's duration estimate: the median of the data's builds, else 30 min (ISO-Bench's builds took 30–35 min on an H100 host). */
+export function buildEstimate(entries: readonly CommitTriage[]): number {
+  const d = entries.flatMap(e =>
+    ROLES.flatMap(r =>
+      [e.roles[r].run, ...e.roles[r].history].flatMap(x => (x?.source === BUILD_SOURCE && x.durationS && x.durationS > 0 ? [x.durationS] : [])),
+    ),
+  );
+  return median(d) ?? 1800;
+}
+
+export interface BuildPlanInput {
+  entries: readonly CommitTriage[];
+  /** Roles asked for (a role node), else those whose failure calls for a rebuild. */
+  only?: readonly Role[];
+  /** The image a (commit, role) build makes, or why it cannot be built. */
+  check: (e: CommitTriage, role: 'baseline' | 'human') => { refused: string } | { tag: string };
+  estimateS: number;
+}
+
+/** A campaign of image builds: one per image (commits that share a parent share their baseline image), no GPU each. */
+export function planBuildCampaign(p: BuildPlanInput): CampaignPlan {
+  const refusals: CampaignRefusal[] = [];
+  const items: CampaignItem[] = [];
+  const tags = new Set<string>();
+  for (const e of p.entries)
+    for (const role of rolesToBuild(e, p.only)) {
+      const c = p.check(e, role);
+      if ('refused' in c) refusals.push({ commit: e.commit, role, reason: c.refused });
+      else if (!tags.has(c.tag)) {
+        tags.add(c.tag);
+        items.push({ n: items.length + 1, kind: 'build', commit: e.commit, agent: null, role, repeat: 1, estimateS: p.estimateS, gpus: 0 });
+      }
+    }
+  return { items, refusals, gpuHours: 0 };
 }
 
 /** Median of known durations, or null. */

@@ -2,10 +2,12 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { ROLES, type Role } from '../../core/model';
 import type { CommitTriage } from '../../core/compare';
+import { rolesToBuild } from '../../core/campaign/plan';
 import { BuildPlanError, type BuildRole } from '../../runner/buildPlan';
 import type { BuildRecord } from '../../runner/buildRecord';
 import type { HostConfig } from '../../runner/hosts';
 import type { BuildService } from '../buildService';
+import type { CampaignService } from '../campaignService';
 import { openBuildLog } from '../evidence';
 import { TrustError } from '../runService';
 import type { FolderScan, Store } from '../store';
@@ -16,16 +18,6 @@ import { COMMANDS } from './ids';
 import { pickHost } from './run';
 
 const took = (s: number | null) => (s === null ? '' : s < 60 ? `${Math.round(s)} s` : `${Math.floor(s / 60)} min ${Math.round(s % 60)} s`);
-
-/** The images an entry's failures call for: a failed role whose fix is a rebuild (the agent's image is the baseline's). */
-export function rolesToBuild(e: CommitTriage, only?: Role[]): BuildRole[] {
-  const wanted = (only ?? [...ROLES]).filter(r => {
-    const c = e.roles[r].classification;
-    return only ? true : e.roles[r].run?.status !== 'success' && c?.fixability === 'rebuild';
-  });
-  const out = new Set<BuildRole>(wanted.map(r => (r === 'agent' ? 'baseline' : r)));
-  return ROLES.filter((r): r is BuildRole => out.has(r as BuildRole));
-}
 
 /** The roles a rerun after a build covers: every role of the entry that has not succeeded (agent only with a patch). */
 function rolesToRerun(e: CommitTriage): Role[] {
@@ -41,7 +33,13 @@ function report(e: unknown): void {
 }
 
 /** Build Image on H100… (a commit or a role), Build Images for Group…, Cancel Build, Open Build Log. */
-export function registerBuildCommands(context: vscode.ExtensionContext, store: Store, builds: BuildService, focusRuns: () => void): void {
+export function registerBuildCommands(
+  context: vscode.ExtensionContext,
+  store: Store,
+  builds: BuildService,
+  campaigns: CampaignService,
+  focusRuns: () => void,
+): void {
   /** Builds one image with progress by step (cancellable); the live log opens as soon as the build exists. */
   const buildOne = async (folder: FolderScan, commit: string, role: BuildRole, host: HostConfig, rebuild: boolean, follow: boolean) => {
     let opened = false;
@@ -144,45 +142,34 @@ export function registerBuildCommands(context: vscode.ExtensionContext, store: S
     const folder = arg.entries[0].folder;
     const host = await pickHost(folder.root, 'Build on which host?');
     if (!host) return;
-    // One build per image: commits that share a parent share their baseline image.
-    const jobs = new Map<string, { entry: CommitTriage; role: BuildRole }>();
-    const refused: string[] = [];
-    for (const n of arg.entries.filter(x => x.folder === folder))
-      for (const role of rolesToBuild(n.entry)) {
-        try {
-          const p = builds.plan(folder, n.entry.commit, role, host).plan;
-          if (!jobs.has(p.tag)) jobs.set(p.tag, { entry: n.entry, role });
-        } catch (e) {
-          refused.push(`${n.entry.commit.slice(0, 8)} ${role}: ${(e as Error).message}`);
-        }
-      }
-    if (!jobs.size) {
+    // One build per image (commits that share a parent share their baseline image), through the
+    // durable campaign queue: a reload or a crash loses none, Resume picks them up.
+    const plan = campaigns.planBuilds(
+      folder,
+      arg.entries.filter(x => x.folder === folder).map(x => x.entry),
+      host,
+    );
+    const refused = plan.refusals.map(r => `${r.commit.slice(0, 8)} ${r.role ?? ''}: ${r.reason}`);
+    if (!plan.items.length) {
       void vscode.window.showWarningMessage(`Bench Triage: no image in “${arg.title}” can be built.`, { modal: true, detail: refused.slice(0, 12).join('\n') });
       return;
     }
+    const tags = plan.items.map(i => builds.plan(folder, i.commit, i.role, host).plan.tag);
+    const n = plan.items.length;
     const detail = [
-      `${jobs.size} image${jobs.size === 1 ? '' : 's'}, one at a time on ${host.label} (an image the host has is reused):`,
-      ...[...jobs.keys()].slice(0, 12),
-      ...(jobs.size > 12 ? [`… ${jobs.size - 12} more`] : []),
+      `${n} image${n === 1 ? '' : 's'}, one at a time on ${host.label} (an image the host has is reused), about ${took(plan.items.reduce((s, i) => s + i.estimateS, 0))}:`,
+      ...tags.slice(0, 12),
+      ...(n > 12 ? [`… ${n - 12} more`] : []),
       ...(refused.length ? [`Refused (${refused.length}):`, ...refused.slice(0, 8)] : []),
+      'A campaign on disk: the Runs view shows its progress; Resume Campaign picks it up after a reload.',
     ].join('\n');
     if ((await vscode.window.showInformationMessage(`Build the images of “${arg.title}”?`, { modal: true, detail }, 'Build Images')) !== 'Build Images') return;
     focusRuns();
-    // The Runs view shows every build; they queue on the host's build queue.
-    const all = await Promise.all(
-      [...jobs.values()].map(j =>
-        builds.start(folder, j.entry.commit, j.role, host, false).catch(e => {
-          report(e);
-          return null;
-        }),
-      ),
-    );
-    const done = all.filter((r): r is BuildRecord => !!r);
-    const failed = done.filter(r => r.status === 'failed');
-    void vscode.window.showInformationMessage(
-      `Bench Triage: ${done.length - failed.length} of ${jobs.size} images of “${arg.title}” ready${failed.length ? `; ${failed.length} failed (see the Runs view)` : ''}.`,
-    );
-    return done;
+    try {
+      return await campaigns.start(folder, plan, `images of “${arg.title}”`, 1, [host]);
+    } catch (e) {
+      report(e);
+    }
   });
 
   register(context, COMMANDS.cancelBuild, (arg?: unknown) => {

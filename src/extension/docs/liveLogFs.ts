@@ -15,6 +15,10 @@ export class LiveLogFs extends ReadonlyFs {
     return f.fsPath;
   }
 
+  protected override localFile(uri: vscode.Uri): string | null {
+    return fromLiveLogUri(uri)?.fsPath ?? null;
+  }
+
   async readFile(uri: vscode.Uri): Promise<Uint8Array> {
     try {
       return await fs.readFile(this.file(uri));

@@ -1,11 +1,12 @@
-import { promises as fs } from 'node:fs';
+import { promises as fs, watch as fsWatch, type FSWatcher } from 'node:fs';
 import * as vscode from 'vscode';
 
 /**
  * The one base of the extension's read-only documents: subclasses say how a URI reads and stats;
  * everything that would write is refused. With `pollMs`, an open document is re-read when its
  * source changes (sizes compared), so logs being written tail in the editor even where file
- * watching is slow or exhausted.
+ * watching is slow or exhausted. Where a subclass names the local file behind a URI, a change
+ * notice from the OS triggers the same check at once (the poll stays, for what notices miss).
  */
 export abstract class ReadonlyFs implements vscode.FileSystemProvider {
   protected readonly changed = new vscode.EventEmitter<vscode.FileChangeEvent[]>();
@@ -25,22 +26,63 @@ export abstract class ReadonlyFs implements vscode.FileSystemProvider {
     }
   }
 
+  /** The local file a URI reads, when there is one to watch. */
+  protected localFile(_uri: vscode.Uri): string | null {
+    return null;
+  }
+
   watch(uri: vscode.Uri): vscode.Disposable {
     if (!this.pollMs) return new vscode.Disposable(() => undefined);
     let last: string | null | undefined;
     let busy = false;
-    const timer = setInterval(async () => {
-      if (busy) return;
+    let again = false;
+    const check = async () => {
+      if (busy) {
+        again = true;
+        return;
+      }
       busy = true;
       try {
-        const now = await this.fingerprint(uri);
-        if (last !== undefined && now !== last) this.changed.fire([{ type: vscode.FileChangeType.Changed, uri }]);
-        last = now;
+        do {
+          again = false;
+          const now = await this.fingerprint(uri);
+          if (last !== undefined && now !== last) this.changed.fire([{ type: vscode.FileChangeType.Changed, uri }]);
+          last = now;
+        } while (again);
       } finally {
         busy = false;
       }
-    }, this.pollMs);
-    return new vscode.Disposable(() => clearInterval(timer));
+    };
+    const timer = setInterval(() => void check(), this.pollMs);
+    void check();
+    // Notices come per write; the editor re-reads the whole file per change, so at most one check per 100 ms.
+    let lastNotice = 0;
+    let pending: NodeJS.Timeout | null = null;
+    const notice = () => {
+      if (pending) return;
+      pending = setTimeout(
+        () => {
+          pending = null;
+          lastNotice = Date.now();
+          void check();
+        },
+        Math.max(0, lastNotice + 100 - Date.now()),
+      );
+    };
+    let watcher: FSWatcher | null = null;
+    const file = this.localFile(uri);
+    if (file)
+      try {
+        watcher = fsWatch(file, { persistent: false }, notice);
+        watcher.on('error', () => watcher?.close());
+      } catch {
+        /* not there yet, or no notices here: the poll covers it */
+      }
+    return new vscode.Disposable(() => {
+      clearInterval(timer);
+      if (pending) clearTimeout(pending);
+      watcher?.close();
+    });
   }
 
   readDirectory(): never {
