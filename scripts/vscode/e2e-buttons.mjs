@@ -889,7 +889,14 @@ try {
         );
         await dialog.locator('.monaco-button', { hasText: 'Build Images' }).click();
         await buildRow().waitFor({ timeout: 60000 });
-        await notification('1 of 1 images of “No vLLM wheel” ready').waitFor({ timeout: 300000 });
+        const done = notification('1 of 1 images of “No vLLM wheel” ready');
+        await done.waitFor({ timeout: 300000 });
+        // Its next step: the group's rerun, planned (then declined here; the Rerun step below runs the commit).
+        await done.locator('.monaco-button', { hasText: 'Rerun Group on H100…' }).click();
+        const rerunPlan = page.locator('.monaco-dialog-box', { hasText: 'Run “No vLLM wheel” on H100 as a campaign?' });
+        await rerunPlan.waitFor();
+        await rerunPlan.locator('.monaco-button', { hasText: 'Cancel' }).click();
+        await rerunPlan.waitFor({ state: 'hidden' });
         await clearNotifications();
         const recs = buildDirs().map(buildRecord);
         assert(recs.length === 1 && recs[0].status === 'succeeded' && recs[0].schema === 'bench-triage.build/v1', JSON.stringify(recs).slice(0, 400));

@@ -19,6 +19,8 @@ export interface CampaignView {
   status: CampaignStatus;
   /** Running in this window (cancellable here); otherwise as its records on disk say. */
   live: boolean;
+  /** A campaign of image builds rather than runs. */
+  builds: boolean;
 }
 
 const eta = (s: number | null) =>
@@ -75,13 +77,21 @@ export class CampaignService implements vscode.Disposable {
   }
 
   /** Creates the campaign on disk and runs it (on `hosts`, else every configured host); resolves when it ends (or is cancelled). */
-  async start(scan: FolderScan, plan: CampaignPlan, select: string, repeats = 1, hosts?: readonly HostConfig[]): Promise<CampaignStatus> {
+  async start(
+    scan: FolderScan,
+    plan: CampaignPlan,
+    select: string,
+    repeats = 1,
+    hosts?: readonly HostConfig[],
+    /** False when the caller says how it ended (with its own next step). */
+    announce = true,
+  ): Promise<CampaignStatus> {
     requireTrust(plan.items.some(i => i.kind === 'build') ? 'Building images' : 'Running a campaign');
     if (plan.items.some(i => i.kind === 'build') && scan.root.scheme !== 'file')
       throw new Error(`builds write their logs next to the results, which needs a local folder (${scan.root.toString()} is not)`);
     const labels = (hosts ?? configuredHosts(scan.root)).map(h => h.label);
     const queue = await CampaignQueue.create(scan.root.fsPath, plan, { select, repeats, hosts: labels });
-    return this.drive(scan, queue);
+    return this.drive(scan, queue, false, announce);
   }
 
   /** Picks a campaign up where its records say it is (after a reload or a crash). */
@@ -91,7 +101,7 @@ export class CampaignService implements vscode.Disposable {
     return this.drive(scan, queue, true);
   }
 
-  private async drive(scan: FolderScan, queue: CampaignQueue, reconcile = false): Promise<CampaignStatus> {
+  private async drive(scan: FolderScan, queue: CampaignQueue, reconcile = false, announce = true): Promise<CampaignStatus> {
     const root = scan.root;
     // The campaign's own hosts (as it was started), as long as they are still configured.
     const configured = configuredHosts(root);
@@ -99,7 +109,7 @@ export class CampaignService implements vscode.Disposable {
     if (!hosts.length) hosts.push(...configured);
     const builds = queue.record.items.some(i => i.kind === 'build');
     const ctl = new AbortController();
-    const view: CampaignView = { id: queue.record.id, folder: root, select: queue.record.select, status: await queue.status(), live: true };
+    const view: CampaignView = { id: queue.record.id, folder: root, select: queue.record.select, status: await queue.status(), live: true, builds };
     this.live.set(view.id, { queue, view, ctl });
     const runExec = runsExecutor({
       runs: this.runs.runs,
@@ -143,6 +153,7 @@ export class CampaignService implements vscode.Disposable {
       const tail = builds
         ? `${s.done} of ${s.total} ${view.select} ready${s.failed ? `, ${s.failed} failed (see the Runs view)` : ''}${s.cancelled ? `, ${s.cancelled} cancelled` : ''}`
         : `${s.done} succeeded, ${s.failed} failed${s.cancelled ? `, ${s.cancelled} cancelled` : ''} of ${s.total}`;
+      if (!announce) return s;
       const what = builds ? `campaign ${view.id}` : `campaign ${view.id} (${view.select})`;
       if (s.cancelled) void vscode.window.showWarningMessage(`Bench Triage: ${what} cancelled: ${tail}.`);
       else if (s.failed) void vscode.window.showWarningMessage(`Bench Triage: ${what} finished: ${tail}.`);
@@ -175,7 +186,7 @@ export class CampaignService implements vscode.Disposable {
         if (this.live.has(id)) continue;
         try {
           const q = await CampaignQueue.load(f.fsPath, id);
-          out.push({ id, folder: f, select: q.record.select, status: await q.status(), live: false });
+          out.push({ id, folder: f, select: q.record.select, status: await q.status(), live: false, builds: q.record.items.some(i => i.kind === 'build') });
         } catch {
           /* a campaign folder without a readable campaign.json: not shown */
         }

@@ -165,11 +165,19 @@ export function registerBuildCommands(
     ].join('\n');
     if ((await vscode.window.showInformationMessage(`Build the images of “${arg.title}”?`, { modal: true, detail }, 'Build Images')) !== 'Build Images') return;
     focusRuns();
+    let s;
     try {
-      return await campaigns.start(folder, plan, `images of “${arg.title}”`, 1, [host]);
+      s = await campaigns.start(folder, plan, `images of “${arg.title}”`, 1, [host], false);
     } catch (e) {
       report(e);
+      return;
     }
+    // The next step is the rerun of the group's commits on the images now there.
+    const tail = `${s.done} of ${s.total} images of “${arg.title}” ready${s.failed ? `; ${s.failed} failed (see the Runs view)` : ''}${s.cancelled ? `; ${s.cancelled} cancelled` : ''}`;
+    const rerun = s.done ? 'Rerun Group on H100…' : undefined;
+    const show = s.failed || s.cancelled ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
+    void show(`Bench Triage: ${tail}.`, ...(rerun ? [rerun] : [])).then(a => a && vscode.commands.executeCommand(COMMANDS.runGroup, arg));
+    return s;
   });
 
   register(context, COMMANDS.cancelBuild, (arg?: unknown) => {

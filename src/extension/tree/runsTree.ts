@@ -67,7 +67,7 @@ export class CampaignNode extends RunsNode {
     t.id = `campaign:${v.folder.toString()}:${v.id}`;
     t.description = `${describeStatus(s)}${v.live ? '' : s.running + s.queued ? ' · not running here' : ''}`;
     t.iconPath = new vscode.ThemeIcon(v.live ? 'sync~spin' : s.failed ? 'warning' : s.cancelled ? 'circle-slash' : 'rocket');
-    t.tooltip = `${v.id} in ${v.folder.fsPath}\n${s.total} runs: ${describeStatus(s)}`;
+    t.tooltip = `${v.id} in ${v.folder.fsPath}\n${s.total} ${v.builds ? 'image builds' : 'runs'}: ${describeStatus(s)}`;
     t.contextValue = this.contextValue;
     t.accessibilityInformation = { label: `campaign ${v.select}, ${describeStatus(s)}` };
     return t;
