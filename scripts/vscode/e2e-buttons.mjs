@@ -88,9 +88,9 @@ const classify = folder =>
   JSON.parse(execFileSync(process.execPath, [path.join(ROOT, 'dist/cli.js'), 'classify', folder, '--json'], { encoding: 'utf8', maxBuffer: 64 << 20 }));
 
 /** `n` commits of runner results (three roles each): a folder big enough that a scan takes seconds. */
-function bulk(dir, n) {
+function bulk(dir, n, prefix = 'bulk') {
   for (let i = 0; i < n; i++) {
-    const commit = createHash('sha1').update(`bulk-${i}`).digest('hex');
+    const commit = createHash('sha1').update(`${prefix}-${i}`).digest('hex');
     for (const role of ['baseline', 'human', 'agent']) {
       const d = path.join(dir, commit.slice(0, 8), role);
       mkdirSync(d, { recursive: true });
@@ -1045,13 +1045,28 @@ try {
           await notification('scan cancelled').waitFor();
           await clearNotifications();
           await row(commits, 'Complete 3-way').waitFor();
-          await titleButton(commits, title('benchTriage.refresh'));
-          await page.keyboard.press('F1');
-          await quickPick(`>Bench Triage: ${title('benchTriage.cancelScan')}`);
-          await notification('scan cancelled').waitFor();
+          // The palette path takes longer (open it, type, pick): more files, and the rescan pressed
+          // again should it end before the pick (the entry is offered only while a scan runs).
+          bulk(path.join(folder, 'bulk2'), 10000, 'bulk2');
+          const cancelButton = commits.locator(`.pane-header .actions .action-label[aria-label^="${title('benchTriage.cancelScan')}"]`);
+          for (let attempt = 1; ; attempt++) {
+            await titleButton(commits, title('benchTriage.refresh'));
+            await cancelButton.waitFor({ timeout: 20000 });
+            await page.keyboard.press('F1');
+            await quickPick(`>Bench Triage: ${title('benchTriage.cancelScan')}`);
+            const seen = await notification('scan cancelled')
+              .waitFor({ timeout: 15000 })
+              .then(() => true)
+              .catch(() => false);
+            if (seen) break;
+            if (attempt === 3) throw new Error('the palette’s Cancel Scan never reached a running scan in 3 attempts');
+            await page.keyboard.press('Escape');
+            await row(commits, 'Complete 3-way').waitFor();
+          }
           await row(commits, 'Complete 3-way').waitFor();
         } finally {
           rmSync(path.join(folder, 'bulk'), { recursive: true, force: true });
+          rmSync(path.join(folder, 'bulk2'), { recursive: true, force: true });
         }
       },
     );
