@@ -74,12 +74,12 @@ rows.push([
   `campaign queue: ${g.n} runs × ${g.runMs} ms on ${g.gpus} GPUs — wall vs ideal; overhead per run; GPU idle while queued (target 0)`,
   `${ms(g.wallMs)} vs ${ms(g.idealMs)} (${(g.wallMs / g.idealMs).toFixed(3)}×); ${g.overheadPerRunMs.toFixed(1)} ms; ${g.idleWhileQueuedMs.toFixed(0)} GPU·ms`,
 ]);
-const b = benchBuild();
+const bl = benchBuild();
 rows.push([
-  `image build printing ${b.mb.toFixed(0)} MB: Builder (decode, build.log, build.json) vs \`docker build\` (classic builder), same context`,
-  `${ms(b.buildsMs)} vs ${ms(b.cliMs)} (${b.ratio.toFixed(2)}×), ${b.mbps.toFixed(0)} MB/s captured; decoder alone ${b.decode.mbps.toFixed(0)} vs ${b.decode.refMbps.toFixed(0)} MB/s writing the same bytes`,
+  `image build printing ${bl.mb.toFixed(0)} MB: Builder (decode, build.log, build.json) vs \`docker build\` (classic builder), same context`,
+  `${ms(bl.buildsMs)} vs ${ms(bl.cliMs)} (${bl.ratio.toFixed(2)}×), ${bl.mbps.toFixed(0)} MB/s captured; decoder alone ${bl.decode.mbps.toFixed(0)} vs ${bl.decode.refMbps.toFixed(0)} MB/s writing the same bytes`,
 ]);
-rows.push(['build log: engine’s first chunk → first byte in build.log', ms(b.ttfbDiskMs)]);
+rows.push(['build log: engine’s first chunk → first byte in build.log', ms(bl.ttfbDiskMs)]);
 rows.push([
   'build log: bytes in build.log → shown in the open live document (real VS Code; median / worst of 9) vs the OS change notice for the same write',
   `${ms(e['1k'].buildLogFirstByteMs)} / ${ms(e['1k'].buildLogFirstByteWorstMs)} vs ${e['1k'].buildLogNoticeMs.toFixed(1)} ms`,

@@ -90,6 +90,10 @@ interface CompiledIndication {
   scope: Rule['indications'][number]['scope'];
   m: Matcher;
   multiline: boolean;
+  /** A built-in's required literals (case-folded): a line without any of them cannot match, so the pattern is not run. */
+  lits: string[] | null;
+  /** Their ids in the classifier's literal scanner. */
+  litIds: number[] | null;
 }
 interface CompiledRule {
   rule: Rule;
@@ -185,7 +189,20 @@ export class Classifier {
     for (const l of FACT_LITERALS) lits.add(l);
     this.literals = [...lits];
     this.scanner = new LiteralScanner([this.literals]);
+    const idOf = new Map(this.literals.map((l, i) => [l, i]));
+    for (const r of builtin) for (const ind of r.inds) ind.litIds = ind.lits?.map(l => idOf.get(l)!) ?? null;
+    this.found = new Uint32Array(this.literals.length);
+    // Per literal, the built-in rules (their indices in this.rules) that have a line pattern needing it.
+    this.rulesOf = this.literals.map(() => []);
+    this.rules.forEach((r, ri) => {
+      if (r.user) return;
+      for (const ind of r.inds) for (const id of ind.litIds ?? []) if (this.rulesOf[id].at(-1) !== ri) this.rulesOf[id].push(ri);
+    });
   }
+  private readonly rulesOf: number[][];
+  /** Scratch for literalsIn: found[id] === stamp when literal id is on the current line. */
+  private readonly found: Uint32Array;
+  private stamp = 0;
 
   get hasUserRules(): boolean {
     return this.rules.some(r => r.user);
@@ -300,13 +317,27 @@ export class Classifier {
     for (const w of windows) {
       if (user && state.userDisabled) return;
       const view = long ? lineText.slice(w, w + (user ? USER_WINDOW : WINDOW)) : lineText;
-      for (const r of this.rules) {
+      // Each built-in pattern runs only where one of its own literals is (the line passed the
+      // scanner for some literal; most patterns have none of theirs here).
+      const stamp = user ? 0 : (this.stamp = (this.stamp % 0xfffffffe) + 1);
+      const ids: number[] = [];
+      if (!user) this.scanner.literalsIn(view, this.found, stamp, ids);
+      const found = this.found;
+      // Built-ins: only the rules one of the line's literals names, in rule order (precedence).
+      let picked: number[] | null = null;
+      if (!user) {
+        const set = new Set<number>();
+        for (const id of ids) for (const ri of this.rulesOf[id]) set.add(ri);
+        picked = [...set].sort((a, b) => a - b);
+      }
+      for (const r of picked ? picked.map(ri => this.rules[ri]) : this.rules) {
         if (r.user !== user || r.rule.strength === 'context' || !appliesToRole(r, role)) continue;
         if (r.user && state.userDisabled) return;
         const t0 = r.user ? Date.now() : 0;
         let hit: Hit | null = null;
         for (const ind of r.inds) {
           if (ind.multiline || ind.scope === 'context' || (ind.scope !== 'any' && ind.scope !== scope)) continue;
+          if (ind.litIds && !ind.litIds.some(id => found[id] === stamp)) continue;
           const m = ind.m.exec(view);
           if (m) {
             hit = { rule: r, match: m, ind, source, line: lineNo, lineText: view, errorForm, child: isChildProcessLine(view), order };
@@ -467,7 +498,17 @@ function appliesToRole(r: CompiledRule, role: Role | null): boolean {
 
 function compileRule(rule: Rule, user: boolean): CompiledRule {
   const make = user ? linearMatcher : nativeMatcher;
-  return { rule, user, inds: rule.indications.map(i => ({ scope: i.scope, multiline: !!i.multiline, m: make(i.pattern, i.flags ?? '', !!i.multiline) })) };
+  return {
+    rule,
+    user,
+    inds: rule.indications.map(i => ({
+      scope: i.scope,
+      multiline: !!i.multiline,
+      m: make(i.pattern, i.flags ?? '', !!i.multiline),
+      lits: user || i.multiline || i.scope === 'context' ? null : (requiredLiterals(i.pattern)?.map(l => l.toLowerCase()) ?? null),
+      litIds: null,
+    })),
+  };
 }
 
 function findingOfRule(rule: Rule, description: string, strength: Finding['strength'], evidence: Evidence | null): Finding {

@@ -9,13 +9,19 @@ export class LiteralScanner {
   /** Byte → class: bytes that occur in no literal share class 0, which keeps the table small (cache). */
   private readonly cls: Uint8Array;
   private readonly shift: number;
+  /** Per state, the ids of the literals that end there (their order across the groups: 0, 1, …). */
+  private readonly ids: number[][];
+  /** How many literals there are. */
+  readonly count: number;
 
   /** `groups[k]` is a list of literals; a hit on any of them sets bit k in the reported mask. */
   constructor(groups: readonly (readonly string[])[]) {
     // Trie over case-folded UTF-8 bytes.
     const next: Array<Map<number, number>> = [new Map()];
     const out: number[] = [0];
+    const ids: number[][] = [[]];
     const enc = new TextEncoder();
+    let id = 0;
     groups.forEach((lits, k) => {
       for (const lit of lits) {
         let s = 0;
@@ -26,11 +32,13 @@ export class LiteralScanner {
             t = next.length;
             next.push(new Map());
             out.push(0);
+            ids.push([]);
             next[s].set(b, t);
           }
           s = t;
         }
         out[s] |= 1 << k;
+        ids[s].push(id++);
       }
     });
     const n = next.length;
@@ -48,6 +56,7 @@ export class LiteralScanner {
     for (let qi = 0; qi < queue.length; qi++) {
       const s = queue[qi];
       out[s] |= out[fail[s]];
+      if (ids[fail[s]].length) ids[s] = [...ids[s], ...ids[fail[s]]];
       for (let b = 0; b < 256; b++) {
         const t = next[s].get(fold(b));
         if (t !== undefined) {
@@ -88,6 +97,8 @@ export class LiteralScanner {
       }
     this.delta = pm;
     this.out = Int32Array.from(out);
+    this.ids = ids;
+    this.count = id;
     this.cls = cls;
     this.shift = shift;
   }
@@ -126,6 +137,31 @@ export class LiteralScanner {
     }
     for (let k = buf.indexOf(10, counted); k !== -1 && k < to; k = buf.indexOf(10, k + 1)) line++;
     return line - firstLine;
+  }
+
+  /**
+   * Which literals one line holds: `found[id]` is set to `stamp` for each, and each id is pushed
+   * to `list` once (a caller reuses one array across lines with a new stamp each time, so nothing
+   * is cleared).
+   */
+  literalsIn(line: string, found: Uint32Array, stamp: number, list: number[]): void {
+    const delta = this.delta,
+      cls = this.cls,
+      sh = this.shift,
+      ids = this.ids;
+    const bytes = ENCODER.encode(line);
+    let t = 0;
+    for (let j = 0; j < bytes.length; j++) {
+      const x = delta[(t << sh) | cls[bytes[j]]];
+      if (x < 0) {
+        t = -x - 1;
+        for (const id of ids[t])
+          if (found[id] !== stamp) {
+            found[id] = stamp;
+            list.push(id);
+          }
+      } else t = x >> sh;
+    }
   }
 
   /**
