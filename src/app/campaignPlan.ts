@@ -3,10 +3,10 @@ import { promises as fs } from 'node:fs';
 import type { Commit, Role } from '../core/model';
 import type { CommitTriage } from '../core/compare';
 import { buildEstimate, durationEstimates, planBuildCampaign, planCampaign, type CampaignItem, type CampaignPlan } from '../core/campaign/plan';
-import { BuildPlanError, type BuildRole } from '../runner/buildPlan';
+import type { BuildRole } from '../runner/buildPlan';
 import { FINAL_BUILD_STATES, type BuildRecord } from '../runner/buildRecord';
 import type { HostConfig } from '../runner/hosts';
-import { DEFAULT_TEMPLATES, planRun, PlanError, type ImageTemplates } from '../runner/plan';
+import { DEFAULT_TEMPLATES, planRun, type ImageTemplates } from '../runner/plan';
 import { FINAL_STATES, type RunRecord } from '../runner/runRecord';
 import { ownerAlive } from '../runner/execute';
 import type { CampaignExecutor, CampaignHost } from './campaigns';
@@ -25,6 +25,9 @@ export interface CampaignPlanInput {
   recipes?: string[];
   templates?: Partial<ImageTemplates>;
 }
+
+/** A plan's refusal (PlanError, BuildPlanError …) as a campaign lists it. */
+const refusal = (err: unknown) => ({ refused: err instanceof Error ? err.message : String(err) });
 
 /**
  * A campaign's plan as both front ends make it: each (commit, role) checked as `plan` checks it
@@ -53,7 +56,7 @@ export function campaignPlanFor(p: CampaignPlanInput): CampaignPlan {
         });
         return { gpus: Math.max(1, plan.tensorParallel ?? 1) };
       } catch (err) {
-        return { refused: err instanceof PlanError || err instanceof Error ? err.message : String(err) };
+        return refusal(err);
       }
     },
   });
@@ -118,7 +121,7 @@ export function buildCampaignPlanFor(p: BuildCampaignInput): CampaignPlan {
       try {
         return { tag: p.builds.plan({ folder: '', commit, role }, p.options).tag };
       } catch (err) {
-        return { refused: err instanceof BuildPlanError || err instanceof Error ? err.message : String(err) };
+        return refusal(err);
       }
     },
   });

@@ -322,7 +322,17 @@ export class CampaignQueue {
         }
         if (!picked) return;
         const item = byN.get(picked.n)!;
-        const prepared = picked.runId && picked.resultDir ? { runId: picked.runId, resultDir: picked.resultDir } : await exec.prepare(item);
+        let prepared: { runId: string; resultDir: string };
+        try {
+          prepared = picked.runId && picked.resultDir ? { runId: picked.runId, resultDir: picked.resultDir } : await exec.prepare(item);
+        } catch (e) {
+          // It cannot even be planned now (its commit gone from the folder, a setting missing): that item fails, saying why; the rest go on.
+          const failed: ItemRecord = { ...picked, state: 'failed', error: e instanceof Error ? e.message : String(e), endedAt: new Date().toISOString() };
+          await this.save(failed);
+          await this.release(failed.n);
+          onChange(failed);
+          continue;
+        }
         const rec: ItemRecord = {
           ...picked,
           state: 'running',

@@ -174,6 +174,8 @@ export async function campaignCommand(a: CampaignArgs, out: Out, err: Out, signa
       const id = a.id ?? (await CampaignQueue.list(a.folder))[0];
       if (!id) throw new Error(`campaign resume: no campaign in ${a.folder}`);
       const q = await CampaignQueue.load(a.folder, id);
+      if (q.record.items.some(i => i.kind === 'build') && !a.settings.checkout)
+        throw new Error(`campaign ${id} builds images: resume needs --checkout DIR (the vLLM checkout their source comes from)`);
       const exec = executor(a, runs, builds);
       await q.reconcile(exec, signal, err);
       const s = await q.run(exec, slotsFor(q.record.items, hosts), signal, progress);

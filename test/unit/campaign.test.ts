@@ -179,6 +179,26 @@ describe('campaigns (issue 15): plan, durable queue, resume', function () {
     }
   });
 
+  it('a run that cannot be planned any more fails alone, saying why, and holds no claim; the others run', async () => {
+    const folder = tmp();
+    try {
+      const q = await CampaignQueue.create(folder, { items: items(3), refusals: [], gpuHours: 0 }, { select: 'x=y', repeats: 1, hosts: ['h1'] });
+      const f = fakeExec(folder);
+      const prepare = f.exec.prepare;
+      f.exec.prepare = async item => {
+        if (item.n === 2) throw new Error('commit bbbb is not in the folder any more');
+        return prepare(item);
+      };
+      const s = await q.run(f.exec, [{ label: 'h1', slots: 1, gpus: 1 }], new AbortController().signal);
+      assert.deepEqual([s.done, s.failed], [2, 1]);
+      const two = await q.item(2);
+      assert.deepEqual([two.state, two.error], ['failed', 'commit bbbb is not in the folder any more']);
+      assert.deepEqual(fs.readdirSync(path.join(q.dir, 'claims')), []);
+    } finally {
+      fs.rmSync(folder, { recursive: true, force: true });
+    }
+  });
+
   it('two processes on one campaign never start the same run (exclusive claims)', async () => {
     const folder = tmp();
     try {
@@ -431,6 +451,35 @@ describe('campaigns of image builds (issue 16: groups go through the campaign qu
     );
     const text = run('campaign', 'plan', '--folder', DEMO, '--select', 'category=wheel-missing', '--build', '--checkout', os.tmpdir());
     assert.match(text.stdout, /^1 image builds \(baseline 1, human 0\), one at a time per host, no GPU/m);
+    // Resuming a campaign of builds without the checkout is refused before anything is taken.
+    const folder = tmp();
+    try {
+      fs.cpSync(DEMO, folder, { recursive: true });
+      fs.rmSync(path.join(folder, '.bench-triage/campaigns'), { recursive: true, force: true });
+      const started = run(
+        'campaign',
+        'start',
+        '--folder',
+        folder,
+        '--select',
+        'category=wheel-missing',
+        '--build',
+        '--checkout',
+        os.tmpdir(),
+        '--host',
+        'unix:///nonexistent/docker.sock',
+        '--id',
+        'c-b',
+      );
+      assert.equal(started.status, 1);
+      assert.match(started.stderr, /no Docker socket at that path/);
+      const resumed = run('campaign', 'resume', '--folder', folder, '--id', 'c-b', '--host', 'unix:///nonexistent/docker.sock');
+      assert.notEqual(resumed.status, 0);
+      assert.match(resumed.stderr, /campaign c-b builds images: resume needs --checkout DIR/);
+      assert.deepEqual(fs.readdirSync(path.join(folder, '.bench-triage/campaigns/c-b/claims')), []);
+    } finally {
+      fs.rmSync(folder, { recursive: true, force: true });
+    }
     const none = run('campaign', 'plan', '--folder', DEMO, '--select', 'category=wheel-missing', '--build', '--json');
     assert.equal(none.status, 1);
     assert.match(JSON.parse(none.stdout).refusals[0].reason, /needs a local vLLM checkout/);

@@ -17,7 +17,14 @@ import { pickCommitFirst, register, targetOf } from './args';
 import { COMMANDS } from './ids';
 import { pickHost } from './run';
 
-const took = (s: number | null) => (s === null ? '' : s < 60 ? `${Math.round(s)} s` : `${Math.floor(s / 60)} min ${Math.round(s % 60)} s`);
+const took = (s: number | null) =>
+  s === null
+    ? ''
+    : s < 60
+      ? `${Math.round(s)} s`
+      : s < 3600
+        ? `${Math.floor(s / 60)} min ${Math.round(s % 60)} s`
+        : `${Math.floor(s / 3600)} h ${Math.round((s % 3600) / 60)} min`;
 
 /** The roles a rerun after a build covers: every role of the entry that has not succeeded (agent only with a patch). */
 function rolesToRerun(e: CommitTriage): Role[] {
