@@ -120,6 +120,8 @@ function unpack(raw: {
       facts: x.facts ?? [],
       ...(x.texts !== undefined ? { texts: x.texts } : {}),
       ...(x.agentJson ? { agentJson: x.agentJson } : {}),
+      ...(x.manifest ? { manifest: x.manifest } : {}),
+      ...(x.perRequest ? { perRequest: x.perRequest } : {}),
     };
     const classifications: Record<string, Classification> = {};
     for (const [role, c] of Object.entries(f.c ?? {}))

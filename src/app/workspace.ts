@@ -4,6 +4,7 @@ import {
   DEFAULT_MAX_FILE_BYTES,
   isRelevant,
   listFolder,
+  readable,
   readExtract,
   runOf,
   siblingsOf,
@@ -37,7 +38,6 @@ export interface LoadOptions {
 export type WorkspaceChange = { kind: 'full' } | { kind: 'commits'; commits: string[] } | { kind: 'none' };
 
 const stampOf = (f: ListedFile) => `${f.size}:${f.mtimeMs ?? '?'}`;
-const readable = (p: string) => p.endsWith('.json') || p.endsWith('.jsonl');
 const INDEX_VERSION = 2;
 
 /**
@@ -322,7 +322,7 @@ export class Workspace {
           e.x &&
           e.x.record.kind === 'run' &&
           this.extracts.get(e.path)?.record.kind !== 'nonRun' &&
-          e.x.drafts.every(d => this.knownCommit(d.commit) !== null) &&
+          e.x.drafts.every(d => !d.unattributed && this.knownCommit(d.commit) !== null) &&
           search(this.listing.files, e.path, f => f.path).found === this.extracts.has(e.path),
       );
     // The listing follows the change either way (kept sorted: each path put in its place).

@@ -76,7 +76,11 @@ export function planRun(commit: Commit, role: Role, opts: PlanOptions): RunPlan 
   const blocking = parsed.problems.filter(p => p.severity === 'error' && p.code !== 'server-flag');
   if (blocking.length)
     throw new PlanError(`refused: ${blocking.map(p => p.message).join('; ')} (perf command of ${commit.hash.slice(0, 12)}: ${command})`, blocking);
-  if (!parsed.kind) throw new PlanError(`refused: ${parsed.script ?? 'the command'} is not a supported vLLM benchmark script`);
+  if (!parsed.kind || parsed.form === 'sglang') throw new PlanError(`refused: ${parsed.script ?? 'the command'} is not a supported vLLM benchmark script`);
+  if (!parsed.model)
+    throw new PlanError(
+      `refused: the perf command names no --model, so the server to start is unknown (perf command of ${commit.hash.slice(0, 12)}: ${command})`,
+    );
   if (role !== 'human' && !commit.parent)
     throw new PlanError(`the parent of ${commit.hash.slice(0, 12)} is unknown, so the baseline image cannot be named; add it to a mapping file or the dataset`);
   if (role === 'agent' && !opts.agentPatch) throw new PlanError(`no agent patch for ${commit.hash.slice(0, 12)}: pick a model_patch.diff`);

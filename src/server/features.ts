@@ -1,5 +1,5 @@
 import { getLocation } from 'jsonc-parser';
-import { SCRIPT_FLAGS, VERSIONED_FLAGS, modelSize, toOfflineCommand } from '../core/perfcmd';
+import { VERSIONED_FLAGS, modelSize, toOfflineCommand } from '../core/perfcmd';
 import { lookupAlias, metricDef } from '../core/metrics';
 import { CATEGORIES, category, CAUSES } from '../core/classify/taxonomy';
 import type { Analysis, Finding, PerfCommandSite } from './analyze';
@@ -39,7 +39,7 @@ export function hover(a: Analysis, text: string, offset: number): string | null 
     const p = site.parsed;
     for (const f of p.flags) {
       if (k >= f.nameTok.start && k <= f.nameTok.end) {
-        const doc = p.kind ? SCRIPT_FLAGS[p.kind][f.name] : undefined;
+        const doc = p.flagTable?.[f.name];
         if (!doc) return `**${md(f.name)}** — not a flag of ${md(p.script ?? '')}`;
         const versions = VERSIONED_FLAGS.filter(v => v.flag === f.name)
           .map(v => `\n\nvLLM ≥ ${v.since}: ${f.name} ${v.note}`)
@@ -99,10 +99,10 @@ export function complete(a: Analysis, offset: number, modelsSeen: Iterable<strin
       .sort()
       .map(m => ({ label: m, detail: 'model seen in the workspace', kind: 'model', edit: edit(m) }));
   }
-  if (!site.parsed.kind || (word && !word.startsWith('-'))) return [];
+  if (!site.parsed.flagTable || (word && !word.startsWith('-'))) return [];
   // The flag being typed does not count as already used.
   const used = new Set(site.parsed.flags.filter(f => !(k >= f.nameTok.start && k <= f.nameTok.end)).map(f => f.name));
-  return Object.entries(SCRIPT_FLAGS[site.parsed.kind])
+  return Object.entries(site.parsed.flagTable)
     .filter(([name]) => !used.has(name) && name.startsWith(word))
     .map(([name, doc]) => ({
       label: name,
@@ -125,7 +125,7 @@ export function fixes(a: Analysis, f: Finding): Fix[] {
       flag === '--model'
         ? site.models
         : (() => {
-            const d = site.parsed.kind ? SCRIPT_FLAGS[site.parsed.kind][flag]?.default : undefined;
+            const d = site.parsed.flagTable?.[flag]?.default;
             return d ? [d] : [];
           })();
     return values.map((v, i) => ({

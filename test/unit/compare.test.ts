@@ -2,20 +2,12 @@ import * as assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import {
-  comparability,
-  compareAttempts,
-  mannWhitney,
-  bootstrapRelativeChange,
-  planRepeats,
-  relativeChange,
-  workloadOf,
-  type CommitTriage,
-} from '../../src/core/compare';
+import { comparability, compareAttempts, mannWhitney, bootstrapRelativeChange, planRepeats, relativeChange, type CommitTriage } from '../../src/core/compare';
 import { buildReport, renderMarkdown } from '../../src/core/report';
 import { mdText } from '../../src/core/report/markdown';
 import { parsePrintedMetrics, unitFamily, chooseHeadline } from '../../src/core/metrics';
 import type { Run } from '../../src/core/model';
+import { commandWorkload } from '../../src/core/perfcmd';
 import { analyze } from '../../src/app/analyze';
 import { nodeFileSource } from '../../src/platform/nodeFileSource';
 import { CASES, writeVerdictFixture } from '../support/verdictFixture';
@@ -187,7 +179,7 @@ describe('verdicts on repeated attempts (own fixture)', function () {
     assert.equal(e.outcome, 'incomparable');
     assert.equal(e.verdict, 'n/a');
     assert.ok(
-      e.comparability.reasons.some(r => r.includes('agent: --num-prompts 100') && r.includes('human: --num-prompts 1000')),
+      e.comparability.reasons.some(r => r.startsWith('workloads differ on requests:') && r.includes('agent 100 (--num-prompts)') && r.includes('human 1000')),
       e.comparability.reasons.join(' | '),
     );
   });
@@ -222,8 +214,12 @@ describe('comparability and headline rules', () => {
       agent: run('agent', {}, { command: 'python benchmarks/benchmark_serving.py --model m --num-prompts 100' }),
     });
     assert.equal(c.ok, false);
-    assert.deepEqual(c.reasons, ['baseline: --num-prompts 1000, human: --num-prompts 1000 (default), agent: --num-prompts 100']);
-    assert.equal(workloadOf('python benchmarks/benchmark_serving.py --model m --port 1 --save-result --result-dir /x')!.params['--port'], undefined);
+    assert.deepEqual(c.reasons, [
+      'workloads differ on requests: baseline 1000 (--num-prompts), human 1000 (default of benchmark_serving.py), agent 100 (--num-prompts)',
+    ]);
+    const w = commandWorkload('python benchmarks/benchmark_serving.py --model m --port 1 --save-result --result-dir /x')!;
+    assert.equal(w.flags['--port'], undefined);
+    assert.equal(w.values.dataset?.value, 'sharegpt', "the old script's default dataset");
   });
 
   it('without commands, different metric sets stand in for different script versions', () => {

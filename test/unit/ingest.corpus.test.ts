@@ -198,15 +198,19 @@ describe('ingest: the real ISO-Bench corpus', function () {
       'commit',
       'file',
       'fixes',
+      'identity',
       'image',
       'metrics',
+      'model',
       'originalStatus',
+      'pointer',
       'project',
       'role',
       'schema',
       'source',
       'status',
       'timestamp',
+      'units',
     ]);
     assert.equal(s.files.parsed + s.files.nonRun + s.files.corrupt.length + s.files.unknown.length, r.files.length);
   });

@@ -1,6 +1,7 @@
 import type { Commit, Role, Run } from '../model';
 import { ROLES } from '../model';
-import { parsePerfCommand, SCRIPT_FLAGS } from '../perfcmd';
+import { commandWorkload } from '../perfcmd';
+import { WORKLOAD_KEYS, type WorkloadValue } from '../model';
 import { modeFromCommand } from '../ingest';
 import { metricDef } from '../metrics';
 
@@ -39,97 +40,17 @@ const PIPELINES: Record<string, string> = {
   S9: 'OmniPerf test-script runner',
   S10: 'native perf-command runner',
   BT1: 'Bench Triage runner',
+  // The field's tools: one pipeline per tool, whatever its form (old script or `vllm bench`);
+  // the forms' different defaults are made explicit in the workload instead.
+  'vllm-serve': "vLLM's serving benchmark",
+  'vllm-throughput': "vLLM's throughput benchmark",
+  'vllm-latency': "vLLM's latency benchmark",
+  'sglang-serve': "SGLang's bench_serving",
+  guidellm: 'GuideLLM',
+  aiperf: 'AIPerf',
 };
 export const pipelineOf = (r: Run) =>
   `${PIPELINES[r.provenance.schema] ?? r.provenance.schema}${r.source === 'separate' && r.provenance.schema === 'S2' ? ' (separate_*)' : ''}`;
-
-/** Flags that do not change the workload: where results go, how the client reaches the server, logging. */
-const NOT_WORKLOAD = new Set([
-  '--model',
-  '--tokenizer',
-  '--served-model-name',
-  '--host',
-  '--port',
-  '--base-url',
-  '--save-result',
-  '--save-detailed',
-  '--result-dir',
-  '--result-filename',
-  '--metadata',
-  '--disable-tqdm',
-  '--output-json',
-  '--trust-remote-code',
-  '--download-dir',
-  '--disable-log-stats',
-  '--disable-log-requests',
-  '--profile',
-  '--profile-result-dir',
-  '--percentile-metrics',
-  '--metric-percentiles',
-  '--append-result',
-]);
-
-/** Workload-relevant engine flags belong to the server, whoever names them. */
-const ALIASES: Record<string, string> = { '-tp': '--tensor-parallel-size', '--dataset': '--dataset-path' };
-
-export interface Workload {
-  /** serving | throughput | latency | prefix_caching | the script name */
-  kind: string;
-  /** Workload flags with their values (defaults filled in from the script's documentation). */
-  params: Record<string, string>;
-}
-
-/** Workloads by command text: a folder's runs share a handful of commands. */
-const workloads = new Map<string, Workload | null>();
-
-/** The workload a perf command runs: script kind and workload flags, defaults made explicit. */
-export function workloadOf(command: string): Workload | null {
-  let w = workloads.get(command);
-  if (w === undefined) {
-    if (workloads.size > 5000) workloads.clear();
-    workloads.set(command, (w = computeWorkload(command)));
-  }
-  return w;
-}
-
-function computeWorkload(command: string): Workload | null {
-  const p = parsePerfCommand(command);
-  if (!p.script) return null;
-  const params: Record<string, string> = {};
-  for (const f of p.flags) {
-    const name = ALIASES[f.name] ?? f.name;
-    if (NOT_WORKLOAD.has(name)) continue;
-    let value = f.value?.text ?? 'true';
-    if (name === '--dataset-path') value = value.slice(value.lastIndexOf('/') + 1);
-    params[name] = value;
-  }
-  if (p.kind)
-    for (const [flag, doc] of Object.entries(SCRIPT_FLAGS[p.kind])) {
-      const name = ALIASES[flag] ?? flag;
-      if (
-        doc.default !== undefined &&
-        !(name in params) &&
-        !NOT_WORKLOAD.has(name) &&
-        [
-          '--num-prompts',
-          '--request-rate',
-          '--dataset-name',
-          '--input-len',
-          '--output-len',
-          '--batch-size',
-          '--num-iters',
-          '--random-input-len',
-          '--random-output-len',
-          '--sonnet-input-len',
-          '--sonnet-output-len',
-          '--burstiness',
-          '--n',
-        ].includes(name)
-      )
-        params[name] = `${doc.default} (default)`;
-    }
-  return { kind: p.kind ?? p.script, params };
-}
 
 /**
  * The serving client each role of the Docker flat pipeline really ran (research §4.2, §7.12): the
@@ -152,10 +73,93 @@ function reportedMetrics(run: Run): string[] {
     .sort();
 }
 
-const strip = (v: string) => v.replace(/ \(default\)$/, '');
+/** A run's workload: what its result file records, and what its perf command asks (defaults explicit). */
+export interface RunWorkload {
+  /** The benchmark kind of the command (serving …), or null without one. */
+  kind: string | null;
+  values: Partial<Record<string, WorkloadValue>>;
+  /** Flags outside the shared vocabulary, when the run has a command. */
+  flags: Record<string, string> | null;
+  /** Where the file and the command disagree, in words. */
+  conflicts: string[];
+}
+
+const label = (k: string) => (WORKLOAD_KEYS as Record<string, string>)[k] ?? k;
+const TOKENS_TOLERANCE = 0.01;
+/** Two workload values are the same: equal text, or total input tokens within 1 % (tokenizers round differently). */
+function same(key: string, a: string, b: string): boolean {
+  if (a === b) return true;
+  if (key !== 'input_tokens') return false;
+  const x = Number(a),
+    y = Number(b);
+  return Number.isFinite(x) && Number.isFinite(y) && Math.abs(x - y) <= TOKENS_TOLERANCE * Math.max(x, y);
+}
+
+const runWorkloads = new WeakMap<Run, RunWorkload>();
+export function runWorkload(run: Run): RunWorkload {
+  let w = runWorkloads.get(run);
+  if (w) return w;
+  const cmd = run.command ? commandWorkload(run.command) : null;
+  const values: RunWorkload['values'] = { ...(cmd?.values ?? {}) };
+  const conflicts: string[] = [];
+  for (const [k, v] of Object.entries(run.workload ?? {})) {
+    const c = values[k];
+    if (c && !same(k, c.value, v.value))
+      conflicts.push(`${run.role}: its result file says ${label(k)} ${v.value} (${v.from}) but its command says ${c.value} (${c.from})`);
+    values[k] = v; // what ran, as the file recorded it
+  }
+  w = { kind: cmd?.kind ?? null, values, flags: cmd ? cmd.flags : null, conflicts };
+  runWorkloads.set(run, w);
+  return w;
+}
+
+/** The differences between runs' workloads, one reason per field, naming every value and where it was read. */
+export function workloadDifferences(runs: readonly Run[]): string[] {
+  const loads = runs.map(r => ({ r, w: runWorkload(r) }));
+  const reasons: string[] = [];
+  const withKind = loads.filter(x => x.w.kind);
+  if (new Set(withKind.map(x => x.w.kind)).size > 1) {
+    reasons.push(`benchmark scripts differ: ${withKind.map(x => `${x.r.role} ${x.w.kind}`).join(', ')}`);
+    return reasons;
+  }
+  const keys = [...new Set(loads.flatMap(x => Object.keys(x.w.values)))];
+  for (const k of keys) {
+    const have = loads.filter(x => x.w.values[k]);
+    if (have.length < 2) continue;
+    const first = have[0].w.values[k]!.value;
+    if (have.every(x => same(k, first, x.w.values[k]!.value))) continue;
+    reasons.push(`workloads differ on ${label(k)}: ${have.map(x => `${x.r.role} ${x.w.values[k]!.value} (${x.w.values[k]!.from})`).join(', ')}`);
+  }
+  // Flags outside the vocabulary (engine flags …): compared where every run has a command.
+  const cmds = loads.filter(x => x.w.flags);
+  if (cmds.length > 1) {
+    const flags = [...new Set(cmds.flatMap(x => Object.keys(x.w.flags!)))].sort();
+    for (const f of flags) {
+      const vals = cmds.map(x => [x.r.role, x.w.flags![f] ?? '(not set)'] as const);
+      if (new Set(vals.map(([, v]) => v)).size > 1) reasons.push(`workloads differ on ${f}: ${vals.map(([role, v]) => `${role} ${v}`).join(', ')}`);
+    }
+  }
+  return reasons;
+}
+
+export interface ComparabilityOptions {
+  /** Compare runs whose benchmark had failed requests (`--allow-failed-requests`). */
+  allowFailedRequests?: boolean;
+}
+
+/** A failed-requests finding in words, for a reason or a tree line. */
+export function failedRequestsText(r: Run): string | null {
+  const f = r.failedRequests;
+  if (!f) return null;
+  return `${f.failed}${f.total !== null ? ` of ${f.total}` : ''} requests failed (${f.field})${f.firstError ? `, first error: ${f.firstError}` : ''}`;
+}
 
 /** Plain-words reasons two or three roles did not run the same thing; empty when they did. */
-export function comparability(roles: Partial<Record<Role, Run | null>>, commit?: Commit | null): { ok: boolean; reasons: string[] } {
+export function comparability(
+  roles: Partial<Record<Role, Run | null>>,
+  commit?: Commit | null,
+  opts: ComparabilityOptions = {},
+): { ok: boolean; reasons: string[] } {
   const runs = ROLES.map(r => roles[r]).filter((r): r is Run => !!r);
   const reasons: string[] = [];
   const differ = <T>(label: string, f: (r: Run) => T | null, show: (r: Run, v: T) => string = (_r, v) => String(v)) => {
@@ -166,7 +170,13 @@ export function comparability(roles: Partial<Record<Role, Run | null>>, commit?:
   differ('models', effectiveModel, (r, v) => (v !== r.model ? `${v} (the file says ${r.model}; the Docker flat runner swapped it)` : v));
   differ('GPU configurations', r => r.gpuConfig);
   differ('pipelines', pipelineOf);
-  // Workloads: the Docker flat pipeline's per-role clients, else the normalised commands.
+  // A benchmark whose requests failed is not a clean measurement.
+  if (!opts.allowFailedRequests)
+    for (const r of runs) {
+      const t = r.status === 'success' ? failedRequestsText(r) : null;
+      if (t) reasons.push(`${r.role}: ${t}; its numbers are not compared (allow it with --allow-failed-requests)`);
+    }
+  // Workloads: the Docker flat pipeline's per-role clients, else the normalised workloads.
   const docker = runs.filter(r => r.source === 'docker' && modeOfRun(r, commit) === 'serving');
   if (docker.length > 1) {
     const kinds = new Set(docker.map(r => DOCKER_SERVING[r.role]));
@@ -175,21 +185,11 @@ export function comparability(roles: Partial<Record<Role, Run | null>>, commit?:
         `benchmark workloads differ (the Docker flat runner ignored the perf command's arguments): ${docker.map(r => `${r.role}: ${DOCKER_SERVING[r.role]}`).join('; ')}`,
       );
   }
-  const loads = runs.map(r => ({ r, w: r.command ? workloadOf(r.command) : null }));
-  const known = loads.filter((x): x is { r: Run; w: Workload } => !!x.w);
-  if (known.length > 1) {
-    const kinds = new Set(known.map(x => x.w.kind));
-    if (kinds.size > 1) reasons.push(`benchmark scripts differ: ${known.map(x => `${x.r.role} ${x.w.kind}`).join(', ')}`);
-    else {
-      const flags = new Set(known.flatMap(x => Object.keys(x.w.params)));
-      for (const f of [...flags].sort()) {
-        const vals = known.map(x => [x.r.role, x.w.params[f] ?? '(not set)'] as const);
-        if (new Set(vals.map(([, v]) => strip(v))).size > 1) reasons.push(`${vals.map(([role, v]) => `${role}: ${f} ${v}`).join(', ')}`);
-      }
-    }
-  }
-  // Without commands for every role, the metrics each script printed stand in for its version.
-  if (known.length < runs.length) {
+  for (const r of runs) reasons.push(...runWorkload(r).conflicts);
+  reasons.push(...workloadDifferences(runs));
+  // Without a command or a recorded workload, the metrics each script printed stand in for its version.
+  const described = runs.filter(r => r.command || r.workload);
+  if (described.length < runs.length) {
     const sets = runs
       .filter(r => r.status === 'success')
       .map(r => [r.role, reportedMetrics(r)] as const)
@@ -212,8 +212,6 @@ export function comparability(roles: Partial<Record<Role, Run | null>>, commit?:
 export function sameMeasurement(a: Run, b: Run, commit?: Commit | null): boolean {
   if (pipelineOf(a) !== pipelineOf(b) || effectiveModel(a) !== effectiveModel(b) || (a.gpuConfig ?? '') !== (b.gpuConfig ?? '')) return false;
   if (modeOfRun(a, commit) !== modeOfRun(b, commit)) return false;
-  const wa = a.command ? workloadOf(a.command) : null,
-    wb = b.command ? workloadOf(b.command) : null;
-  if (wa && wb) return wa === wb || JSON.stringify(wa) === JSON.stringify(wb);
+  if ((a.command || a.workload) && (b.command || b.workload)) return workloadDifferences([a, b]).length === 0;
   return reportedMetrics(a).join(',') === reportedMetrics(b).join(',');
 }

@@ -51,6 +51,8 @@ export interface TriageOptions {
   /** The user's headline metric per benchmark mode. */
   primaryMetric?: PrimaryOverride;
   conflicts?: readonly CommitConflict[];
+  /** Compare runs whose benchmark had failed requests (off: such a run is a finding, not a measurement). */
+  allowFailedRequests?: boolean;
 }
 
 const newest = (a: Run, b: Run) => (b.timestamp ?? '').localeCompare(a.timestamp ?? '');
@@ -63,7 +65,9 @@ const newest = (a: Run, b: Run) => (b.timestamp ?? '').localeCompare(a.timestamp
 function prefer(runs: Run[], anchor: string | null): Run | null {
   const measured = runs.filter(r => r.source !== BUILD_SOURCE);
   // A run someone cancelled says nothing about the commit: it is history unless it is all there is.
-  const rank = (r: Run) => (r.status === 'success' ? 0 : /^cancel/i.test(r.originalStatus) ? 4 : 2) + (anchor && r.source === anchor ? 0 : 1);
+  // A clean measurement comes before one whose requests partly failed.
+  const rank = (r: Run) =>
+    (r.status === 'success' ? (r.failedRequests ? 1 : 0) : /^cancel/i.test(r.originalStatus) ? 5 : 3) * 2 + (anchor && r.source === anchor ? 0 : 1);
   const best = measured.length ? [...measured].sort((a, b) => rank(a) - rank(b) || newest(a, b))[0] : null;
   const build = runs.filter(r => r.source === BUILD_SOURCE && r.status === 'failed').sort(newest)[0];
   if (build && (!best || (best.status !== 'success' && (build.timestamp ?? '') > (best.timestamp ?? '')))) return build;
@@ -105,13 +109,18 @@ export function triage(runs: readonly Run[], classifications: ReadonlyMap<string
       const roles = Object.fromEntries(
         ROLES.map(role => {
           const run = prefer(byRole[role], anchor);
-          const attempts = run?.status === 'success' ? byRole[role].filter(r => r.status === 'success' && (r === run || sameMeasurement(r, run, info))) : [];
+          // Attempts with failed requests are left out of the statistics (unless allowed), as the client leaves failed requests out of its means.
+          const clean = (r: Run) => r === run || opts.allowFailedRequests || !r.failedRequests;
+          const attempts =
+            run?.status === 'success' ? byRole[role].filter(r => r.status === 'success' && clean(r) && (r === run || sameMeasurement(r, run, info))) : [];
           return [role, { run, history: byRole[role].filter(r => r !== run), attempts, classification: run ? (classifications.get(run.id) ?? null) : null }];
         }),
       ) as Record<Role, RoleView>;
       const blockingRole = ROLES.find(role => roles[role].run && roles[role].run!.status !== 'success') ?? null;
       const allMeasured = ROLES.every(role => roles[role].run?.status === 'success');
-      const comp = comparability({ baseline: roles.baseline.run, human: roles.human.run, agent: roles.agent.run }, info);
+      const comp = comparability({ baseline: roles.baseline.run, human: roles.human.run, agent: roles.agent.run }, info, {
+        allowFailedRequests: opts.allowFailedRequests,
+      });
       const mode =
         (roles.human.run && modeOfRun(roles.human.run, info)) ?? (roles.agent.run && modeOfRun(roles.agent.run, info)) ?? info?.benchmarkMode ?? null;
       let comparison: Comparison | null = null;

@@ -1,6 +1,7 @@
 import type { FileRecord, Role } from '../model';
 import { parseJson } from './json';
-import { detect, type DetectContext, type RunDraft } from './detectors';
+import { aiperfRequest, aiperfSamples, detect, STANDALONE_IDS, type DetectContext, type RunDraft } from './detectors';
+import { MANIFEST_NAME, parseManifest, type Manifest } from './manifest';
 import { baseName, nonRunByPath } from './detectors/nonRun';
 import { isObj, type Obj } from './detectors/common';
 import type { SourceRank } from './facts';
@@ -28,6 +29,10 @@ export interface FileExtract {
   texts?: Record<string, string>;
   /** For journal.json / run_summary.json / prompt.json of an agent item: the commits it names, or why it is unreadable. */
   agentJson?: { commits?: { human?: unknown; pre?: unknown }; status?: unknown } | { corrupt: string };
+  /** A `bench-triage.csv`: rows that attribute standalone result files below its folder. */
+  manifest?: Manifest;
+  /** AIPerf's per-request `profile_export.jsonl`: samples for the aggregate beside it. */
+  perRequest?: { samples?: Record<string, number[]>; problems: Array<{ field: string; message: string }>; requests: number; failed: number };
 }
 
 /** A row of commit facts, reduced to the fields CommitFacts reads (a dataset's diff text becomes its length). */
@@ -112,7 +117,29 @@ function settleUnits(d: RunDraft, doc: unknown): void {
   delete d.untrustedFields;
 }
 
-function extractJsonl(path: string, text: string): FileExtract {
+/** The first object line of a JSONL text (what kind of lines the file holds), or null. */
+function firstObjectLine(text: string): unknown {
+  let at = 0;
+  for (let k = 0; k < 50 && at < text.length; k++) {
+    const nl = text.indexOf('\n', at);
+    const line = text.slice(at, nl < 0 ? text.length : nl);
+    at = nl < 0 ? text.length : nl + 1;
+    if (!line.trim()) continue;
+    const p = parseJson(line, { keepInfinity: true });
+    return p.ok ? p.value : null;
+  }
+  return null;
+}
+
+const isRecord = (v: unknown): v is Obj => isObj(v);
+
+function extractJsonl(path: string, text: string, siblings: ReadonlyMap<string, string>): FileExtract {
+  const first = firstObjectLine(text);
+  if (isRecord(first) && aiperfRequest(first)) return extractPerRequest(path, text);
+  if (isRecord(first) && !nonRunByPath(path)) {
+    const d = detect(first, contextOf(path, siblings));
+    if (d.kind === 'run' && STANDALONE_IDS.has(d.schema)) return extractResultLines(path, text, siblings);
+  }
   let firstError: FileRecord | null = null;
   let rows = 0,
     datasetRows = 0;
@@ -148,10 +175,113 @@ function extractJsonl(path: string, text: string): FileExtract {
   return { path, record, drafts: [], facts };
 }
 
+function contextOf(path: string, siblings: ReadonlyMap<string, string>): DetectContext {
+  const roleMatch = ROLE_FROM_NAME.exec(baseName(path));
+  return { path, folderAgent: agentFromFolder(path), fileRole: roleMatch ? (roleMatch[1] as Role) : null, siblings };
+}
+
+/**
+ * Results appended one per line (`vllm bench serve --append-result`, SGLang's `--output-file`):
+ * each object is one attempt. A line that is not JSON, or not a result, is a finding naming the
+ * line; the others still count.
+ */
+function extractResultLines(path: string, text: string, siblings: ReadonlyMap<string, string>): FileExtract {
+  const ctx = contextOf(path, siblings);
+  const drafts: FileExtract['drafts'] = [];
+  const problems: Array<{ field: string; message: string }> = [];
+  let lineNo = 0,
+    schema: FileRecord & { kind: 'run' } = { kind: 'run', path, schema: 'vllm-serve', runs: 0 };
+  let at = 0;
+  while (at < text.length) {
+    const nl = text.indexOf('\n', at);
+    const line = text.slice(at, nl < 0 ? text.length : nl);
+    at = nl < 0 ? text.length : nl + 1;
+    lineNo++;
+    if (!line.trim()) continue;
+    const p = parseJson(line, { keepInfinity: true });
+    const field = `line ${lineNo}`;
+    if (!p.ok) {
+      problems.push({ field, message: `not JSON (${p.message.replace(/ at line 1 column/, ' at column')}): this attempt is not read` });
+      continue;
+    }
+    const d = isObj(p.value) ? detect(p.value, ctx) : null;
+    if (!d || d.kind !== 'run' || !STANDALONE_IDS.has(d.schema)) {
+      problems.push({ field, message: `not a result object (${d?.kind === 'unknown' ? d.reason : 'not an object'}): not read` });
+      continue;
+    }
+    schema = { ...schema, schema: d.schema };
+    for (const r of d.drafts) {
+      r.provenance.pointer = r.multi ? `${field} ${r.provenance.pointer}` : field;
+      r.multi = true;
+      r.problems.push(...nanNotes(p.notes).map(message => ({ field, message })));
+      settleUnits(r, p.value);
+      r.project ??= projectOfPlace(path, r.command, r.source);
+      drafts.push(Object.assign(r, { commitField: 'commit' }));
+    }
+  }
+  if (!drafts.length)
+    return {
+      path,
+      record: { kind: 'unknown', path, reason: `no line holds a result${problems[0] ? ` (${problems[0].field}: ${problems[0].message})` : ''}` },
+      drafts: [],
+      facts: [],
+    };
+  // Findings about lines that could not be read belong to the file: the first attempt carries them.
+  drafts[0].problems.push(...problems);
+  if (drafts.length === 1) drafts[0].multi = false;
+  return { path, record: { ...schema, runs: drafts.length }, drafts, facts: [] };
+}
+
+/** AIPerf's per-request export: samples of the profiling requests, for the aggregate file beside it. */
+function extractPerRequest(path: string, text: string): FileExtract {
+  const lines: ReturnType<typeof aiperfRequest>[] = [];
+  const problems: Array<{ field: string; message: string }> = [];
+  let lineNo = 0,
+    at = 0,
+    failed = 0;
+  while (at < text.length) {
+    const nl = text.indexOf('\n', at);
+    const line = text.slice(at, nl < 0 ? text.length : nl);
+    at = nl < 0 ? text.length : nl + 1;
+    lineNo++;
+    if (!line.trim()) continue;
+    const p = parseJson(line);
+    const r = p.ok ? aiperfRequest(p.value) : null;
+    if (!r) {
+      if (problems.length < 20) problems.push({ field: `line ${lineNo}`, message: 'not a per-request record: not read' });
+      continue;
+    }
+    if (r.error && !r.warmup) failed++;
+    lines.push(r);
+  }
+  const samples = aiperfSamples(lines, problems);
+  return {
+    path,
+    record: { kind: 'nonRun', path, what: 'per-request' },
+    drafts: [],
+    facts: [],
+    perRequest: { ...(samples ? { samples } : {}), problems, requests: lines.length, failed },
+  };
+}
+
+function extractManifest(path: string, text: string): FileExtract {
+  return { path, record: { kind: 'nonRun', path, what: 'manifest' }, drafts: [], facts: [], manifest: parseManifest(text) };
+}
+
+/** The tools' Python writes Infinity on purpose (an unbounded rate): only a NaN is worth a finding. */
+const nanNotes = (notes: string[] | undefined) => (notes ?? []).filter(n => !/read as -?Infinity$/.test(n));
+
+/** `{…}\n{…}` with no enclosing array: appended results, one object per line. */
+const looksAppended = (message: string, text: string) => /extra data after the JSON value/.test(message) && /\}\s*\r?\n\s*\{/.test(text.slice(0, 1 << 20));
+
 function extractJson(path: string, text: string, siblings: ReadonlyMap<string, string>): FileExtract {
   const byPath = nonRunByPath(path);
   const agentFile = isAgentItemFile(path) && AGENT_ITEM_FILES.has(baseName(path));
-  const parsed = parseJson(text);
+  let parsed = parseJson(text, { keepInfinity: true });
+  if (!parsed.ok && !byPath && !agentFile && looksAppended(parsed.message, text)) {
+    const x = extractResultLines(path, text, siblings);
+    if (x.record.kind === 'run') return x;
+  }
   if (!parsed.ok) {
     const error = text.length === 0 ? 'empty file' : parsed.message;
     return {
@@ -162,7 +292,7 @@ function extractJson(path: string, text: string, siblings: ReadonlyMap<string, s
       ...(agentFile ? { agentJson: { corrupt: error } } : {}),
     };
   }
-  const v = parsed.value;
+  let v = parsed.value;
   const agentJson = agentFile
     ? isObj(v)
       ? { commits: isObj(v.commits) ? { human: v.commits.human, pre: v.commits.pre } : undefined, status: v.status }
@@ -176,18 +306,27 @@ function extractJson(path: string, text: string, siblings: ReadonlyMap<string, s
       facts: byPath === 'mapping' ? rowsOf(v, 1) : [],
       ...(agentJson ? { agentJson } : {}),
     };
-  const roleMatch = ROLE_FROM_NAME.exec(baseName(path));
-  const ctx: DetectContext = { path, folderAgent: agentFromFolder(path), fileRole: roleMatch ? (roleMatch[1] as Role) : null, siblings };
-  const d = detect(v, ctx);
+  const ctx = contextOf(path, siblings);
+  let d = detect(v, ctx);
+  // Infinity is kept for the tools that write it on purpose; ISO-Bench's schemas read it as null, as before.
+  if (parsed.notes && !(d.kind === 'run' && STANDALONE_IDS.has(d.schema))) {
+    const plain = parseJson(text);
+    if (plain.ok) {
+      parsed = plain;
+      v = plain.value;
+      d = detect(v, ctx);
+    }
+  }
   if (d.kind === 'nonRun')
     return { path, record: { kind: 'nonRun', path, what: d.what }, drafts: [], facts: d.what === 'hf-records' || d.what === 'export' ? rowsOf(v, 3) : [] };
   if (d.kind === 'unknown') return { path, record: { kind: 'unknown', path, reason: d.reason }, drafts: [], facts: [] };
   const rowProject = isObj(v) ? ((isObj(v.instance) ? projectOfRow(v.instance as Obj) : null) ?? projectOfRow(v as Obj)) : null;
   const drafts = d.drafts.map(r => {
-    if (parsed.notes) r.problems.push(...parsed.notes.map(message => ({ field: '(document)', message })));
+    const notes = r.unattributed ? nanNotes(parsed.notes) : (parsed.notes ?? []);
+    r.problems.push(...notes.map(message => ({ field: '(document)', message })));
     settleUnits(r, v);
     r.project ??= rowProject ?? projectOfPlace(path, r.command, r.source);
-    return Object.assign(r, { commitField: fieldHolding(v, r.commit) ?? 'commit' });
+    return Object.assign(r, { commitField: (r.unattributed ? null : fieldHolding(v, r.commit)) ?? 'commit' });
   });
   const facts: FactRow[] = [];
   if (isObj(v)) {
@@ -209,5 +348,6 @@ function extractJson(path: string, text: string, siblings: ReadonlyMap<string, s
 
 /** One file's extract, from its text. `siblings`: the other files of its folder (base name → path). */
 export function extractFile(path: string, text: string, siblings: ReadonlyMap<string, string>): FileExtract {
-  return path.endsWith('.jsonl') ? extractJsonl(path, text) : extractJson(path, text, siblings);
+  if (baseName(path) === MANIFEST_NAME) return extractManifest(path, text);
+  return path.endsWith('.jsonl') ? extractJsonl(path, text, siblings) : extractJson(path, text, siblings);
 }

@@ -6,9 +6,11 @@ export type JsonParse = { ok: true; value: unknown; notes?: string[] } | { ok: f
 
 /**
  * Python's json module writes bare NaN / Infinity / -Infinity, which JSON forbids: they are read as
- * null, each said in a note. Only tokens outside strings are touched ("error: NaN loss" stays as it is).
+ * null (or, with `keepInfinity`, ±Infinity stay infinite: SGLang's `request_rate: Infinity` means
+ * "all at once"), each said in a note. Only tokens outside strings are touched ("error: NaN loss"
+ * stays as it is).
  */
-function nonFiniteAsNull(text: string): { text: string; notes: string[] } | null {
+function nonFiniteAsNull(text: string, keepInfinity: boolean): { text: string; notes: string[] } | null {
   const parts: string[] = [];
   const notes: string[] = [];
   let last = 0;
@@ -24,10 +26,12 @@ function nonFiniteAsNull(text: string): { text: string; notes: string[] } | null
     if (!m) continue;
     const before = text.slice(Math.max(0, i - 40), i).replace(/\s+$/, '');
     if (!/[:[,]$/.test(before)) continue;
-    parts.push(text.slice(last, i), 'null');
+    const keep = keepInfinity && m[0] !== 'NaN';
+    // 1e999 is valid JSON that JSON.parse reads as Infinity.
+    parts.push(text.slice(last, i), keep ? (m[0].startsWith('-') ? '-1e999' : '1e999') : 'null');
     if (notes.length < 20) {
       const { line, column } = lineColumn(text, i);
-      notes.push(`${m[0]} at line ${line} column ${column} is not JSON; read as null`);
+      notes.push(`${m[0]} at line ${line} column ${column} is not JSON; read as ${keep ? m[0] : 'null'}`);
     }
     last = i + m[0].length;
     i = last - 1;
@@ -37,13 +41,13 @@ function nonFiniteAsNull(text: string): { text: string; notes: string[] } | null
   return { text: parts.join(''), notes };
 }
 
-export function parseJson(input: string): JsonParse {
+export function parseJson(input: string, opts: { keepInfinity?: boolean } = {}): JsonParse {
   // A UTF-8 byte-order mark is not part of the document.
   const text = input.charCodeAt(0) === 0xfeff ? input.slice(1) : input;
   try {
     return { ok: true, value: JSON.parse(text) };
   } catch {
-    const fixed = nonFiniteAsNull(text);
+    const fixed = nonFiniteAsNull(text, !!opts.keepInfinity);
     if (fixed) {
       try {
         return { ok: true, value: JSON.parse(fixed.text), notes: fixed.notes };

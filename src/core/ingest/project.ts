@@ -19,12 +19,14 @@ export function projectOfRow(row: Record<string, unknown>): string | null {
 
 /** From where a result file sits and what it ran. */
 export function projectOfPlace(path: string, command: string | null, source: string): string | null {
-  if (source === 'sglang-modal') return 'sglang';
+  if (source === 'sglang-modal' || source === 'sglang.bench_serving') return 'sglang';
+  // vLLM's own benchmark clients (the standalone files' sources) measure vLLM unless the path says otherwise.
+  const vllmTool = /^(vllm bench |benchmark_serving\.py|vLLM )/.test(source);
   const seg = path.split('/');
   for (const k of KNOWN) if (seg.includes(k) || seg.some(s => s.endsWith(`_${k}`))) return k;
   if (command) {
     if (/\bsglang\b/.test(command)) return 'sglang';
     if (/\bvllm\b|benchmarks\/benchmark_\w+\.py/.test(command)) return 'vllm';
   }
-  return null;
+  return vllmTool ? 'vllm' : null;
 }

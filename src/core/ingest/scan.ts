@@ -8,6 +8,7 @@ import { isAgentItemFile, linkAgentRuns, type AgentItemFiles } from './agentRuns
 import { extractFile, type FileExtract } from './extract';
 import type { RunDraft } from './detectors';
 import { FileRefused, type FileSource, type ListedFile, type ListOptions } from './source';
+import { fromManifests, fromPath, MANIFEST_NAME, UNATTRIBUTED_FIX, type Attribution, type Manifest } from './manifest';
 
 export * from './source';
 export type { FileExtract } from './extract';
@@ -41,6 +42,8 @@ export interface ScanResult {
   conflicts: CommitConflict[];
   /** Commits listed by an agent's own dataset (`<agent>_dataset.json`), with the agents: names agent runs that state none. */
   datasetAgents?: Record<string, string[]>;
+  /** Rows of `bench-triage.csv` manifests that could not be used, each naming the file, line and column. */
+  manifestProblems?: Array<{ file: string; field: string; message: string }>;
 }
 
 const SKIP_DIRS = /(^|\/)(node_modules|\.git|\.hg|\.svn|\.vscode|\.vscode-test|\.vscode-ci)(\/|$)/;
@@ -49,9 +52,10 @@ export const DEFAULT_MAX_FILE_BYTES = 64 * 1024 * 1024;
 
 export function isRelevant(path: string): boolean {
   if (SKIP_DIRS.test(path)) return false;
-  return path.endsWith('.json') || path.endsWith('.jsonl') || isAgentItemFile(path) || LOG_SIBLINGS.has(baseName(path));
+  return readable(path) || isAgentItemFile(path) || LOG_SIBLINGS.has(baseName(path));
 }
-const readable = (path: string) => path.endsWith('.json') || path.endsWith('.jsonl');
+/** Files whose content the scan reads: JSON, JSONL, and identity manifests. */
+export const readable = (path: string) => path.endsWith('.json') || path.endsWith('.jsonl') || baseName(path) === MANIFEST_NAME;
 
 /** What a folder's listing says before any file is read: the files to read, and those recorded without reading. */
 export interface Listing {
@@ -222,12 +226,30 @@ export function assemble(listing: Listing, extracts: ReadonlyMap<string, FileExt
   };
   for (const f of listing.files) if (isAgentItemFile(f.path) && baseName(f.path) === 'model_patch.diff') itemOf(f.path).patch = { path: f.path, bytes: f.size };
   const records = new Map<string, FileRecord>(listing.records.map(r => [r.path, r]));
+  const manifests = new Map<string, { path: string; manifest: Manifest }>();
+  const perRequest = new Map<string, NonNullable<FileExtract['perRequest']>>();
+  const manifestProblems: NonNullable<ScanResult['manifestProblems']> = [];
+  for (const f of listing.files) {
+    const x = extracts.get(f.path);
+    if (x?.manifest) {
+      manifests.set(f.path.slice(0, f.path.lastIndexOf('/') + 1), { path: f.path, manifest: x.manifest });
+      manifestProblems.push(...x.manifest.problems.map(p => ({ file: f.path, ...p })));
+    }
+    if (x?.perRequest) perRequest.set(f.path.slice(0, f.path.lastIndexOf('/') + 1), x.perRequest);
+  }
   for (const f of listing.files) {
     const x = extracts.get(f.path);
     if (!x) continue;
     records.set(f.path, x.record);
     for (const row of x.facts) facts.record(row.row, f.path, row.rank, row.line);
-    for (const d of x.drafts) {
+    // A standalone tool's file is attributed by the nearest manifest row, else by its path; never guessed.
+    const who = x.drafts.some(d => d.unattributed) ? (fromManifests(f.path, manifests) ?? fromPath(f.path)) : null;
+    if (!who && x.record.kind === 'run' && x.drafts.some(d => d.unattributed)) {
+      records.set(f.path, { kind: 'unattributed', path: f.path, schema: x.record.schema, runs: x.record.runs, reason: UNATTRIBUTED_FIX });
+      continue;
+    }
+    for (const raw of x.drafts) {
+      const d = who && raw.unattributed ? attributed(raw, who, perRequest.get(f.path.slice(0, f.path.lastIndexOf('/') + 1))) : raw;
       drafts.push(d);
       index.add(d.commit);
       if (d.parent) index.add(d.parent);
@@ -266,7 +288,40 @@ export function assemble(listing: Listing, extracts: ReadonlyMap<string, FileExt
   }
   attributeAgents(runs, linked, new Map(Object.entries(datasetAgents).map(([k, v]) => [k, new Set(v)])));
   const files = [...records.values()].sort((a, b) => (a.path < b.path ? -1 : 1));
-  return { commits: [...commits.values()], runs, files, agentRuns: linked, unlinkedAgentRuns: unlinked, conflicts, datasetAgents };
+  return {
+    commits: [...commits.values()],
+    runs,
+    files,
+    agentRuns: linked,
+    unlinkedAgentRuns: unlinked,
+    conflicts,
+    datasetAgents,
+    ...(manifestProblems.length ? { manifestProblems } : {}),
+  };
+}
+
+/**
+ * A standalone draft with the identity a manifest or its path gave (a new object: the extract's
+ * drafts are shared with the index). AIPerf's per-request export beside it gives its samples.
+ */
+function attributed(d: FileExtract['drafts'][number], a: Attribution, perRequest?: FileExtract['perRequest']): FileExtract['drafts'][number] {
+  const problems = [...d.problems];
+  if (a.model && d.model && a.model !== d.model)
+    problems.push({ field: 'model', message: `the file ran ${d.model}; ${a.identity.source} line ${a.identity.line} says ${a.model}: the file's is kept` });
+  const samples = d.samples ?? (d.provenance.schema === 'aiperf' ? perRequest?.samples : undefined);
+  if (samples && !d.samples && perRequest) problems.push(...perRequest.problems);
+  return {
+    ...d,
+    commit: a.commit,
+    role: a.role,
+    agent: a.role === 'agent' ? a.agent : null,
+    model: d.model ?? a.model,
+    command: a.command ?? d.command,
+    identity: a.identity,
+    problems,
+    ...(samples ? { samples } : {}),
+    unattributed: undefined,
+  };
 }
 
 /**
@@ -318,7 +373,7 @@ function identityConflicts(drafts: FileExtract['drafts'], facts: CommitFacts): {
  */
 export function runOf(d: RunDraft, commit: string, parent: string | null): Run {
   return {
-    id: `${d.provenance.file}#${d.role}`,
+    id: `${d.provenance.file}#${d.role}${d.multi ? `@${d.provenance.pointer.replace(/\s+/g, '')}` : ''}`,
     commit,
     role: d.role,
     source: d.source,
@@ -346,5 +401,9 @@ export function runOf(d: RunDraft, commit: string, parent: string | null): Run {
     durationS: d.durationS,
     problems: d.problems,
     provenance: d.provenance,
+    ...(d.identity ? { identity: d.identity } : {}),
+    ...(d.workload ? { workload: d.workload } : {}),
+    ...(d.failedRequests ? { failedRequests: d.failedRequests } : {}),
+    ...(d.labels ? { labels: d.labels } : {}),
   };
 }

@@ -1,6 +1,7 @@
 import type { Role, Run } from '../model';
 import { ROLES } from '../model';
 import type { ScanResult } from './scan';
+import { metricDef, UNKNOWN_UNIT } from '../metrics';
 
 /** The `bench-triage scan --json` shape (issue 2), plus a few extra fields. */
 export interface ScanSummary {
@@ -17,6 +18,8 @@ export interface ScanSummary {
     unknown: Array<{ path: string; reason: string }>;
     /** Listed but not read on purpose (links, FIFOs, files refused), with the reason. */
     skipped: Array<{ path: string; reason: string }>;
+    /** Standalone result files that neither a manifest nor their path attributes, with the fixes. */
+    unattributed: Array<{ path: string; schema: string; runs: number; reason: string }>;
   };
   agentRuns: { linked: number; unlinked: Array<{ path: string; reason: string }> };
   commitIds: { full: number; prefixOnly: number };
@@ -25,9 +28,16 @@ export interface ScanSummary {
   /** Values read with caution or refused (numbers as strings, negative values, units re-labelled), per file and field. */
   dataProblems: Array<{ file: string; field: string; message: string }>;
   runList?: Array<
-    Pick<Run, 'commit' | 'role' | 'source' | 'agent' | 'project' | 'status' | 'originalStatus' | 'metrics' | 'image' | 'fixes' | 'timestamp'> & {
+    Pick<Run, 'commit' | 'role' | 'source' | 'agent' | 'project' | 'status' | 'originalStatus' | 'metrics' | 'image' | 'fixes' | 'timestamp' | 'model'> & {
       file: string;
       schema: string;
+      /** Where in the file (files with several runs). */
+      pointer: string;
+      /** How commit and role were found: `file` (the result names them), or the manifest row / path. */
+      identity: { by: 'file' | 'manifest' | 'path'; source?: string; line?: number };
+      units: Record<string, string>;
+      workload?: Record<string, string>;
+      failedRequests?: Run['failedRequests'];
     }
   >;
 }
@@ -53,6 +63,7 @@ export function summarize(r: ScanResult, withRuns = false): ScanSummary {
   const corrupt: ScanSummary['files']['corrupt'] = [];
   const unknown: ScanSummary['files']['unknown'] = [];
   const skipped: ScanSummary['files']['skipped'] = [];
+  const unattributed: ScanSummary['files']['unattributed'] = [];
   for (const f of r.files) {
     if (f.kind === 'run') parsed++;
     else if (f.kind === 'nonRun') {
@@ -60,6 +71,7 @@ export function summarize(r: ScanResult, withRuns = false): ScanSummary {
       inc(nonRunByKind, f.what);
     } else if (f.kind === 'corrupt') corrupt.push({ path: f.path, error: f.error });
     else if (f.kind === 'skipped') skipped.push({ path: f.path, reason: f.reason });
+    else if (f.kind === 'unattributed') unattributed.push({ path: f.path, schema: f.schema, runs: f.runs, reason: f.reason });
     else unknown.push({ path: f.path, reason: f.reason });
   }
   const out: ScanSummary = {
@@ -68,11 +80,14 @@ export function summarize(r: ScanResult, withRuns = false): ScanSummary {
     runsByRole,
     runsBySchema,
     runsByStatus,
-    files: { parsed, nonRun, nonRunByKind, corrupt, unknown, skipped },
+    files: { parsed, nonRun, nonRunByKind, corrupt, unknown, skipped, unattributed },
     agentRuns: { linked: r.agentRuns.length, unlinked: r.unlinkedAgentRuns },
     commitIds: { full, prefixOnly: r.runs.length - full },
     conflicts: r.conflicts,
-    dataProblems: r.runs.flatMap(x => x.problems.map(p => ({ file: x.provenance.file, field: p.field, message: p.message }))),
+    dataProblems: [
+      ...r.runs.flatMap(x => x.problems.map(p => ({ file: x.provenance.file, field: p.field, message: p.message }))),
+      ...(r.manifestProblems ?? []),
+    ],
   };
   if (withRuns) {
     out.runList = r.runs.map(x => ({
@@ -89,6 +104,12 @@ export function summarize(r: ScanResult, withRuns = false): ScanSummary {
       image: x.image,
       fixes: x.fixes,
       timestamp: x.timestamp,
+      model: x.model,
+      pointer: x.provenance.pointer,
+      identity: x.identity ?? { by: 'file' },
+      units: Object.fromEntries(Object.keys(x.metrics).map(k => [k, metricDef(k)?.unit ?? UNKNOWN_UNIT])),
+      ...(x.workload ? { workload: Object.fromEntries(Object.entries(x.workload).map(([k, v]) => [k, v.value])) } : {}),
+      ...(x.failedRequests ? { failedRequests: x.failedRequests } : {}),
     }));
   }
   return out;

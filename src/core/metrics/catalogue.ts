@@ -25,12 +25,27 @@ const M = (key: string, label: string, unit: string, direction: Direction, kind:
 /** Unit label of a value whose unit could not be established. */
 export const UNKNOWN_UNIT = 'unit unknown';
 
+/**
+ * Per-request latency families. `tpot_incl` is GuideLLM's (≥ 0.4) time per output token, which
+ * counts the first token too, unlike vLLM's TPOT; `client_queue` is vLLM's client-side queueing
+ * time under `--max-concurrency`. Any percentile of a family is a metric (`ttft_p99.9_ms`).
+ */
+const LATENCY_FAMILIES = {
+  ttft: 'TTFT',
+  tpot: 'TPOT',
+  itl: 'ITL',
+  e2el: 'E2E latency',
+  tpot_incl: 'TPOT incl. first token',
+  client_queue: 'Client queue time',
+  e2el_incl_queue: 'E2E latency incl. client queue',
+} as const;
+export type LatencyFamily = keyof typeof LATENCY_FAMILIES;
+
 /** Canonical metrics. Latencies in ms; throughputs per second. */
 export const METRICS: readonly MetricDef[] = [
-  ...(['ttft', 'tpot', 'itl', 'e2el'] as const).flatMap(base => {
-    const name = { ttft: 'TTFT', tpot: 'TPOT', itl: 'ITL', e2el: 'E2E latency' }[base];
-    return (['mean', 'median', 'p90', 'p95', 'p99'] as const).map(stat => M(`${base}_${stat}_ms`, `${name} ${stat}`, 'ms', 'lower'));
-  }),
+  ...(Object.keys(LATENCY_FAMILIES) as LatencyFamily[]).flatMap(base =>
+    (['mean', 'median', 'p90', 'p95', 'p99'] as const).map(stat => M(`${base}_${stat}_ms`, `${LATENCY_FAMILIES[base]} ${stat}`, 'ms', 'lower')),
+  ),
   M('latency_avg_ms', 'Average latency', 'ms', 'lower'),
   M('latency_p50_ms', 'Latency p50', 'ms', 'lower'),
   M('latency_p90_ms', 'Latency p90', 'ms', 'lower'),
@@ -39,6 +54,9 @@ export const METRICS: readonly MetricDef[] = [
   M('output_throughput_tok_s', 'Output token throughput', 'tok/s', 'higher'),
   M('total_throughput_tok_s', 'Total token throughput', 'tok/s', 'higher'),
   M('input_throughput_tok_s', 'Input token throughput', 'tok/s', 'higher'),
+  M('peak_output_throughput_tok_s', 'Peak output token throughput', 'tok/s', 'higher'),
+  M('request_goodput_req_s', 'Request goodput', 'req/s', 'higher'),
+  M('rtfx', 'Inverse real-time factor', 'x', 'higher'),
   // The field name says tokens/s but not which tokens (output in some pipelines, total in others).
   M('throughput_tok_s', 'Token throughput (which tokens not stated)', 'tok/s', 'higher'),
   // A catch-all `throughput` (S1) or a field whose evidence contradicts its name (research §7.5).
@@ -52,6 +70,8 @@ export const METRICS: readonly MetricDef[] = [
   M('test_p95_ms', 'Perf test p95', 'ms', 'lower'),
   M('speedup', 'Speed-up', 'x', 'higher'),
   M('successful_requests', 'Successful requests', 'requests', 'none', 'count'),
+  M('failed_requests', 'Failed requests', 'requests', 'none', 'count'),
+  M('peak_concurrent_requests', 'Peak concurrent requests', 'requests', 'none', 'count'),
   M('total_input_tokens', 'Total input tokens', 'tokens', 'none', 'count'),
   M('total_output_tokens', 'Total output tokens', 'tokens', 'none', 'count'),
   M('total_tokens', 'Total tokens', 'tokens', 'none', 'count'),
@@ -64,13 +84,30 @@ export const METRICS: readonly MetricDef[] = [
 ];
 
 const BY_KEY = new Map(METRICS.map(m => [m.key, m]));
+const PERCENTILE_KEY = /^([a-z_]+?)_p(\d{1,2}(?:\.\d{1,3})?)_ms$/;
+const LATENCY_PERCENTILE = /^latency_p(\d{1,2}(?:\.\d{1,3})?)_ms$/;
 export function metricDef(key: string): MetricDef | undefined {
-  return BY_KEY.get(key);
+  const d = BY_KEY.get(key);
+  if (d) return d;
+  // Any percentile of a latency family (`--metric-percentiles 25,99.9`): made once, then kept.
+  const m = PERCENTILE_KEY.exec(key);
+  const lat = LATENCY_PERCENTILE.exec(key);
+  let def: MetricDef | undefined;
+  if (lat) def = M(key, `Latency p${lat[1]}`, 'ms', 'lower');
+  else if (m && m[1] in LATENCY_FAMILIES) def = M(key, `${LATENCY_FAMILIES[m[1] as LatencyFamily]} p${m[2]}`, 'ms', 'lower');
+  if (def && BY_KEY.size < 10_000) BY_KEY.set(key, def);
+  return def;
+}
+
+/** The canonical key of a percentile of a latency family (p50 is the median). */
+export function percentileKey(family: LatencyFamily | 'latency', p: number): string {
+  if (family !== 'latency' && p === 50) return `${family}_median_ms`;
+  return `${family}_p${Number(p.toFixed(3))}_ms`;
 }
 
 /** Unit families: only metrics of one family measure the same kind of quantity. */
 export function unitFamily(key: string): 'ms' | 's' | 'req/s' | 'tok/s' | 'x' | 'unknown' | 'count' {
-  const d = BY_KEY.get(key);
+  const d = metricDef(key);
   if (!d || d.unit === UNKNOWN_UNIT) return 'unknown';
   if (d.kind !== 'metric') return 'count';
   return d.unit as 'ms' | 's' | 'req/s' | 'tok/s' | 'x';

@@ -1,33 +1,119 @@
 /**
- * Per-request samples from vLLM's detailed result JSON (`benchmark_serving.py --save-result
- * --save-detailed`): `ttfts` (seconds per request), `itls` (seconds between tokens, per request)
- * and `output_lens`. They give a distribution from a single run: TTFT per request, and TPOT per
- * request as vLLM defines it (time after the first token over the tokens after the first).
+ * Per-request samples from the serving clients' detailed results (vLLM `--save-detailed`, SGLang
+ * `--output-details`): `ttfts` (seconds per request), `itls` (seconds between chunks, per
+ * request), `output_lens`, and `latencies` (seconds, end to end). They give a distribution from a
+ * single run: TTFT, TPOT as vLLM defines it (time after the first token over the tokens after the
+ * first) and E2E latency per request. Failed requests (no tokens, an error text) are left out, as
+ * the clients leave them out of their own means.
  */
-const MAX_SAMPLES = 100_000;
+export const MAX_SAMPLES = 100_000;
 
-const nums = (v: unknown): number[] | null =>
-  Array.isArray(v) && v.length <= MAX_SAMPLES ? v.map(x => (typeof x === 'number' && Number.isFinite(x) && x >= 0 ? x : NaN)) : null;
+export interface SampleReading {
+  samples: Record<string, number[]> | undefined;
+  /** Arrays that could not be used as they are, each naming its field. */
+  problems: Array<{ field: string; message: string }>;
+}
 
-export function samplesFromResultJson(doc: unknown): Record<string, number[]> | undefined {
-  if (!doc || typeof doc !== 'object') return undefined;
+/** Every k-th of a long array, so that at most MAX_SAMPLES are kept (an even thinning, said in a note). */
+function thinned(xs: readonly unknown[], field: string, problems: SampleReading['problems']): readonly unknown[] {
+  if (xs.length <= MAX_SAMPLES) return xs;
+  const k = Math.ceil(xs.length / MAX_SAMPLES);
+  problems.push({ field, message: `${xs.length} per-request values, above the ${MAX_SAMPLES} kept: every ${k}th is used` });
+  const out: unknown[] = [];
+  for (let i = 0; i < xs.length; i += k) out.push(xs[i]);
+  return out;
+}
+
+const finite = (x: unknown): x is number => typeof x === 'number' && Number.isFinite(x) && x >= 0;
+
+/**
+ * Samples of one detailed result object (`prefix` names where its arrays sit, for findings).
+ * Arrays of different lengths, or of non-numbers, are findings, not guesses.
+ */
+export function readSamples(doc: unknown, prefix = ''): SampleReading {
+  const problems: SampleReading['problems'] = [];
+  if (!doc || typeof doc !== 'object') return { samples: undefined, problems };
   const d = doc as Record<string, unknown>;
   const out: Record<string, number[]> = {};
-  const ttfts = nums(d.ttfts);
-  // Requests that failed carry a ttft of 0 and no tokens; vLLM leaves them out of its means too.
-  const lens = nums(d.output_lens);
-  if (ttfts && lens && lens.length === ttfts.length) {
-    const ok = ttfts.map((t, i) => (lens[i] > 0 && t > 0 ? t * 1000 : NaN)).filter(Number.isFinite);
-    if (ok.length >= 2) out.ttft_mean_ms = ok;
+  const arr = (k: string): unknown[] | null => {
+    const v = d[k];
+    if (v === undefined || v === null) return null;
+    if (!Array.isArray(v)) {
+      problems.push({ field: prefix + k, message: 'is not an array: per-request values not read' });
+      return null;
+    }
+    return v;
+  };
+  const lensAll = arr('output_lens');
+  const ttftsAll = arr('ttfts');
+  const latAll = arr('latencies');
+  const itlsAll = arr('itls');
+  const n = lensAll?.length ?? ttftsAll?.length ?? latAll?.length ?? 0;
+  for (const [k, a] of [
+    ['ttfts', ttftsAll],
+    ['latencies', latAll],
+    ['itls', itlsAll],
+  ] as const)
+    if (a && lensAll && a.length !== lensAll.length && a.length > 0) {
+      problems.push({ field: prefix + k, message: `has ${a.length} entries but output_lens has ${lensAll.length}: per-request values not read` });
+      return { samples: undefined, problems };
+    }
+  if (!n) return { samples: undefined, problems };
+  // Pick the same requests from every array (thinned alike when there are too many).
+  const idx = thinned(
+    Array.from({ length: n }, (_, i) => i),
+    prefix + (lensAll ? 'output_lens' : ttftsAll ? 'ttfts' : 'latencies'),
+    problems,
+  ) as number[];
+  let bad = 0;
+  const ok = (i: number) => {
+    const len = lensAll?.[i];
+    if (lensAll && !finite(len)) {
+      bad++;
+      return false;
+    }
+    return !lensAll || (len as number) > 0;
+  };
+  const ttft: number[] = [],
+    tpot: number[] = [],
+    e2el: number[] = [];
+  for (const i of idx) {
+    if (!ok(i)) continue;
+    const t = ttftsAll?.[i];
+    const l = latAll?.[i];
+    const len = lensAll ? (lensAll[i] as number) : null;
+    if (ttftsAll) {
+      if (finite(t) && t > 0) ttft.push(t * 1000);
+      else if (!finite(t)) bad++;
+    }
+    if (latAll) {
+      if (finite(l) && l > 0) e2el.push(l * 1000);
+      else if (!finite(l)) bad++;
+    }
+    if (len !== null && len > 1) {
+      if (latAll && finite(l) && finite(t) && l > t) tpot.push(((l - t) * 1000) / (len - 1));
+      else if (itlsAll) {
+        const row = itlsAll[i];
+        if (Array.isArray(row) && row.length && row.length <= 1_000_000 && row.every(finite))
+          tpot.push((row.reduce((a: number, b: number) => a + b, 0) * 1000) / (len - 1));
+      }
+    }
   }
-  if (Array.isArray(d.itls) && lens && d.itls.length === lens.length && d.itls.length <= MAX_SAMPLES) {
-    const tpots: number[] = [];
-    d.itls.forEach((row, i) => {
-      const xs = nums(row);
-      if (!xs || lens[i] < 2 || xs.some(x => !Number.isFinite(x))) return;
-      tpots.push((xs.reduce((a, b) => a + b, 0) * 1000) / (lens[i] - 1));
-    });
-    if (tpots.length >= 2) out.tpot_mean_ms = tpots;
-  }
-  return Object.keys(out).length ? out : undefined;
+  if (bad) problems.push({ field: prefix + 'ttfts', message: `${bad} per-request values are not non-negative numbers: left out` });
+  if (ttft.length >= 2) out.ttft_mean_ms = ttft;
+  if (tpot.length >= 2) out.tpot_mean_ms = tpot;
+  if (e2el.length >= 2) out.e2el_mean_ms = e2el;
+  return { samples: Object.keys(out).length ? out : undefined, problems };
+}
+
+/** The runner's use: the samples of a `--save-result --save-detailed` file, problems aside. */
+export function samplesFromResultJson(doc: unknown): Record<string, number[]> | undefined {
+  return readSamples(doc).samples;
+}
+
+/** Plain per-request values of one metric, in ms (`scale` from the file's unit), thinned like the rest. */
+export function valuesInMs(xs: readonly unknown[], scale: number, field: string, problems: SampleReading['problems']): number[] | undefined {
+  const out: number[] = [];
+  for (const x of thinned(xs, field, problems)) if (finite(x) && x > 0) out.push(x * scale);
+  return out.length >= 2 ? out : undefined;
 }

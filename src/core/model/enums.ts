@@ -10,8 +10,30 @@ export const RUN_STATUSES = ['success', 'failed', 'timeout', 'skipped', 'not_run
 export const RunStatusSchema = z.enum(RUN_STATUSES);
 export type RunStatus = z.infer<typeof RunStatusSchema>;
 
-/** Per-commit result schemas found in ISO-Bench (research file §1) plus the extension's own. */
-export const SCHEMA_IDS = ['S1', 'S2', 'S3', 'S4', 'S5', 'S6', 'S7', 'S8', 'S9', 'S10', 'BT1', 'BT2'] as const;
+/**
+ * Result schemas: ISO-Bench's per-commit files (research file §1), the extension's own, and the
+ * standalone files the field's benchmark tools write (named for the tool; they name no commit).
+ */
+export const SCHEMA_IDS = [
+  'S1',
+  'S2',
+  'S3',
+  'S4',
+  'S5',
+  'S6',
+  'S7',
+  'S8',
+  'S9',
+  'S10',
+  'BT1',
+  'BT2',
+  'vllm-serve',
+  'vllm-throughput',
+  'vllm-latency',
+  'sglang-serve',
+  'guidellm',
+  'aiperf',
+] as const;
 export const SchemaIdSchema = z.enum(SCHEMA_IDS);
 export type SchemaId = z.infer<typeof SchemaIdSchema>;
 

@@ -13,6 +13,8 @@ export const NON_RUN_KINDS = [
   'agent-run',
   'notes',
   'run-record',
+  'manifest',
+  'per-request',
 ] as const;
 export const NonRunKindSchema = z.enum(NON_RUN_KINDS);
 export type NonRunKind = z.infer<typeof NonRunKindSchema>;
@@ -29,6 +31,8 @@ export const FileRecordSchema = z.discriminatedUnion('kind', [
     column: z.number().int().nullable(),
   }),
   z.object({ kind: z.literal('unknown'), path: z.string(), reason: z.string() }),
+  /** A result file of a tool that names no commit or role, and neither a manifest nor its path says: the reason gives the two fixes. */
+  z.object({ kind: z.literal('unattributed'), path: z.string(), schema: SchemaIdSchema, runs: z.number().int(), reason: z.string() }),
   /** Listed, but not read on purpose (a link, a FIFO …): the reason says why. */
   z.object({ kind: z.literal('skipped'), path: z.string(), reason: z.string() }),
 ]);

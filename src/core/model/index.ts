@@ -3,3 +3,4 @@ export * from './run';
 export * from './commit';
 export * from './files';
 export * from './agentRun';
+export * from './workload';

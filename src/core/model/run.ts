@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { RoleSchema, RunStatusSchema, SchemaIdSchema, BenchmarkModeSchema } from './enums';
+import { WorkloadSchema } from './workload';
 
 /** Where a run came from: the file, the schema detected, and the JSON pointer of the role's data. */
 export const ProvenanceSchema = z.object({
@@ -32,6 +33,29 @@ export const MetricSourceSchema = z.object({
 
 /** Something in the data that was read but could not be used as written; names the file's field. */
 export const DataProblemSchema = z.object({ field: z.string(), message: z.string() });
+
+/**
+ * How a run of a standalone result file (which names no commit or role) got its identity: a row
+ * of a `bench-triage.csv` manifest, or the file's path (`<commit>/<role>[/<agent>]/…`).
+ */
+export const IdentitySchema = z.object({
+  by: z.enum(['manifest', 'path']),
+  /** The manifest's path, or the path segments that named commit and role. */
+  source: z.string(),
+  line: z.number().int().positive().optional(),
+});
+export type Identity = z.infer<typeof IdentitySchema>;
+
+/** Requests of a benchmark that failed: the run is not a clean measurement (its numbers are not compared unless the user allows it). */
+export const FailedRequestsSchema = z.object({
+  failed: z.number().int().nonnegative(),
+  /** Requests attempted, where the file says. */
+  total: z.number().int().nonnegative().nullable(),
+  firstError: z.string().nullable(),
+  /** The field the count was read from. */
+  field: z.string(),
+});
+export type FailedRequests = z.infer<typeof FailedRequestsSchema>;
 
 export const RunSchema = z.object({
   /** Stable within one scan: `<file>#<pointer>`. */
@@ -71,6 +95,13 @@ export const RunSchema = z.object({
   /** Values re-labelled, read from strings or refused, each naming its field. */
   problems: z.array(DataProblemSchema),
   provenance: ProvenanceSchema,
+  /** Standalone result files only: where commit, role and agent came from. */
+  identity: IdentitySchema.optional(),
+  /** The workload the result file itself records (settings, counts), by workload key. */
+  workload: WorkloadSchema.optional(),
+  failedRequests: FailedRequestsSchema.optional(),
+  /** Free labels the file carries (vLLM `--metadata`, SGLang `--tag`, GuideLLM labels). */
+  labels: z.record(z.string(), z.string()).optional(),
 });
 export type Run = z.infer<typeof RunSchema>;
 

@@ -2,3 +2,4 @@ export * from './tokenize';
 export * from './flags';
 export * from './models';
 export * from './parse';
+export * from './workload';

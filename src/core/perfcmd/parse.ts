@@ -1,5 +1,5 @@
 import { tokenize, type Token } from './tokenize';
-import { SCRIPT_FLAGS, SERVER_ONLY, VERSIONED_FLAGS, versionAtLeast, type ScriptKind } from './flags';
+import { flagTable, SERVER_ONLY, VERSIONED_FLAGS, versionAtLeast, type FlagDoc, type ScriptForm, type ScriptKind } from './flags';
 import { modelSize } from './models';
 
 export interface Flag {
@@ -33,6 +33,10 @@ export interface PerfProblem {
 export interface ParsedPerfCommand {
   script: string | null;
   kind: ScriptKind | null;
+  /** vLLM's old script, the `vllm bench` CLI, or SGLang's client. */
+  form: ScriptForm | null;
+  /** The flags this client takes (by kind and form); null when there is no table for it. */
+  flagTable: Record<string, FlagDoc> | null;
   argv: string[];
   flags: Flag[];
   model: string | null;
@@ -53,16 +57,19 @@ export interface CheckOptions {
 export const PLACEHOLDER = /^(?:[A-Z][A-Z0-9_]{1,}|<[^>]+>|\{[^}]+\}|\$\{?[A-Za-z_]\w*\}?)$/;
 const UPPER_VALUES = new Set(['FLASH_ATTN', 'XFORMERS', 'FLASHINFER', 'TORCH_SDPA', 'FP8', 'INT8', 'AWQ', 'GPTQ']);
 
-function scriptOf(tokens: Token[]): { script: string; kind: ScriptKind | null; argStart: number } | null {
+function scriptOf(tokens: Token[]): { script: string; kind: ScriptKind | null; form: ScriptForm | null; argStart: number } | null {
   for (let i = 0; i < tokens.length; i++) {
     const t = tokens[i].text;
     const m = /(?:^|\/)benchmark_(serving|latency|throughput|prefix_caching)\.py$/.exec(t);
-    if (m) return { script: `benchmark_${m[1]}.py`, kind: m[1] as ScriptKind, argStart: i + 1 };
-    if (/(?:^|\/)\w+\.py$/.test(t)) return { script: t.slice(t.lastIndexOf('/') + 1), kind: null, argStart: i + 1 };
+    if (m) return { script: `benchmark_${m[1]}.py`, kind: m[1] as ScriptKind, form: 'script', argStart: i + 1 };
+    if (t === 'sglang.bench_serving' || /(?:^|\/)sglang\/bench_serving\.py$/.test(t))
+      return { script: 'sglang.bench_serving', kind: 'serving', form: 'sglang', argStart: i + 1 };
+    if (/(?:^|\/)\w+\.py$/.test(t)) return { script: t.slice(t.lastIndexOf('/') + 1), kind: null, form: null, argStart: i + 1 };
+    // `vllm bench <sub>` and `python -m vllm.entrypoints.cli.main bench <sub>`
     if (t === 'bench' && i + 1 < tokens.length) {
       const sub = tokens[i + 1].text;
       const kind = ({ serve: 'serving', latency: 'latency', throughput: 'throughput' } as Record<string, ScriptKind>)[sub] ?? null;
-      return { script: `vllm bench ${sub}`, kind, argStart: i + 2 };
+      return { script: `vllm bench ${sub}`, kind, form: 'cli', argStart: i + 2 };
     }
   }
   return null;
@@ -99,13 +106,13 @@ export function parsePerfCommand(cmd: string, opts: CheckOptions = {}): ParsedPe
     problems.push({
       code: 'unknown-script',
       severity: 'warning',
-      message: 'not a vLLM benchmark command (benchmarks/benchmark_*.py or `vllm bench …`)',
+      message: 'not a benchmark command this tool knows (benchmarks/benchmark_*.py, `vllm bench …` or `python -m sglang.bench_serving`)',
       start: 0,
       end: cmd.length,
     });
-    return { script: null, kind: null, argv, flags, model: null, tensorParallel: 1, problems };
+    return { script: null, kind: null, form: null, flagTable: null, argv, flags, model: null, tensorParallel: 1, problems };
   }
-  const table = s.kind ? SCRIPT_FLAGS[s.kind] : null;
+  const table = flagTable(s.kind, s.form);
   for (let i = s.argStart; i < t.tokens.length; i++) {
     const tok = t.tokens[i];
     if (!tok.text.startsWith('-')) continue;
@@ -163,8 +170,20 @@ export function parsePerfCommand(cmd: string, opts: CheckOptions = {}): ParsedPe
   }
   const modelFlag = flags.find(f => f.name === '--model');
   const model = modelFlag?.value && !PLACEHOLDER.test(modelFlag.value.text) ? modelFlag.value.text : null;
+  // SGLang's client and `vllm bench serve` ask the server which model it serves; the others need one.
+  const asksServer = s.form === 'sglang' || (s.form === 'cli' && s.kind === 'serving');
   if (!modelFlag)
-    problems.push({ code: 'no-model', severity: 'error', message: `no --model: ${s.script} would fall back to a default model`, start: 0, end: cmd.length });
+    problems.push(
+      asksServer
+        ? {
+            code: 'no-model',
+            severity: 'warning',
+            message: `no --model: ${s.script} uses the first model the server lists, and a rerun cannot tell which server to start`,
+            start: 0,
+            end: cmd.length,
+          }
+        : { code: 'no-model', severity: 'error', message: `no --model: ${s.script} would fall back to a default model`, start: 0, end: cmd.length },
+    );
   const tpFlag = flags.find(f => f.name === '--tensor-parallel-size' || f.name === '-tp');
   const tensorParallel = tpFlag?.value && /^\d+$/.test(tpFlag.value.text) ? Number(tpFlag.value.text) : 1;
   const gpus = opts.hostGpus ?? 1;
@@ -206,7 +225,7 @@ export function parsePerfCommand(cmd: string, opts: CheckOptions = {}): ParsedPe
       data: { version: opts.vllmVersion },
     });
   }
-  return { script: s.script, kind: s.kind, argv, flags, model, tensorParallel, problems };
+  return { script: s.script, kind: s.kind, form: s.form, flagTable: table, argv, flags, model, tensorParallel, problems };
 }
 
 /** The offline command closest to a serving one (the #8791 quick fix). */

@@ -6,7 +6,15 @@ import { addMetrics, emptyMetrics, type AliasHint, type MetricField, type Normal
 import { normaliseHash } from '../commits';
 
 /** A run before its commit id is resolved against the whole scan (and its units checked against evidence). */
-export type RunDraft = Omit<Run, 'id'> & { id?: string; metricFields?: MetricField[]; untrustedFields?: string[] };
+export type RunDraft = Omit<Run, 'id'> & {
+  id?: string;
+  metricFields?: MetricField[];
+  untrustedFields?: string[];
+  /** A standalone tool's result: commit and role come from a manifest or the path, in the scan. */
+  unattributed?: true;
+  /** One of several runs of its file (appended results, a sweep): the run's id names its pointer. */
+  multi?: boolean;
+};
 
 /** Facts a detector may use besides the parsed value. */
 export interface DetectContext {

@@ -7,9 +7,10 @@ import { S2, S3, S4, S6 } from './flat';
 import { S5, S7 } from './nested';
 import { BT1 } from './own';
 import { BT2 } from './build';
+import { STANDALONE } from './standalone';
 
-/** Order matters: the more specific shapes first (S10/S9 before S1; S2 before S3/S6). */
-export const DETECTORS: readonly Detector[] = [BT1, BT2, S10, S9, S1, S5, S7, S2, S3, S6, S4, S8];
+/** Order matters: the more specific shapes first (S10/S9 before S1; S2 before S3/S6; the tools' own files last). */
+export const DETECTORS: readonly Detector[] = [BT1, BT2, S10, S9, S1, S5, S7, S2, S3, S6, S4, S8, ...STANDALONE];
 
 export type Detection = { kind: 'run'; schema: SchemaId; drafts: RunDraft[] } | { kind: 'nonRun'; what: NonRunKind } | { kind: 'unknown'; reason: string };
 
@@ -27,7 +28,8 @@ export function detect(value: unknown, ctx: DetectContext): Detection {
     const parsed = d.schema.safeParse(value);
     if (!parsed.success) return { kind: 'unknown', reason: describeIssue(d.id, parsed.error.issues[0]) };
     const drafts = d.normalise(value, ctx);
-    if (drafts.length === 0) return { kind: 'unknown', reason: `looks like ${d.id}, but it names no commit id` };
+    if (drafts.length === 0)
+      return { kind: 'unknown', reason: `looks like ${d.id}, but it ${STANDALONE.includes(d) ? 'holds no result' : 'names no commit id'}` };
     return { kind: 'run', schema: d.id, drafts };
   }
   const keys = Object.keys(value).slice(0, 8).join(', ');
@@ -35,3 +37,4 @@ export function detect(value: unknown, ctx: DetectContext): Detection {
 }
 
 export type { DetectContext, RunDraft } from './common';
+export { STANDALONE_IDS, aiperfRequest, aiperfSamples } from './standalone';

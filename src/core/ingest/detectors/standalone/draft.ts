@@ -1,0 +1,75 @@
+import type { BenchmarkMode, FailedRequests, SchemaId } from '../../../model';
+import { draft, measured, type DetectContext, type RunDraft } from '../common';
+import type { Reading } from './reader';
+
+export interface StandaloneInit {
+  mode: BenchmarkMode;
+  model: string | null;
+  timestamp: string | null;
+  samples?: Record<string, number[]>;
+  failed: FailedRequests | null;
+  /** Successful requests, where the file counts them: 0 with failures means every request failed. */
+  completed: number | null;
+  /** The tool and form that wrote it (`vllm bench serve`, `benchmark_serving.py`, `sglang.bench_serving` …): the run's source. */
+  tool: string;
+  /** Where in the file this run is, for files with several (`line 3`, `benchmarks.2`). */
+  pointer?: string;
+  durationS?: number | null;
+  /** Why the tool did not finish, when the file says (AIPerf's `was_cancelled`). */
+  stopped?: string | null;
+}
+
+/**
+ * A run draft of a standalone result file. Such files name no commit and no role: the draft is
+ * marked unattributed, and the scan gives it its identity from a manifest or its path (never a
+ * guess). A result whose every request failed is a failed run with the first error as its
+ * error, so the classifier explains it; fewer failures leave it measured, with the finding.
+ */
+export function standaloneDraft(ctx: DetectContext, schema: SchemaId, r: Reading, init: StandaloneInit): RunDraft {
+  const hasMetrics = Object.keys(r.metrics.metrics).length > 0;
+  const f = init.failed;
+  const allFailed = !!f && init.completed === 0;
+  const status = init.stopped || allFailed || !hasMetrics ? 'failed' : 'success';
+  const error = init.stopped
+    ? init.stopped
+    : allFailed
+      ? `All ${f!.failed} requests failed (${f!.field})${f!.firstError ? `; first error: ${f!.firstError}` : ''}`
+      : !hasMetrics
+        ? `the ${init.tool} result holds no metrics`
+        : null;
+  const d = draft(
+    {
+      commit: '',
+      role: 'human',
+      source: init.tool,
+      schema,
+      pointer: init.pointer ?? '(document)',
+      ctx,
+      originalStatus: f ? `${init.completed ?? '?'} completed, ${f.failed} failed` : status === 'success' ? 'completed' : 'no metrics',
+      status,
+    },
+    {
+      ...measured(r.metrics),
+      error,
+      errorField: error ? (init.stopped ? 'was_cancelled' : allFailed ? f!.field : null) : null,
+      model: init.model,
+      benchmarkMode: init.mode,
+      timestamp: init.timestamp,
+      durationS: init.durationS ?? r.metrics.counts.benchmark_duration_s ?? null,
+      ...(init.samples ? { samples: init.samples } : {}),
+    },
+  );
+  d.problems.push(...r.problems);
+  if (f && !allFailed)
+    d.problems.push({
+      field: f.field,
+      message: `${f.failed}${f.total !== null ? ` of ${f.total}` : ''} requests failed${f.firstError ? ` (first error: ${f.firstError})` : ''}: not a clean measurement`,
+    });
+  return Object.assign(d, {
+    unattributed: true as const,
+    multi: init.pointer !== undefined,
+    workload: r.workload as Record<string, { value: string; from: string }>,
+    ...(f ? { failedRequests: f } : {}),
+    ...(Object.keys(r.labels).length ? { labels: r.labels } : {}),
+  });
+}
