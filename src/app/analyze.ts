@@ -9,6 +9,7 @@ export interface AnalyzeOptions extends LoadOptions {
   tieBand?: number;
   rules?: Rule[];
   primaryMetric?: PrimaryOverride;
+  allowFailedRequests?: boolean;
   /** A persistent index (the CLI's `--cache DIR`): a second run reads only what changed. */
   index?: IndexStore | null;
   /** The folder's name in keys and messages (default: the source's root as given). */
@@ -24,7 +25,12 @@ export interface Analysis {
 
 /** One folder loaded once through the shared Workspace (the CLI's commands, tests). */
 export async function analyze(source: FileSource, opts: AnalyzeOptions = {}): Promise<Analysis> {
-  const settings = { tieBand: opts.tieBand ?? 2, rules: opts.rules ?? [], primaryMetric: opts.primaryMetric ?? {} };
+  const settings = {
+    tieBand: opts.tieBand ?? 2,
+    rules: opts.rules ?? [],
+    primaryMetric: opts.primaryMetric ?? {},
+    allowFailedRequests: !!opts.allowFailedRequests,
+  };
   const workspace = new Workspace(opts.folder ?? '.', source, () => settings, opts.index ?? null);
   await workspace.load(opts);
   if (opts.index) await workspace.saveIndex();

@@ -27,6 +27,8 @@ export interface WorkspaceSettings {
   tieBand: number;
   rules: Rule[];
   primaryMetric: PrimaryOverride;
+  /** Compare runs whose benchmark had failed requests (`--allow-failed-requests`, `benchTriage.allowFailedRequests`). */
+  allowFailedRequests?: boolean;
 }
 
 export interface LoadOptions {
@@ -169,7 +171,7 @@ export class Workspace {
   private settingsKey(): string {
     const s = this.settings();
     return createHash('sha1')
-      .update(JSON.stringify([this.rulesKey, s.tieBand, s.primaryMetric]))
+      .update(JSON.stringify([this.rulesKey, s.tieBand, s.primaryMetric, !!s.allowFailedRequests]))
       .digest('hex')
       .slice(0, 16);
   }
@@ -427,6 +429,7 @@ export class Workspace {
     const updated = triage(mine, this.classifications, {
       tieBand: s.tieBand,
       primaryMetric: s.primaryMetric,
+      allowFailedRequests: !!s.allowFailedRequests,
       conflicts: this.result.conflicts,
       commits: new Map([...commitsHit].flatMap(h => (byHash.has(h) ? [[h, byHash.get(h)!] as const] : []))),
     });
@@ -445,6 +448,7 @@ export class Workspace {
     return triage(this.result.runs, this.classifications, {
       tieBand: s.tieBand,
       primaryMetric: s.primaryMetric,
+      allowFailedRequests: !!s.allowFailedRequests,
       conflicts: this.result.conflicts,
       commits: new Map(this.result.commits.map(c => [c.hash, c])),
     });

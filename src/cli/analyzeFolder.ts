@@ -25,7 +25,7 @@ export function loadUserRules(folder: string, explicit: string | undefined, err:
 /** A folder through the shared Workspace; with `cache`, its persistent index lives there (`--cache DIR`). */
 export function analyzeFolder(
   folder: string,
-  opts: { tieBand?: number; rules?: Rule[]; primaryMetric?: PrimaryOverride; cache?: string } = {},
+  opts: { tieBand?: number; rules?: Rule[]; primaryMetric?: PrimaryOverride; cache?: string; allowFailedRequests?: boolean } = {},
 ): Promise<Analysis> {
   const abs = path.resolve(folder);
   return analyze(nodeFileSource(abs), { ...opts, folder: abs, index: opts.cache ? fileIndexStore(path.resolve(opts.cache), abs) : null });

@@ -25,12 +25,19 @@ export interface AnalysisArgs {
   primaryMetric?: PrimaryOverride;
   includeIncomparable?: boolean;
   cache?: string;
+  allowFailedRequests?: boolean;
 }
 
 export async function classifyCommand(a: AnalysisArgs & { json: boolean }, out: Out, err: Out): Promise<number> {
   requireFolder(a.folder, 'classify');
   const rules = loadUserRules(a.folder, a.rules, err);
-  const an = await analyzeFolder(a.folder, { tieBand: a.tieBand, rules, primaryMetric: a.primaryMetric, cache: a.cache });
+  const an = await analyzeFolder(a.folder, {
+    tieBand: a.tieBand,
+    rules,
+    primaryMetric: a.primaryMetric,
+    cache: a.cache,
+    allowFailedRequests: a.allowFailedRequests,
+  });
   for (const b of an.workspace.budgetReports)
     err(`rule ${b.rule} exceeded its time budget on ${clean(b.file)} (${b.elapsedMs} ms); user rules were stopped for that file\n`);
   if (a.json) {
@@ -190,7 +197,13 @@ export async function classifyLogCommand(a: { files: string[]; json: boolean; ru
 export async function reportCommand(a: AnalysisArgs & { format: 'md' | 'json'; out?: string }, out: Out, err: Out): Promise<number> {
   requireFolder(a.folder, 'report');
   const rules = loadUserRules(a.folder, a.rules, err);
-  const an = await analyzeFolder(a.folder, { tieBand: a.tieBand, rules, primaryMetric: a.primaryMetric, cache: a.cache });
+  const an = await analyzeFolder(a.folder, {
+    tieBand: a.tieBand,
+    rules,
+    primaryMetric: a.primaryMetric,
+    cache: a.cache,
+    allowFailedRequests: a.allowFailedRequests,
+  });
   const report = buildReport(an.entries, a.folder, { tieBand: a.tieBand, includeIncomparable: a.includeIncomparable });
   const text = a.format === 'json' ? JSON.stringify(report, null, 2) + '\n' : renderMarkdown(report);
   if (a.out) {

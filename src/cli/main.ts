@@ -15,7 +15,7 @@ const USAGE = `usage: bench-triage <command> [options]
 
 commands:
   scan <folder> [--json] [--runs]             every result, run and agent run found in <folder>
-  classify <folder> [--json] [--tie-band N] [--rules FILE] [--metric [MODE=]KEY]... [--cache DIR]
+  classify <folder> [--json] [--tie-band N] [--rules FILE] [--metric [MODE=]KEY]... [--allow-failed-requests] [--cache DIR]
                                               outcome, per-role findings with evidence, verdict on every metric, comparability
   classify-log <file>... [--json] [--rules FILE]
                                               classify plain log files (streaming)
@@ -23,7 +23,7 @@ commands:
                                               classify labelled logs ("# expected: <category>" header lines, or
                                               <folder>/expected.tsv): precision and recall per category, the misses
                                               with their candidate lines, the rules that never fired
-  report <folder> [--format md|json] [--out FILE] [--tie-band N] [--rules FILE] [--metric [MODE=]KEY]... [--include-incomparable] [--cache DIR]
+  report <folder> [--format md|json] [--out FILE] [--tie-band N] [--rules FILE] [--metric [MODE=]KEY]... [--include-incomparable] [--allow-failed-requests] [--cache DIR]
                                               the triage report, one section per project
                                               (--cache DIR: keep a persistent index there; the next run reads only files changed since)
   plan --folder F --commit C --role baseline|human|agent|all [--host H] [--gpus N] [--recipe ID]... [--agent-patch FILE] [--json]
@@ -167,7 +167,7 @@ export async function main(argv: string[]): Promise<number> {
         return await scanCommand({ folder: a.positional[0], json: a.flags.has('json'), runs: a.flags.has('runs') }, out, err);
       }
       case 'classify': {
-        const a = parseArgs(rest, ['json'], ['tie-band', 'rules', 'metric', 'cache']);
+        const a = parseArgs(rest, ['json', 'allow-failed-requests'], ['tie-band', 'rules', 'metric', 'cache']);
         if (a.positional.length !== 1) throw new UsageError('classify needs exactly one folder');
         return await classifyCommand(
           {
@@ -177,6 +177,7 @@ export async function main(argv: string[]): Promise<number> {
             rules: a.values.get('rules'),
             primaryMetric: metricOf(a),
             cache: cacheOf(a),
+            allowFailedRequests: a.flags.has('allow-failed-requests'),
           },
           out,
           err,
@@ -202,7 +203,7 @@ export async function main(argv: string[]): Promise<number> {
         );
       }
       case 'report': {
-        const a = parseArgs(rest, ['include-incomparable'], ['format', 'out', 'tie-band', 'rules', 'metric', 'cache']);
+        const a = parseArgs(rest, ['include-incomparable', 'allow-failed-requests'], ['format', 'out', 'tie-band', 'rules', 'metric', 'cache']);
         if (a.positional.length !== 1) throw new UsageError('report needs exactly one folder');
         const format = a.values.get('format') ?? 'md';
         if (format !== 'md' && format !== 'json') throw new UsageError(`--format must be md or json (got ${format})`);
@@ -215,6 +216,7 @@ export async function main(argv: string[]): Promise<number> {
             rules: a.values.get('rules'),
             primaryMetric: metricOf(a),
             includeIncomparable: a.flags.has('include-incomparable'),
+            allowFailedRequests: a.flags.has('allow-failed-requests'),
             cache: cacheOf(a),
           },
           out,

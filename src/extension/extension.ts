@@ -84,7 +84,7 @@ export function activate(context: vscode.ExtensionContext): BenchTriageApi {
   for (const d of vscode.workspace.textDocuments) maybeStart(d);
 
   // New, changed and deleted result files update their own commits (no rescan); rules and settings re-triage.
-  const watcher = vscode.workspace.createFileSystemWatcher('**/*.{json,jsonl,diff,txt}');
+  const watcher = vscode.workspace.createFileSystemWatcher('**/*.{json,jsonl,diff,txt,csv}');
   const pending = new Map<string, vscode.Uri>();
   let timer: NodeJS.Timeout | undefined;
   const changed = (uri: vscode.Uri) => {
@@ -112,7 +112,13 @@ export function activate(context: vscode.ExtensionContext): BenchTriageApi {
     }),
     { dispose: () => clearTimeout(timer) },
     vscode.workspace.onDidChangeConfiguration(e => {
-      if (store.scanned && (e.affectsConfiguration('benchTriage.tieBand') || e.affectsConfiguration('benchTriage.primaryMetric'))) void store.resettle();
+      if (
+        store.scanned &&
+        (e.affectsConfiguration('benchTriage.tieBand') ||
+          e.affectsConfiguration('benchTriage.primaryMetric') ||
+          e.affectsConfiguration('benchTriage.allowFailedRequests'))
+      )
+        void store.resettle();
     }),
   );
 

@@ -58,6 +58,14 @@ export function tieBandSetting(scope?: vscode.Uri): number {
   return 2;
 }
 
+/** `benchTriage.allowFailedRequests`: compare runs whose benchmark had failed requests. */
+export function allowFailedRequestsSetting(scope?: vscode.Uri): boolean {
+  const v = config(scope).get<unknown>('allowFailedRequests', false);
+  if (typeof v === 'boolean') return v;
+  warnOnce(`benchTriage.allowFailedRequests: ${JSON.stringify(v)?.slice(0, 40)} is not true or false; false applies`);
+  return false;
+}
+
 /** `benchTriage.primaryMetric`: a headline metric per benchmark mode (invalid entries are ignored, and named). */
 export function primaryMetricSetting(scope?: vscode.Uri): PrimaryOverride {
   const raw = config(scope).get<unknown>('primaryMetric');
@@ -91,7 +99,12 @@ export async function userRules(root: vscode.Uri): Promise<Rule[]> {
 
 /** What a folder's Workspace computes under. */
 export async function workspaceSettings(root: vscode.Uri): Promise<WorkspaceSettings> {
-  return { tieBand: tieBandSetting(root), primaryMetric: primaryMetricSetting(root), rules: await userRules(root) };
+  return {
+    tieBand: tieBandSetting(root),
+    primaryMetric: primaryMetricSetting(root),
+    rules: await userRules(root),
+    allowFailedRequests: allowFailedRequestsSetting(root),
+  };
 }
 
 const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;

@@ -240,10 +240,12 @@ export class Store implements vscode.Disposable {
     return undefined;
   }
 
-  /** Files that could not be used (corrupt, unknown, not read), each tagged with its folder. */
+  /** Files that could not be used (corrupt, unknown, not read, not attributed), each tagged with its folder. */
   problems(): Array<{ folder: FolderScan; file: FileRecord }> {
     return this.folders.flatMap(folder =>
-      folder.result.files.filter(f => f.kind === 'corrupt' || f.kind === 'unknown' || f.kind === 'skipped').map(file => ({ folder, file })),
+      folder.result.files
+        .filter(f => f.kind === 'corrupt' || f.kind === 'unknown' || f.kind === 'skipped' || f.kind === 'unattributed')
+        .map(file => ({ folder, file })),
     );
   }
 

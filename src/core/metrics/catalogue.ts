@@ -84,7 +84,7 @@ export const METRICS: readonly MetricDef[] = [
 ];
 
 const BY_KEY = new Map(METRICS.map(m => [m.key, m]));
-const PERCENTILE_KEY = /^([a-z_]+?)_p(\d{1,2}(?:\.\d{1,3})?)_ms$/;
+const PERCENTILE_KEY = /^([a-z0-9_]+?)_p(\d{1,2}(?:\.\d{1,3})?)_ms$/;
 const LATENCY_PERCENTILE = /^latency_p(\d{1,2}(?:\.\d{1,3})?)_ms$/;
 export function metricDef(key: string): MetricDef | undefined {
   const d = BY_KEY.get(key);

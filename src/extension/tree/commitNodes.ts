@@ -99,7 +99,15 @@ export class ProblemNode extends CommitNode {
     const name = f.path.slice(f.path.lastIndexOf('/') + 1);
     const t = new vscode.TreeItem(name, vscode.TreeItemCollapsibleState.None);
     const why =
-      f.kind === 'corrupt' ? `corrupt: ${f.error}` : f.kind === 'unknown' ? `unknown: ${f.reason}` : f.kind === 'skipped' ? `not read: ${f.reason}` : '';
+      f.kind === 'corrupt'
+        ? `corrupt: ${f.error}`
+        : f.kind === 'unknown'
+          ? `unknown: ${f.reason}`
+          : f.kind === 'skipped'
+            ? `not read: ${f.reason}`
+            : f.kind === 'unattributed'
+              ? `not attributed (${f.runs} ${f.runs === 1 ? 'run' : 'runs'} of ${f.schema}): ${f.reason}`
+              : '';
     t.description = why;
     t.tooltip = new vscode.MarkdownString().appendText(`${f.path}\n\n${why}`);
     t.iconPath = warningIcon();

@@ -33,7 +33,8 @@ export function nonRunByShape(v: unknown, path: string): NonRunKind | null {
   if (Array.isArray(v.results) && ('total_commits' in v || 'completed' in v || 'total' in v)) return 'progress-log';
   if ('generated_at' in v && ('results' in v || 'summary' in v)) return 'report';
   if ('title' in v && 'findings' in v) return 'report';
-  if ('_meta' in v || 'records' in v) return 'hf-records';
+  // AIPerf v0.1.1 also keeps its metrics under `records`, beside its `input_config`.
+  if ('_meta' in v || ('records' in v && !isObj(v.input_config))) return 'hf-records';
   if (/(^|\/)(exports|hf_export)\//.test(path)) return 'export';
   if ('success_with_agent' in v || 'success_no_agent' in v) return 'export';
   const keys = Object.keys(v);

@@ -66,7 +66,10 @@ export function measuredNumber(r: Reading, field: string, v: unknown): number | 
 
 export function addMetric(r: Reading, field: string, canonical: string, value: number): void {
   const def = metricDef(canonical);
-  if (!def) throw new Error(`standalone key table: unknown canonical metric ${canonical}`);
+  if (!def) {
+    r.problems.push({ field, message: `no metric ${canonical} in the catalogue: not read` });
+    return;
+  }
   const bucket = def.kind === 'count' ? r.metrics.counts : r.metrics.metrics;
   if (canonical in bucket) return;
   bucket[canonical] = value;
