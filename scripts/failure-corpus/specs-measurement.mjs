@@ -20,6 +20,83 @@ const RESULT_ZERO = [
 const patched = (file, line, fn, code) => [site(`vllm/${file}`), line, fn, code];
 
 export const MEASUREMENT = [
+  // ── no-metrics: the benchmark tools themselves
+  {
+    category: 'no-metrics',
+    name: 'script-moved-stub',
+    signature: 'DEPRECATED: This script has been moved to the vLLM CLI.',
+    source: 'vllm-project/vllm benchmarks/benchmark_serving.py after PR #24411 (prints this and exits 1)',
+    lines: () => [
+      ...runnerStart({ role: 'human' }),
+      '$ python3 benchmarks/benchmark_serving.py --model meta-llama/Llama-3.1-8B-Instruct --dataset-name random --num-prompts 200',
+      'DEPRECATED: This script has been moved to the vLLM CLI.',
+      '',
+      'Please use the following command instead:',
+      '    vllm bench serve',
+      '',
+      'For help with the new command, run:',
+      '    vllm bench serve --help',
+      '',
+      'Alternatively, you can run the new command directly with:',
+      '    python -m vllm.entrypoints.cli.main bench serve --help',
+      '',
+      'BENCHMARK_EXIT_CODE=1',
+    ],
+  },
+  {
+    category: 'no-metrics',
+    name: 'bench-invalid-choice',
+    signature: "vllm: error: argument subparser: invalid choice: 'bench'",
+    source: 'vllm-project/vllm vllm/scripts.py @ 0531c222 (the pre-bench CLI: serve, complete, chat)',
+    lines: () => [
+      ...runnerStart({ role: 'baseline' }),
+      '$ vllm bench serve --model facebook/opt-125m --num-prompts 100',
+      'usage: vllm [-h] {serve,complete,chat} ...',
+      "vllm: error: argument subparser: invalid choice: 'bench' (choose from 'serve', 'complete', 'chat')",
+      'BENCHMARK_EXIT_CODE=2',
+    ],
+  },
+  {
+    category: 'no-metrics',
+    name: 'no-vllm-benchmarks-module',
+    signature: "No module named 'vllm.benchmarks'",
+    source: 'python -m vllm.benchmarks.* on a vLLM before the benchmarks package (vllm#13993)',
+    lines: () => [
+      ...runnerStart({ role: 'baseline' }),
+      '$ python3 -m vllm.entrypoints.cli.main bench serve --model facebook/opt-125m',
+      'Traceback (most recent call last):',
+      '  File "/usr/lib/python3.10/runpy.py", line 187, in _run_module_as_main',
+      '    mod_name, mod_spec, code = _get_module_details(mod_name, _Error)',
+      "ModuleNotFoundError: No module named 'vllm.entrypoints.cli'",
+    ],
+  },
+  {
+    category: 'no-metrics',
+    name: 'client-zero-division',
+    signature: 'ZeroDivisionError: float division by zero (in the client summary)',
+    source: 'vllm-project/vllm PR #3397/#3400 (benchmark_serving.py, requests with no output tokens)',
+    lines: () => [
+      ...benchStart({ prompts: 100 }),
+      'Traffic request rate: inf',
+      '100%|██████████| 100/100 [00:01<00:00, 73.12it/s]',
+      ...traceback(
+        [
+          ['/bench/vllm/benchmarks/benchmark_serving.py', 390, '<module>', 'main(args)'],
+          ['/bench/vllm/benchmarks/benchmark_serving.py', 281, 'main', 'benchmark_result = asyncio.run('],
+          ['/bench/vllm/benchmarks/benchmark_serving.py', 222, 'benchmark', 'metrics, actual_output_lens = calculate_metrics('],
+          ['/bench/vllm/benchmarks/benchmark_serving.py', 173, 'calculate_metrics', 'per_token_latencies.append(outputs[i].latency / output_len)'],
+        ],
+        'ZeroDivisionError: float division by zero',
+      ),
+    ],
+  },
+  {
+    category: 'no-metrics',
+    name: 'standalone-all-failed',
+    signature: 'All N requests failed (a result file with completed 0)',
+    source: 'vllm-project/vllm vllm/benchmarks/serve.py @ 009e6d4a (completed 0, failed N, errors per request)',
+    lines: () => ['All 200 requests failed (failed); first error: Bad Request'],
+  },
   // ── no-metrics
   {
     category: 'no-metrics',

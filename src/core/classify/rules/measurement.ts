@@ -4,6 +4,40 @@ import { S, any } from './helpers';
 /** Measurement: the benchmark ran and printed nothing usable. */
 export const MEASUREMENT_RULES: RuleSpec[] = [
   {
+    // vLLM #24411 (2025-09) left benchmarks/benchmark_{serving,latency,throughput}.py as stubs that print this and exit 1.
+    id: 'no-metrics.script-moved',
+    category: 'no-metrics',
+    cause: 'benchmark-script-moved',
+    fixability: 'config',
+    strength: S,
+    description: 'This vLLM has only a stub of the old benchmark script ({1}): run `vllm bench` (Rerun translates the perf command to the CLI)',
+    indications: [any('(DEPRECATED: This script has been moved to the vLLM CLI\\.?)')],
+  },
+  {
+    // A vLLM older than the `vllm bench` CLI (the CLI arrived in the 0.8 line, vLLM #13993).
+    id: 'no-metrics.bench-cli-missing',
+    category: 'no-metrics',
+    cause: 'bench-cli-missing',
+    fixability: 'config',
+    strength: S,
+    description: 'This vLLM predates `vllm bench` ({1}): run benchmarks/benchmark_*.py (Rerun translates the perf command to the old script)',
+    indications: [
+      any("(error: argument (?:subparser|\\{[\\w,-]{1,120}\\}): invalid choice: '?bench'?[^\\n]{0,120})"),
+      any("(No module named '?vllm\\.benchmarks(?:\\.\\w+)?'?)"),
+      any("(No module named '?vllm\\.entrypoints\\.cli(?:\\.\\w+)?'?)"),
+    ],
+  },
+  {
+    // The 2024 client crashed summarising requests that produced no tokens (vllm #3397 / #3400).
+    id: 'no-metrics.client-summary-crash',
+    category: 'no-metrics',
+    cause: 'client-summary-crash',
+    fixability: 'config',
+    strength: S,
+    description: 'The benchmark client crashed summarising its requests ({1}): requests that produced no tokens, or none that succeeded',
+    indications: [any('^(?:\\S+\\s)?(ZeroDivisionError: (?:float )?division by zero)\\s*$')],
+  },
+  {
     id: 'no-metrics.bad-arguments',
     category: 'no-metrics',
     cause: 'bad-arguments',
@@ -49,6 +83,8 @@ export const MEASUREMENT_RULES: RuleSpec[] = [
       any("(error='(?:Bad Request|Not Found|Internal Server Error)'[^\\n]{0,40})"),
       any('(HTTP/1\\.[01]" (?:400|404|422|500) [^\\n]{0,40})'),
       any('(All requests failed[^\\n]{0,60})', 'i'),
+      // Bench Triage's own summary of a result file whose every request failed (core/ingest standalone).
+      any('(All \\d{1,9} requests failed[^\\n]{0,160})'),
       any("(This model's maximum context length is \\d+ tokens[^\\n]{0,80})"),
     ],
   },
