@@ -7,6 +7,8 @@ import { Runner, type RunEvents } from '../runner/execute';
 import { HostQueue } from '../runner/hostQueue';
 import { hostKind, type HostConfig } from '../runner/hosts';
 import { DEFAULT_TEMPLATES, planRun, PlanError, type ImageTemplates, type RunPlan } from '../runner/plan';
+import { benchFormsAt } from '../runner/containerFiles';
+import { parsePerfCommand, type BenchForms } from '../core/perfcmd';
 import { FINAL_STATES, newRunId, RECORD_SCHEMA, type PhaseRecord, type RunRecord } from '../runner/runRecord';
 import type { ContainerRuntime } from '../runner/runtime';
 import { RunKeys, type RunKey } from './identity';
@@ -48,6 +50,22 @@ export interface RunSettings {
   /** Secret environment by name (masked everywhere, never in docker inspect). */
   secretEnv?: Record<string, string>;
   checkout?: string | null;
+  /** What each role's benchmark commit can run (old script, `vllm bench`), from the checkout; see `formsByRole`. */
+  forms?: ReadonlyMap<Role, BenchForms | null>;
+}
+
+/**
+ * What the commit whose benchmarks each role runs can run — the human's commit, the parent for
+ * baseline and agent — read from the vLLM checkout; a role maps to null when that is unknown.
+ */
+export async function formsByRole(commit: Commit, roles: readonly Role[], checkout: string | null | undefined): Promise<Map<Role, BenchForms | null>> {
+  const out = new Map<Role, BenchForms | null>();
+  const kind = parsePerfCommand(commit.perfCommands[0]?.command ?? '').kind;
+  for (const role of roles) {
+    const at = role === 'human' ? commit.hash : commit.parent;
+    out.set(role, checkout && at && kind ? await benchFormsAt(checkout, at, kind).catch(() => null) : null);
+  }
+  return out;
 }
 
 /** Every role refused, each with its reason (nothing ran). */
@@ -118,6 +136,7 @@ export class Runs {
             runId: t.runId && t.roles.length === 1 ? t.runId : newRunId(),
             templates,
             serverTimeoutS: s.serverTimeoutS,
+            forms: s.forms?.get(role) ?? null,
           }),
         );
       } catch (e) {
@@ -129,7 +148,8 @@ export class Runs {
   }
 
   /** Plans every role, then runs them on the host's queue; resolves with the final records. */
-  async start(t: RunTarget, s: RunSettings, signal?: AbortSignal): Promise<RunRecord[]> {
+  async start(t: RunTarget, settings: RunSettings, signal?: AbortSignal): Promise<RunRecord[]> {
+    const s = settings.forms || !settings.checkout ? settings : { ...settings, forms: await formsByRole(t.commit, t.roles, settings.checkout) };
     const plans = this.plan(t, s);
     const patchPath = patchPathOf(t);
     let patchText: string | null = null;

@@ -26,7 +26,7 @@ commands:
   report <folder> [--format md|json] [--out FILE] [--tie-band N] [--rules FILE] [--metric [MODE=]KEY]... [--include-incomparable] [--allow-failed-requests] [--cache DIR]
                                               the triage report, one section per project
                                               (--cache DIR: keep a persistent index there; the next run reads only files changed since)
-  plan --folder F --commit C --role baseline|human|agent|all [--host H] [--gpus N] [--recipe ID]... [--agent-patch FILE] [--json]
+  plan --folder F --commit C --role baseline|human|agent|all [--host H] [--gpus N] [--recipe ID]... [--agent-patch FILE] [--checkout DIR] [--json]
                                               what a run would do, checked, without running it
   run --folder F --commit C --role baseline|human|agent|all [--host URL] [--recipe ID]... [--dry-run]
       [--gpus N] [--max-parallel N] [--tls-ca F --tls-cert F --tls-key F] [--ssh-key F] [--known-hosts F]
@@ -224,7 +224,7 @@ export async function main(argv: string[]): Promise<number> {
         );
       }
       case 'plan': {
-        const a = parseArgs(rest, ['json'], ['folder', 'commit', 'role', 'host', 'gpus', 'recipe', 'agent-patch']);
+        const a = parseArgs(rest, ['json'], ['folder', 'commit', 'role', 'host', 'gpus', 'recipe', 'agent-patch', 'checkout']);
         for (const k of ['folder', 'commit', 'role']) if (!a.values.has(k)) throw new UsageError(`plan needs --${k}`);
         const gpus = Number(a.values.get('gpus') ?? 1);
         if (!Number.isInteger(gpus) || gpus < 0) throw new UsageError(`--gpus must be a whole number (got ${a.values.get('gpus')})`);
@@ -237,6 +237,7 @@ export async function main(argv: string[]): Promise<number> {
             gpus,
             recipes: a.lists.get('recipe') ?? [],
             agentPatch: a.values.get('agent-patch'),
+            checkout: a.values.get('checkout'),
             json: a.flags.has('json'),
           },
           out,

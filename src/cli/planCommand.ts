@@ -1,4 +1,5 @@
 import { planRun, PlanError, type HostConfig, type RunPlan } from '../runner/plan';
+import { formsByRole } from '../app/runs';
 import { resolveTarget, type Target } from './target';
 
 export interface PlanArgs {
@@ -9,6 +10,8 @@ export interface PlanArgs {
   gpus: number;
   recipes: string[];
   agentPatch?: string;
+  /** A vLLM checkout: which form (old script or `vllm bench`) each commit can run. */
+  checkout?: string;
   json: boolean;
 }
 
@@ -25,9 +28,11 @@ export async function planCommand(a: PlanArgs, out: (s: string) => void, err: (s
   const host: HostConfig = { label: a.host, docker: a.host, gpus: a.gpus };
   const plans: RunPlan[] = [];
   let failed = false;
+  const forms = await formsByRole(commit, roles, a.checkout);
+  if (!a.checkout) err('plan: no --checkout: the command runs in the form the dataset states (old script or `vllm bench`), unchecked against the commit\n');
   for (const role of roles) {
     try {
-      plans.push(planRun(commit, role, { host, recipes: a.recipes, agentPatch: patch, runId: 'planned' }));
+      plans.push(planRun(commit, role, { host, recipes: a.recipes, agentPatch: patch, runId: 'planned', forms: forms.get(role) ?? null }));
     } catch (e) {
       failed = true;
       err(`${role}: ${e instanceof PlanError || e instanceof Error ? e.message : String(e)}\n`);
@@ -39,8 +44,23 @@ export async function planCommand(a: PlanArgs, out: (s: string) => void, err: (s
       out(`${p.role} of ${p.commit.slice(0, 12)} on ${p.host.label} (${p.host.gpus} GPU${p.host.gpus === 1 ? '' : 's'})`);
       out(`  image      ${p.image}${p.agentPatch ? ` + agent patch ${p.agentPatch}` : ''}`);
       for (const r of p.recipes) out(`  recipe     ${r.id}: ${r.title}`);
+      if (p.translation) {
+        out(
+          `  translated ${p.translation.from === 'cli' ? '`vllm bench`' : 'the old script'} → ${p.translation.to === 'cli' ? '`vllm bench`' : 'the old script'}: ${p.translation.why}`,
+        );
+        out(`             from: ${p.translation.original}`);
+        for (const n of p.translation.notes) out(`             · ${n}`);
+        for (const d of p.translation.differences) out(`             ! still differs: ${d}`);
+      }
       if (p.server) out(`  server     ${p.server.argv.join(' ')}\n  readiness  GET ${p.server.readiness.url} (≤ ${p.server.readiness.timeoutS} s)`);
       out(`  benchmark  ${p.benchmark.argv.join(' ')}\n  script     ${p.benchmark.scriptSource}\n  metrics    ${p.metrics}\n  results    ${p.resultDir}`);
+      const detailed = {
+        'in-argv': '--save-detailed',
+        'check-at-launch': '--save-detailed if the script defines it (checked at launch)',
+        always: 'kept by the 2024 script itself',
+        none: 'none (offline benchmark)',
+      }[p.benchmark.detailed];
+      out(`  per-request ${detailed}`);
     }
   return failed ? 1 : 0;
 }

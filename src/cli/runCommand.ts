@@ -1,6 +1,6 @@
 import * as path from 'node:path';
 import type { HostConfig } from '../runner/hosts';
-import { PlanRefused, Runs, type RunSettings, type RunTarget } from '../app/runs';
+import { formsByRole, PlanRefused, Runs, type RunSettings, type RunTarget } from '../app/runs';
 import { resolveTarget } from './target';
 
 export interface RunArgs {
@@ -89,7 +89,8 @@ export async function runCommand(a: RunArgs, out: (s: string) => void, err: (s: 
       err(`--env ${k}: treated as a secret (masked, kept out of docker inspect); prefer --secret-env ${k}\n`);
     } else env[k] = v;
   }
-  const settings = cliRunSettings(a, secretEnv, env);
+  const plain = cliRunSettings(a, secretEnv, env);
+  const settings = plain.checkout ? { ...plain, forms: await formsByRole(target.commit, target.roles, plain.checkout) } : plain;
   if (a.dryRun) {
     try {
       out(JSON.stringify(runs.plan(target, settings), null, 2));

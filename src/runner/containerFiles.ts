@@ -1,4 +1,5 @@
 import { execa } from 'execa';
+import type { BenchForms } from '../core/perfcmd';
 import { pack } from 'tar-stream';
 import HELPER from './assets/bt_helper.py';
 
@@ -60,4 +61,32 @@ export async function hasCommit(checkout: string, commit: string): Promise<boole
   } catch {
     return false;
   }
+}
+
+const CLI_MODULE: Record<string, string> = {
+  serving: 'vllm/benchmarks/serve.py',
+  throughput: 'vllm/benchmarks/throughput.py',
+  latency: 'vllm/benchmarks/latency.py',
+};
+const SCRIPT_FILE: Record<string, string> = {
+  serving: 'benchmarks/benchmark_serving.py',
+  throughput: 'benchmarks/benchmark_throughput.py',
+  latency: 'benchmarks/benchmark_latency.py',
+};
+
+/**
+ * What a commit of the checkout can run for a benchmark kind: `vllm bench` (its module exists),
+ * and the old script — whole, the stub #24411 left, or gone — with the flags its source defines.
+ * Null when the checkout or the commit is missing (the plan then keeps the command's form).
+ */
+export async function benchFormsAt(checkout: string, commit: string, kind: string): Promise<BenchForms | null> {
+  if (!CLI_MODULE[kind] || !(await hasCommit(checkout, commit))) return null;
+  const git = (args: string[]) => execa('git', ['-C', checkout, ...args], { timeout: 30_000, reject: false, maxBuffer: 8 << 20 });
+  const cli = (await git(['cat-file', '-e', `${commit}:${CLI_MODULE[kind]}`])).exitCode === 0;
+  const shown = await git(['show', `${commit}:${SCRIPT_FILE[kind]}`]);
+  if (shown.exitCode !== 0) return { cli, script: 'absent' };
+  const text = String(shown.stdout);
+  if (/DEPRECATED: This script has been moved to the vLLM CLI/.test(text)) return { cli, script: 'stub' };
+  const flags = [...new Set([...text.matchAll(/add_argument\(\s*["'](--[\w-]+)["']/g)].map(m => m[1]))];
+  return { cli, script: 'full', scriptFlags: flags };
 }

@@ -424,6 +424,7 @@ export class Runner {
         r.phases.push(ph);
       }
       if (!ph.launchedAt) {
+        if (spec.kind === 'benchmark' && req.plan.benchmark.detailed === 'check-at-launch') ph.argv = await this.withDetailed(dir, r, ph.argv, req);
         await this.runtime.exec(id, ['python3', C.helper, 'launch', ph.name, ph.cwd, '--', ...ph.argv], { detach: true, signal: req.signal });
         ph.launchedAt = now();
         await this.save(dir, r);
@@ -454,6 +455,27 @@ export class Runner {
       throw new RunEnd('failed', `setup step ${ph.name} failed with exit code ${ph.exitCode} (see ${ph.stderr})`, ph.exitCode);
     }
     await this.collectMetrics(dir, r, req);
+  }
+
+  /**
+   * A script taken from the image: `--save-detailed` is added when the script defines it (2025
+   * scripts do; 2024 scripts keep per-request values anyway and would refuse the flag).
+   */
+  private async withDetailed(dir: string, r: RunRecord, argv: string[], req: RunRequest): Promise<string[]> {
+    const script = argv.find(a => a.endsWith('.py'));
+    if (!script || argv.includes('--save-detailed')) return argv;
+    const probe = await this.runtime.exec(r.containerId!, ['python3', C.helper, 'takes-flag', script, '--save-detailed'], {
+      signal: req.signal,
+      timeoutMs: 30_000,
+    });
+    this.note(
+      dir,
+      r,
+      probe.exitCode === 0
+        ? `${script} takes --save-detailed: added (per-request samples)`
+        : `${script} has no --save-detailed: it keeps per-request values itself or not at all`,
+    );
+    return probe.exitCode === 0 ? [...argv, '--save-detailed'] : argv;
   }
 
   /** Streams a phase's spooled output into its log files from the bytes already here, until it ends. */

@@ -1,5 +1,5 @@
 import type { Commit, Role } from '../core/model';
-import { parsePerfCommand, type PerfProblem } from '../core/perfcmd';
+import { formFor, parsePerfCommand, translateCommand, type BenchForms, type PerfProblem } from '../core/perfcmd';
 import { C } from './containerPaths';
 import { recipe, type Recipe } from './recipes';
 
@@ -21,6 +21,19 @@ export interface PlanOptions {
   /** Readiness limit for the server (s). */
   serverTimeoutS?: number;
   runId: string;
+  /** What the commit whose benchmarks run can run (from a vLLM checkout); null when unknown. */
+  forms?: BenchForms | null;
+}
+
+/** The perf command in the other form, because the commit under test has only that one. */
+export interface PlanTranslation {
+  from: 'script' | 'cli';
+  to: 'script' | 'cli';
+  why: string;
+  original: string;
+  command: string;
+  notes: string[];
+  differences: string[];
 }
 
 export interface RunPlan {
@@ -34,7 +47,18 @@ export interface RunPlan {
   recipes: Recipe[];
   /** null for offline benchmarks (latency, throughput, prefix caching). */
   server: { argv: string[]; port: number; readiness: { url: string; timeoutS: number } } | null;
-  benchmark: { script: string; scriptSource: string; argv: string[] };
+  benchmark: {
+    script: string;
+    scriptSource: string;
+    argv: string[];
+    /**
+     * Per-request samples: `--save-detailed` in the argv, asked for at launch when the script
+     * defines it (scripts from the image, unknown here), or not needed (2024 scripts always keep them).
+     */
+    detailed: 'in-argv' | 'check-at-launch' | 'always' | 'none';
+  };
+  /** Set when the command runs in the other form than the dataset states. */
+  translation: PlanTranslation | null;
   /** GPUs the run takes on its host (the tensor-parallel size). */
   tensorParallel: number;
   metrics: 'save-result-json' | 'printed-block';
@@ -69,8 +93,18 @@ export function imageFor(commit: Pick<Commit, 'hash' | 'parent'>, role: Role, te
  * Refuses commands with placeholders or shell operators, and GPU needs the host cannot meet.
  */
 export function planRun(commit: Commit, role: Role, opts: PlanOptions): RunPlan {
-  const command = commit.perfCommands[0]?.command;
-  if (!command) throw new PlanError(`commit ${commit.hash.slice(0, 12)} has no perf command: nothing to benchmark`);
+  const stated = commit.perfCommands[0]?.command;
+  if (!stated) throw new PlanError(`commit ${commit.hash.slice(0, 12)} has no perf command: nothing to benchmark`);
+  // The form the commit under test can run: the old script or `vllm bench`, translated with the defaults explicit.
+  let translation: PlanTranslation | null = null;
+  let command = stated;
+  const choice = formFor(parsePerfCommand(stated), opts.forms ?? null);
+  if (choice) {
+    const t = translateCommand(stated, choice.to);
+    if ('error' in t) throw new PlanError(`refused: ${t.error}`);
+    translation = { from: t.from, to: t.to, why: choice.why, original: stated, command: t.command, notes: t.notes, differences: t.differences };
+    command = t.command;
+  }
   const parsed = parsePerfCommand(command, { hostGpus: opts.host.gpus });
   // Engine flags on a serving command are meant for the server: the plan moves them there.
   const blocking = parsed.problems.filter(p => p.severity === 'error' && p.code !== 'server-flag');
@@ -103,8 +137,18 @@ export function planRun(commit: Commit, role: Role, opts: PlanOptions): RunPlan 
   const resultDir = `.bench-triage/runs/${vars.commit8}/${role}/${opts.runId}`;
   // Scripts are copied to C.src in the container (from the commit's checkout, or from the image).
   const benchArgv = script.startsWith('vllm bench') ? [...script.split(' '), ...args] : ['python3', `${C.src}/${script}`, ...args];
-  if (serving)
+  // Every new serving run keeps per-request samples (TTFT, TPOT, E2E): the CLI and 2025 scripts
+  // on --save-detailed, 2024 scripts always; a script whose flags are unknown here is asked at launch.
+  let detailed: RunPlan['benchmark']['detailed'] = 'none';
+  if (serving) {
     benchArgv.push('--host', '127.0.0.1', '--port', String(port), ...(args.includes('--save-result') ? [] : ['--save-result']), '--result-dir', C.results);
+    const cli = parsed.form === 'cli';
+    const flags = opts.forms?.scriptFlags;
+    if (args.includes('--save-detailed') || cli || flags?.includes('--save-detailed')) {
+      if (!args.includes('--save-detailed')) benchArgv.push('--save-detailed');
+      detailed = 'in-argv';
+    } else detailed = flags ? 'always' : 'check-at-launch';
+  }
   return {
     commit: commit.hash,
     parent: commit.parent,
@@ -125,7 +169,9 @@ export function planRun(commit: Commit, role: Role, opts: PlanOptions): RunPlan 
       script,
       scriptSource: parsed.script!.startsWith('vllm bench') ? 'the installed vLLM CLI' : `git show ${benchCommit}:${script}`,
       argv: benchArgv,
+      detailed,
     },
+    translation,
     tensorParallel: parsed.tensorParallel,
     metrics: supportsSaveResult ? 'save-result-json' : 'printed-block',
     resultDir,

@@ -351,9 +351,11 @@ describe('runner on a real Docker engine with the fake vLLM image', function () 
     assert.equal(e.roles.agent.category, 'agent-patch-failed');
   });
 
-  it('with --save-detailed the runs keep per-request samples, and a single attempt per role gets a per-request verdict', function () {
+  it('every serving run keeps per-request samples (the runner adds --save-detailed where the script takes it), and a single attempt per role gets a per-request verdict', function () {
+    // The perf command does not ask for them: the plan adds --save-detailed (scripts from the checkout),
+    // the runner checks the image's script at launch (no checkout).
     const detailed = makeRunFixture(
-      'python benchmarks/benchmark_serving.py --model facebook/opt-125m --dataset-name random --random-input-len 32 --random-output-len 16 --num-prompts 30 --save-detailed',
+      'python benchmarks/benchmark_serving.py --model facebook/opt-125m --dataset-name random --random-input-len 32 --random-output-len 16 --num-prompts 30',
     );
     const r = cli(
       'run',
@@ -377,6 +379,27 @@ describe('runner on a real Docker engine with the fake vLLM image', function () 
       assert.equal(res.samples.ttft_mean_ms.length, 30, `${res.role}: ${JSON.stringify(Object.keys(res.samples ?? {}))}`);
       assert.equal(res.samples.tpot_mean_ms.length, 30);
     }
+    const fromImage = cli(
+      'run',
+      '--folder',
+      detailed.badPatchFolder,
+      '--commit',
+      detailed.human.slice(0, 10),
+      '--role',
+      'human',
+      '--gpus',
+      '0',
+      '--host',
+      engine.unix,
+      ...IMAGES,
+    );
+    assert.equal(fromImage.status, 0, fromImage.stderr);
+    const res = readJson(fromImage.stdout.trim());
+    assert.equal(res.samples.ttft_mean_ms.length, 30, 'the image’s script takes --save-detailed: asked at launch');
+    assert.match(
+      readFileSync(path.join(path.dirname(fromImage.stdout.trim()), 'logs/runner.log'), 'utf8'),
+      /benchmark_serving\.py takes --save-detailed: added/,
+    );
     const e = JSON.parse(cli('classify', detailed.folder, '--json').stdout).find((x: { commit: string }) => x.commit === detailed.human);
     const ttft = e.comparison.metrics.find((m: { key: string }) => m.key === 'ttft_mean_ms');
     assert.equal(ttft.basis, 'per-request');

@@ -3,3 +3,4 @@ export * from './flags';
 export * from './models';
 export * from './parse';
 export * from './workload';
+export * from './translate';

@@ -236,6 +236,17 @@ def cmd_provide_benchmarks(args):
     return 2
 
 
+def cmd_takes_flag(args):
+    """Exit 0 when the script defines the flag (its argparse source names it), else 1."""
+    path, flag = args[0], args[1]
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            text = f.read(4 << 20)
+    except OSError:
+        return 1
+    return 0 if ('"%s"' % flag) in text or ("'%s'" % flag) in text else 1
+
+
 def cmd_secret(args):
     """Prints one secret's value, for a runner that re-attaches and must mask it."""
     path = os.path.join(SECRETS, os.path.basename(args[0]))
@@ -247,7 +258,8 @@ def cmd_secret(args):
 
 
 COMMANDS = {"idle": cmd_idle, "launch": cmd_launch, "follow": cmd_follow, "status": cmd_status, "stop": cmd_stop, "probe": cmd_probe,
-            "result": cmd_result, "apply-patch": cmd_apply_patch, "copy-into-vllm": cmd_copy_into_vllm, "provide-benchmarks": cmd_provide_benchmarks, "secret": cmd_secret}
+            "result": cmd_result, "apply-patch": cmd_apply_patch, "copy-into-vllm": cmd_copy_into_vllm, "provide-benchmarks": cmd_provide_benchmarks, "secret": cmd_secret,
+            "takes-flag": cmd_takes_flag}
 
 if __name__ == "__main__":
     sys.exit(COMMANDS[sys.argv[1]](sys.argv[2:]))
