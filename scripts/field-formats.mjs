@@ -386,6 +386,7 @@ export function guidellmReport({
   promptTokens = 256,
   outputTokens = 128,
   errored = 0,
+  speed = 1,
 } = {}) {
   const benchmarks = rates.map((rate, i) => {
     const reqs = simulateRequests({
@@ -394,7 +395,7 @@ export function guidellmReport({
       inputLen: promptTokens,
       outputLen: outputTokens,
       failed: errored,
-      speed: 1 + i * 0.2,
+      speed: speed * (1 + i * 0.2),
       error: 'HTTPStatusError: 503 Service Unavailable',
     });
     const ok = reqs.filter(q => q.output > 0),
@@ -497,10 +498,12 @@ export function aiperfExport({
   osl = 128,
   errors = 0,
   old = false,
+  speed = 1,
 } = {}) {
-  const reqs = simulateRequests({ seed, n: requestCount, inputLen: isl, outputLen: osl, failed: errors, error: 'Internal Server Error' });
+  const reqs = simulateRequests({ seed, n: requestCount, inputLen: isl, outputLen: osl, failed: errors, error: 'Internal Server Error', speed });
   const ok = reqs.filter(q => q.output > 0);
-  const duration = 12.5;
+  // Closed loop: `concurrency` requests in flight, so the run lasts its requests' latencies over the concurrency.
+  const duration = Math.round((reqs.reduce((a, q) => a + (q.latency || 0.01), 0) / concurrency) * 1000) / 1000;
   const stat = (xs, unit) => {
     const o = { unit, avg: mean(xs) };
     for (const p of [1, 5, 10, 25, 50, 75, 90, 95, 99]) if (!(old && p === 10)) o[`p${p}`] = percentile(xs, p);
@@ -548,7 +551,7 @@ export function aiperfExport({
     was_cancelled: false,
     error_summary: errors ? [{ error_details: { code: 500, type: 'Internal Server Error', message: 'Internal Server Error' }, count: errors }] : [],
     start_time: '2026-01-12T10:00:00.000000',
-    end_time: '2026-01-12T10:00:12.500000',
+    end_time: `2026-01-12T10:00:${String(Math.min(59, Math.floor(duration))).padStart(2, '0')}.000000`,
   };
   const json = old
     ? { records: Object.fromEntries(Object.entries(tags).map(([k, v]) => [k, { tag: k, header: k, ...v, count: ok.length }])), ...body }

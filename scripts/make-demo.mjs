@@ -10,6 +10,7 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { DEMO_CHECKOUT, makeDemoCheckout } from './demo-checkout.mjs';
+import { aiperfExport, guidellmReport, pyJson, sglangLine, vllmLatency, vllmServeCli } from './field-formats.mjs';
 import path from 'node:path';
 import { createHash } from 'node:crypto';
 
@@ -724,6 +725,89 @@ function ownRun(c, role, { model, runId, status, error, metrics, serverLog: serv
     started: '2026-11-20T09:40:00Z',
     serverLog: serverLog(m, { n: 420, at: 0.7, seed: 11, evidence: clash, tail: SHUTDOWN }),
   });
+}
+// A second campaign, as a team with its own results would have it: files written by the field's
+// tools (vllm bench serve, SGLang, GuideLLM, AIPerf, vllm bench latency) in their real formats,
+// attributed by their paths (<commit>/<role>[/<agent>]/) or by a bench-triage.csv manifest. One
+// file is left unattributed to show the fix.
+{
+  const OWN = 'own-campaign';
+  const own = (rel, data) => write(`${OWN}/${rel}`, typeof data === 'string' ? data : JSON.stringify(data) + '\n');
+  const roles = [
+    ['baseline', 1.1, ''],
+    ['human', 1.0, ''],
+    ['agent', 0.82, '/my-agent'],
+  ];
+  // Five `vllm bench serve` attempts a role (repeats): the agent's patch is faster.
+  for (const [role, speed, agent] of roles)
+    for (let k = 1; k <= 5; k++)
+      own(
+        `c0ffee01/${role}${agent}/openai-infqps-opt-125m-2026011${k}-0930${k}0.json`,
+        vllmServeCli({ seed: 100 + k * 7 + speed * 10, speed, numPrompts: 200, date: `2026011${k}-0930${k}0` }),
+      );
+  // One `--save-detailed` run a role, attributed by the manifest (with the perf commands they ran).
+  const CMD = 'vllm bench serve --model facebook/opt-125m --dataset-name random --input-len 256 --output-len 64 --num-prompts 150';
+  for (const [role, speed] of roles)
+    own(`detailed/${role}.json`, vllmServeCli({ seed: 7 + speed * 10, speed, numPrompts: 150, detailed: true, inputLen: 256, outputLen: 64 }));
+  // `--append-result`: three attempts a role in one file each; the human's second attempt lost requests.
+  for (const [role, speed] of roles)
+    own(
+      `appended/${role}.json`,
+      [1, 2, 3]
+        .map(k =>
+          JSON.stringify(
+            vllmServeCli({ seed: 300 + k + speed * 10, speed, numPrompts: 100, failed: role === 'human' && k === 2 ? 7 : 0, error: 'Internal Server Error' }),
+          ),
+        )
+        .join('\n'),
+    );
+  own(
+    'bench-triage.csv',
+    [
+      'path,commit,role,agent,command',
+      ...roles.map(([role, , agent]) => `detailed/${role}.json,c0ffee02,${role},${agent.slice(1)},${CMD}`),
+      ...roles.map(([role, , agent]) => `appended/${role}.json,c0ffee03,${role},${agent.slice(1)},`),
+    ].join('\n') + '\n',
+  );
+  // SGLang's bench_serving JSONL (Infinity for the rate), two attempts a role.
+  for (const [role, speed, agent] of roles)
+    own(
+      `c0ffee04/${role}${agent}/sglang_1124_200_1024_128.jsonl`,
+      [1, 2].map(k => pyJson(sglangLine({ seed: 40 + k + speed * 10, speed, numPrompts: 200 }))).join('\n') + '\n',
+    );
+  // GuideLLM sweeps (one run per rate) and AIPerf profiles.
+  for (const [role, speed, agent] of roles) own(`c0ffee05/${role}${agent}/benchmarks.json`, guidellmReport({ seed: 50 + speed * 10, rates: [2, 4, 8], speed }));
+  for (const [role, speed, agent] of roles) {
+    const a = aiperfExport({ seed: role.length * 3, concurrency: 8, requestCount: 64, speed });
+    own(
+      `c0ffee06/${role}${agent}/artifacts/facebook_opt-125m-openai-completions-concurrency8/profile_export_aiperf.json`,
+      JSON.stringify(a.json, null, 2) + '\n',
+    );
+    own(`c0ffee06/${role}${agent}/artifacts/facebook_opt-125m-openai-completions-concurrency8/profile_export.jsonl`, a.jsonl + '\n');
+  }
+  // vllm bench latency: two rounds a role.
+  for (const [role, speed, agent] of roles)
+    for (let k = 1; k <= 2; k++)
+      own(`c0ffee07/${role}${agent}/latency-${k}.json`, JSON.stringify(vllmLatency({ seed: 70 + k + speed * 10, base: 1.2 * speed }), null, 4) + '\n');
+  // A human run whose benchmark lost requests: a finding, not a measurement (unless allowed).
+  for (const [role, speed, agent] of roles)
+    own(
+      `c0ffee08/${role}${agent}/openai-infqps-opt-125m-20260118-110000.json`,
+      vllmServeCli({
+        seed: 80 + speed * 10,
+        speed,
+        numPrompts: 200,
+        failed: role === 'human' ? 12 : 0,
+        detailed: role === 'human',
+        error: 'Internal Server Error: the engine is overloaded',
+        date: '20260118-110000',
+      }),
+    );
+  own('unsorted/openai-infqps-opt-125m-20260120-101500.json', vllmServeCli({ seed: 99, date: '20260120-101500' }));
+  own(
+    'README.md',
+    '# Your own campaign\n\nResult files as the field’s tools write them — `vllm bench serve --save-result` (with `--save-detailed` and `--append-result`), SGLang’s `bench_serving` JSONL, GuideLLM’s `benchmarks.json`, AIPerf’s `profile_export_aiperf.json`, `vllm bench latency --output-json` — none of which names a commit or a role. Bench Triage attributes each by its path (`<commit>/<role>[/<agent>]/…`) or by the rows of `bench-triage.csv` (`path,commit,role,agent`, and optionally the `command` it ran). `unsorted/` holds a file neither says: it is listed as not attributed, with the two ways to fix it.\n',
+  );
 }
 write('dataset/vllm_commits.jsonl', dataset.map(r => JSON.stringify({ repo: 'vllm-project/vllm', ...r })).join('\n') + '\n');
 write(

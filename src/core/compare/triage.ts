@@ -4,7 +4,7 @@ import type { Classification } from '../classify/engine';
 import { category } from '../classify/taxonomy';
 import type { CommitConflict } from '../ingest/scan';
 import type { PrimaryOverride } from '../metrics';
-import { comparability, modeOfRun, sameMeasurement } from './comparability';
+import { comparability, modeOfRun, runWorkload, sameMeasurement } from './comparability';
 import { compareAttempts, type Comparison, type Verdict } from './verdict';
 
 export type { Verdict } from './verdict';
@@ -53,6 +53,19 @@ export interface TriageOptions {
   conflicts?: readonly CommitConflict[];
   /** Compare runs whose benchmark had failed requests (off: such a run is a finding, not a measurement). */
   allowFailedRequests?: boolean;
+}
+
+/**
+ * The fixed request rate both runs were sent at, when the server kept up with it (each run's
+ * request throughput within 10 % of the rate): then throughput is the offered load, not a result.
+ * Null when the rate is unbounded, differs, or the server fell behind (then throughput tells).
+ */
+function keptUpRate(h: Run, a: Run): string | null {
+  const rate = runWorkload(h).values.request_rate?.value ?? null;
+  if (!rate || rate === 'inf' || rate !== (runWorkload(a).values.request_rate?.value ?? null)) return null;
+  const r = Number(rate);
+  const kept = (x: Run) => (x.metrics.request_throughput_req_s ?? 0) >= 0.9 * r;
+  return Number.isFinite(r) && r > 0 && kept(h) && kept(a) ? rate : null;
 }
 
 const newest = (a: Run, b: Run) => (b.timestamp ?? '').localeCompare(a.timestamp ?? '');
@@ -129,7 +142,7 @@ export function triage(runs: readonly Run[], classifications: ReadonlyMap<string
       else if (roles.human.run?.status === 'success' && roles.agent.run?.status === 'success') {
         comparison = compareAttempts(
           { baseline: roles.baseline.attempts, human: roles.human.attempts, agent: roles.agent.attempts },
-          { tieBand, override: opts.primaryMetric, mode },
+          { tieBand, override: opts.primaryMetric, mode, requestRate: keptUpRate(roles.human.run, roles.agent.run) },
         );
         if (!comparison) comp.reasons.push('human and agent share no metric');
       }

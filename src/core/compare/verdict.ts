@@ -72,6 +72,8 @@ export interface VerdictOptions {
   tieBand: number;
   override?: PrimaryOverride;
   mode: BenchmarkMode | null;
+  /** The request rate the compared runs were sent at (`inf`, a number, or null when unknown). */
+  requestRate?: string | null;
 }
 
 function judge(basis: Basis, avh: number, ci: [number, number] | null, p: number | null, band: number): Verdict {
@@ -144,6 +146,7 @@ export function compareAttempts(a: Attempts, opts: VerdictOptions): Comparison |
     rows.map(m => m.key),
     opts.mode,
     opts.override,
+    opts.requestRate ?? null,
   );
   if (!h) return null;
   for (const m of rows) m.headline = h.headline.includes(m.key);

@@ -68,10 +68,27 @@ export interface Headline {
 /** Modes a user may name in an override. */
 export const OVERRIDE_KEYS = ['all', 'serving', 'throughput', 'latency', 'prefix_caching', 'other'] as const;
 
-export function chooseHeadline(measured: readonly string[], mode: BenchmarkMode | null, override: PrimaryOverride = {}): Headline | null {
+/**
+ * Serving at a fixed request rate (open loop): as long as the server keeps up, throughput is the
+ * offered load whatever the patch does, so latency decides — TPOT, then TTFT (vLLM's fixed-QPS
+ * dashboards compare latencies too).
+ */
+const RATE_LIMITED: Rule = {
+  order: ['tpot_mean_ms', 'ttft_mean_ms', 'itl_mean_ms', 'e2el_mean_ms', ...THROUGHPUTS, 'throughput_unspecified'],
+  groups: [['tpot_mean_ms', 'itl_mean_ms'], ['ttft_mean_ms'], [...THROUGHPUTS, 'throughput_unspecified']],
+};
+
+export function chooseHeadline(
+  measured: readonly string[],
+  mode: BenchmarkMode | null,
+  override: PrimaryOverride = {},
+  /** The fixed request rate of an open-loop serving run (null: all at once, or a closed loop). */
+  requestRate: string | null = null,
+): Headline | null {
   if (!measured.length) return null;
   const have = new Set(measured);
-  const rule = mode ? HEADLINE_RULES[mode] : { order: GENERIC, groups: [GENERIC] };
+  const limited = mode === 'serving' && requestRate !== null && requestRate !== 'inf';
+  const rule = limited ? RATE_LIMITED : mode ? HEADLINE_RULES[mode] : { order: GENERIC, groups: [GENERIC] };
   const wanted = (mode && override[mode]) || override.all;
   let note: string | null = null;
   let primary: string | undefined;
@@ -79,6 +96,8 @@ export function chooseHeadline(measured: readonly string[], mode: BenchmarkMode 
     if (have.has(wanted)) primary = wanted;
     else note = `${wanted} (your choice for ${mode ?? 'all'} benchmarks) was not measured by every role; the rule picked the headline`;
   }
+  if (!primary && limited && rule.order.slice(0, 4).some(k => have.has(k)))
+    note = `the request rate was fixed (${requestRate} req/s): throughput follows the offered load, so latency is the headline`;
   primary ??= rule.order.find(k => have.has(k)) ?? GENERIC.find(k => have.has(k)) ?? [...measured].sort()[0];
   const headline = [primary];
   for (const g of rule.groups) {

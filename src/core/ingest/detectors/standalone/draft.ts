@@ -65,6 +65,8 @@ export function standaloneDraft(ctx: DetectContext, schema: SchemaId, r: Reading
       field: f.field,
       message: `${f.failed}${f.total !== null ? ` of ${f.total}` : ''} requests failed${f.firstError ? ` (first error: ${f.firstError})` : ''}: not a clean measurement`,
     });
+  // Failed requests send no tokens: the input count then says nothing of the workload (the finding does).
+  if (f) delete r.workload.input_tokens;
   return Object.assign(d, {
     unattributed: true as const,
     multi: init.pointer !== undefined,
