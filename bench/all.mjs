@@ -11,6 +11,7 @@ import { benchWorkspace } from './workspace.mjs';
 import { benchRules } from './rules.mjs';
 import { benchCampaign } from './campaign.mjs';
 import { benchBuild } from './build.mjs';
+import { benchFieldScan } from './fieldScan.mjs';
 
 const t0 = Date.now();
 const ms = v => `${v.toFixed(0)} ms`;
@@ -19,6 +20,11 @@ const s = benchScan();
 rows.push([
   `scan ISO-Bench (${s.files} files, ${s.mb.toFixed(1)} MB, ${s.runs} runs) vs reading the same files`,
   `${ms(s.scanMs)} vs ${ms(s.readMs)} (${(s.scanMs / s.readMs).toFixed(2)}×), peak RSS ${s.scanRssMB.toFixed(0)} MB`,
+]);
+const fs10k = benchFieldScan();
+rows.push([
+  `scan ${fs10k.files.toLocaleString('en')} standalone result files of the field's tools (${fs10k.mb.toFixed(0)} MB, ${fs10k.runs} runs) vs reading them (target ≤ 1.5×); vs reading + JSON.parse`,
+  `${ms(fs10k.scanMs)} vs ${ms(fs10k.readMs)} (${(fs10k.scanMs / fs10k.readMs).toFixed(2)}×); vs ${ms(fs10k.parseMs)} (${(fs10k.scanMs / fs10k.parseMs).toFixed(2)}×), peak RSS ${fs10k.scanRssMB.toFixed(0)} MB`,
 ]);
 const c = benchClassify();
 rows.push([
@@ -45,6 +51,11 @@ rows.push([`runner log capture, ${r.captureMB.toFixed(0)} MB stdout+stderr (targ
 const b = benchBadInput();
 for (const f of b.fuzz)
   rows.push([`bad input: ${f.entry}, ${f.n} fuzz inputs — worst time per input / peak RSS`, `${f.worstMs.toFixed(1)} ms / ${f.maxRssMB.toFixed(0)} MB`]);
+for (const f of b.field)
+  rows.push([
+    `bad input: a standalone result with ${f.kind === 'samples' ? 'a million per-request values' : 'a 100 MB line (JSON lines, limit raised)'} (${f.mb.toFixed(0)} MB)`,
+    `${ms(f.ms)}, peak RSS ${f.maxRssMB.toFixed(0)} MB`,
+  ]);
 rows.push([
   `bad input: classify a ${b.mb} MB one-line log vs a ${b.mb} MB log of lines (target ≤ 1.5×)`,
   `${ms(b.logs.one.ms)} vs ${ms(b.logs.multi.ms)} (${b.ratio.toFixed(2)}×), peak RSS ${b.logs.one.maxRssMB.toFixed(0)} / ${b.logs.multi.maxRssMB.toFixed(0)} MB`,

@@ -20,7 +20,8 @@ const node = (...args) =>
   );
 
 export function benchBadInput() {
-  const fuzz = ['ingest', 'classify-log', 'perfcmd', 'patch', 'lsp'].map(e => node('fuzz', e, '200', '20261123'));
+  const fuzz = ['ingest', 'ingest-field', 'classify-log', 'perfcmd', 'patch', 'lsp'].map(e => node('fuzz', e, '200', '20261123'));
+  const field = ['samples', 'line'].map(k => node('field-big', k));
   const dir = mkdtempSync(path.join(os.tmpdir(), 'bt-bad-'));
   let logs;
   try {
@@ -36,7 +37,7 @@ export function benchBadInput() {
     rmSync(dir, { recursive: true, force: true });
   }
   const lsp = node('lsp-md', String(1024 * 1024), '9');
-  return { fuzz, logs, ratio: logs.one.ms / logs.multi.ms, lsp, mb: MB };
+  return { fuzz, field, logs, ratio: logs.one.ms / logs.multi.ms, lsp, mb: MB };
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
@@ -44,6 +45,10 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   console.log('bench/badInput');
   console.log('| entry point | inputs | worst time per input | peak RSS |\n|---|---:|---:|---:|');
   for (const f of r.fuzz) console.log(`| ${f.entry} | ${f.n} | ${f.worstMs.toFixed(1)} ms | ${f.maxRssMB.toFixed(0)} MB |`);
+  for (const f of r.field)
+    console.log(
+      `field file, ${f.kind === 'samples' ? '1e6 per-request values' : 'a 100 MB line'} (${f.mb.toFixed(0)} MB): ${f.ms.toFixed(0)} ms, peak RSS ${f.maxRssMB.toFixed(0)} MB, ${f.runs} runs`,
+    );
   console.log(
     `\n${r.mb} MB log, one line vs lines: ${r.logs.one.ms.toFixed(0)} ms vs ${r.logs.multi.ms.toFixed(0)} ms (ratio ${r.ratio.toFixed(2)}, target ≤ 1.5), peak RSS ${r.logs.one.maxRssMB.toFixed(0)} / ${r.logs.multi.maxRssMB.toFixed(0)} MB; found ${r.logs.one.category} / ${r.logs.multi.category}`,
   );

@@ -15,6 +15,7 @@ import { applyFilePatch, splitPatch } from '../src/core/patch';
 import { analyze } from '../src/server/analyze';
 import { classifyLogFile } from '../src/cli/classifyCommands';
 import { memorySource } from '../test/unit/helpers';
+import { guidellmReport, pyJson, sglangLine, vllmServeCli } from '../scripts/field-formats.mjs';
 import { StdioServer } from '../test/support/lspClient';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 
@@ -36,6 +37,21 @@ function* corpus(entry: string, n: number, seed: number): Iterable<unknown> {
       fc.uint8Array({ maxLength: 1 << 20 }),
       fc.tuple(fc.integer({ min: 1, max: 1_000_000 }), fc.constantFrom('x', 'Error ', 'CUDA out of memory ', '\r', 'é')).map(([k, s]) => s.repeat(k)),
     ),
+    // The field's formats, mangled: truncated, a value replaced by any JSON, a line appended.
+    'ingest-field': fc.oneof(
+      ...[
+        JSON.stringify(vllmServeCli({ detailed: true, numPrompts: 30 })),
+        pyJson(sglangLine({ details: true, numPrompts: 30 })),
+        JSON.stringify(guidellmReport({ requests: 8 })),
+      ].flatMap(text => [
+        fc.nat({ max: text.length }).map(k => text.slice(0, k)),
+        fc.tuple(fc.nat({ max: text.length }), fc.jsonValue({ maxDepth: 4 })).map(([k, v]) => {
+          const at = text.indexOf(':', k);
+          return at < 0 ? text : `${text.slice(0, at + 1)}${JSON.stringify(v)},"_x":${text.slice(at + 1)}`;
+        }),
+        fc.string({ maxLength: 200 }).map(tail => `${text}\n${tail}`),
+      ]),
+    ),
     perfcmd: fc.oneof(
       fc.string({ maxLength: 2000 }),
       fc.integer({ min: 1, max: 20_000 }).map(k => `python benchmarks/benchmark_serving.py --model MODEL ${'--x BS '.repeat(k)}`),
@@ -54,6 +70,7 @@ function* corpus(entry: string, n: number, seed: number): Iterable<unknown> {
 
 async function runOne(entry: string, input: unknown): Promise<void> {
   if (entry === 'ingest') await scan(memorySource({ 'r/abcd1234_human_result.json': input as string }));
+  else if (entry === 'ingest-field') await scan(memorySource({ 'abcd1234/human/r.json': input as string, 'abcd1234/agent/a/r.jsonl': input as string }));
   else if (entry === 'classify-log') {
     const lc = new LogClassifier(new Classifier(), 'f.log');
     lc.pushBytes(typeof input === 'string' ? new TextEncoder().encode(input) : (input as Uint8Array));
@@ -80,6 +97,30 @@ async function main(): Promise<void> {
       worst = Math.max(worst, Number(process.hrtime.bigint() - t0) / 1e6);
     }
     process.stdout.write(JSON.stringify({ entry: a, n, worstMs: worst, maxRssMB: process.resourceUsage().maxRSS / 1024 }) + '\n');
+  } else if (mode === 'field-big') {
+    // One standalone file of a kind: a million per-request values, or a 100 MB line (JSON lines, under a raised limit).
+    const doc = vllmServeCli({ numPrompts: 10 }) as Record<string, unknown>;
+    const text =
+      a === 'samples'
+        ? JSON.stringify({
+            ...doc,
+            latencies: Array.from({ length: 1_000_000 }, (_, i) => 0.5 + (i % 97) / 1000),
+            ttfts: Array.from({ length: 1_000_000 }, () => 0.05),
+            output_lens: Array.from({ length: 1_000_000 }, () => 8),
+          })
+        : `${JSON.stringify(doc)}\n${JSON.stringify({ ...doc, label: 'x'.repeat(100 * 1024 * 1024) })}\n`;
+    const t0 = process.hrtime.bigint();
+    const r = await scan(memorySource({ [`abcd1234/human/${a === 'samples' ? 'r.json' : 'r.jsonl'}`]: text }), { maxFileBytes: 512 * 1024 * 1024 });
+    process.stdout.write(
+      JSON.stringify({
+        kind: a,
+        mb: text.length / 1048576,
+        ms: Number(process.hrtime.bigint() - t0) / 1e6,
+        maxRssMB: process.resourceUsage().maxRSS / 1024,
+        runs: r.runs.length,
+        finding: r.runs[0]?.problems.find(p => /per-request|not read/.test(p.message))?.message ?? null,
+      }) + '\n',
+    );
   } else if (mode === 'log') {
     const t0 = process.hrtime.bigint();
     const r = await classifyLogFile(a);

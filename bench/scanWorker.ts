@@ -1,5 +1,6 @@
 // One measurement in a fresh process, so peak RSS belongs to it alone.
-//   node dist-bench/scanWorker.js read|scan <folder>   → prints {"ms", "maxRssMB", "bytes", "files"}
+//   node dist-bench/scanWorker.js read|parse|scan <folder>   → prints {"ms", "maxRssMB", "bytes", "files"}
+//   (parse: read and JSON.parse each file, line by line for JSON lines: the floor under any reader of these files)
 import { promises as fs } from 'node:fs';
 import { scan } from '../src/core/ingest';
 import { nodeFileSource } from '../src/platform/nodeFileSource';
@@ -10,7 +11,7 @@ async function main(): Promise<void> {
   const t0 = process.hrtime.bigint();
   let bytes = 0,
     files = 0;
-  if (mode === 'read') {
+  if (mode === 'read' || mode === 'parse') {
     // The same files the scan parses (.json, .jsonl), read as text and nothing more.
     const paths: string[] = [];
     for await (const f of src.list()) if (/\.jsonl?$/.test(f.path) && !/(^|\/)node_modules\//.test(f.path)) paths.push(f.path);
@@ -21,6 +22,14 @@ async function main(): Promise<void> {
           const t = await src.readText(paths[next++]);
           bytes += Buffer.byteLength(t);
           files++;
+          if (mode === 'parse')
+            for (const line of /^\s*\{[^\n]*\}\s*\n\s*\{/.test(t) || paths[next - 1].endsWith('.jsonl') ? t.split('\n') : [t])
+              if (line.trim())
+                try {
+                  JSON.parse(line.replace(/\bInfinity\b/g, '1e999'));
+                } catch {
+                  /* not JSON: the scan reports it */
+                }
         }
       }),
     );

@@ -271,12 +271,26 @@ function extractManifest(path: string, text: string): FileExtract {
 /** The tools' Python writes Infinity on purpose (an unbounded rate): only a NaN is worth a finding. */
 const nanNotes = (notes: string[] | undefined) => (notes ?? []).filter(n => !/read as -?Infinity$/.test(n));
 
+/** A text that starts with an object and has a line that starts another right after one ends. */
+function appendedShape(text: string): boolean {
+  let i = 0;
+  while (i < text.length && (text.charCodeAt(i) <= 32 || text.charCodeAt(i) === 0xfeff)) i++;
+  if (text.charCodeAt(i) !== 0x7b) return false;
+  const nl = text.indexOf('}\n{');
+  return nl > 0 && text.indexOf('\n') === nl + 1;
+}
+
 /** `{…}\n{…}` with no enclosing array: appended results, one object per line. */
 const looksAppended = (message: string, text: string) => /extra data after the JSON value/.test(message) && /\}\s*\r?\n\s*\{/.test(text.slice(0, 1 << 20));
 
 function extractJson(path: string, text: string, siblings: ReadonlyMap<string, string>): FileExtract {
   const byPath = nonRunByPath(path);
   const agentFile = isAgentItemFile(path) && AGENT_ITEM_FILES.has(baseName(path));
+  // Appended results (`{…}\n{…}`) go line by line at once: parsing the whole text first only finds "extra data".
+  if (!byPath && !agentFile && appendedShape(text)) {
+    const x = extractResultLines(path, text, siblings);
+    if (x.record.kind === 'run') return x;
+  }
   let parsed = parseJson(text, { keepInfinity: true });
   if (!parsed.ok && !byPath && !agentFile && looksAppended(parsed.message, text)) {
     const x = extractResultLines(path, text, siblings);

@@ -45,7 +45,7 @@ export function parseManifest(text: string): Manifest {
       trim: true,
       comment: '#',
       max_record_size: 64 * 1024,
-      to: MAX_ROWS + 1,
+      to: MAX_ROWS + 2,
     }) as string[][];
   } catch (e) {
     const m = e as { message?: string; lines?: number };

@@ -100,9 +100,15 @@ export function metricDef(key: string): MetricDef | undefined {
 }
 
 /** The canonical key of a percentile of a latency family (p50 is the median). */
+const PCT_KEYS = new Map<string, string>();
 export function percentileKey(family: LatencyFamily | 'latency', p: number): string {
-  if (family !== 'latency' && p === 50) return `${family}_median_ms`;
-  return `${family}_p${Number(p.toFixed(3))}_ms`;
+  const memo = `${family}/${p}`;
+  let k = PCT_KEYS.get(memo);
+  if (k === undefined) {
+    k = family !== 'latency' && p === 50 ? `${family}_median_ms` : `${family}_p${Number(p.toFixed(3))}_ms`;
+    if (PCT_KEYS.size < 10_000) PCT_KEYS.set(memo, k);
+  }
+  return k;
 }
 
 /** Unit families: only metrics of one family measure the same kind of quantity. */

@@ -60,11 +60,14 @@ export function readSamples(doc: unknown, prefix = ''): SampleReading {
     }
   if (!n) return { samples: undefined, problems };
   // Pick the same requests from every array (thinned alike when there are too many).
-  const idx = thinned(
-    Array.from({ length: n }, (_, i) => i),
-    prefix + (lensAll ? 'output_lens' : ttftsAll ? 'ttfts' : 'latencies'),
-    problems,
-  ) as number[];
+  const idx =
+    n > MAX_SAMPLES
+      ? (thinned(
+          Array.from({ length: n }, (_, i) => i),
+          prefix + (lensAll ? 'output_lens' : ttftsAll ? 'ttfts' : 'latencies'),
+          problems,
+        ) as number[])
+      : null;
   let bad = 0;
   const ok = (i: number) => {
     const len = lensAll?.[i];
@@ -77,7 +80,9 @@ export function readSamples(doc: unknown, prefix = ''): SampleReading {
   const ttft: number[] = [],
     tpot: number[] = [],
     e2el: number[] = [];
-  for (const i of idx) {
+  const count = idx ? idx.length : n;
+  for (let j = 0; j < count; j++) {
+    const i = idx ? idx[j] : j;
     if (!ok(i)) continue;
     const t = ttftsAll?.[i];
     const l = latAll?.[i];

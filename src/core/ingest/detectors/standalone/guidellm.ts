@@ -193,12 +193,16 @@ export const GUIDELLM: Detector = {
     const spec = isObj(top.spec) ? top.spec : top;
     const version = isObj(v.metadata) && typeof v.metadata.version === 'number' ? v.metadata.version : null;
     const drafts = [];
-    for (let i = 0; i < (v.benchmarks as unknown[]).length && i < 10_000; i++) {
-      const b = (v.benchmarks as unknown[])[i];
+    // Findings about benchmarks that cannot be read belong to the file: the first run carries them.
+    const fileProblems: Array<{ field: string; message: string }> = [];
+    const list = v.benchmarks as unknown[];
+    if (list.length > 10_000) fileProblems.push({ field: 'benchmarks', message: `${list.length} benchmarks: the first 10000 are read` });
+    for (let i = 0; i < list.length && i < 10_000; i++) {
+      const b = list[i];
       const at = `benchmarks.${i}`;
       const r = newReading();
       if (!isObj(b)) {
-        r.problems.push({ field: at, message: 'is not a benchmark object: not read' });
+        fileProblems.push({ field: at, message: 'is not a benchmark object: not read' });
         continue;
       }
       for (const k of Object.keys(b)) if (!BENCHMARK_KEYS.has(k)) r.problems.push({ field: `${at}.${k}`, message: 'key not known to this reader: not read' });
@@ -245,6 +249,7 @@ export const GUIDELLM: Detector = {
         }),
       );
     }
+    if (drafts.length) drafts[0].problems.push(...fileProblems);
     return drafts;
   },
 };

@@ -95,6 +95,23 @@ export function workloadOf(r: Reading, field: string, v: unknown): string | null
  * Reads the keys of one object by its table: metrics and counts into canonical keys (units
  * converted), workload settings, and a finding for every key the table does not know.
  */
+/** What each key of a table (and its patterns) means, looked up once per key: files repeat their keys. */
+const uses = new WeakMap<KeyTable, Map<string, KeyUse | null>>();
+function useOf(table: KeyTable, patterns: readonly KeyPattern[], key: string): KeyUse | null {
+  let memo = uses.get(table);
+  if (!memo) uses.set(table, (memo = new Map()));
+  let use = memo.get(key);
+  if (use !== undefined) return use;
+  use = Object.hasOwn(table, key) ? table[key] : null;
+  if (!use)
+    for (const [re, make] of patterns) {
+      const m = re.exec(key);
+      if (m && (use = make(m))) break;
+    }
+  if (memo.size < 10_000) memo.set(key, use);
+  return use;
+}
+
 export function readKeys(
   r: Reading,
   doc: Obj,
@@ -103,13 +120,9 @@ export function readKeys(
   prefix = '',
   onUnknown?: (key: string, v: unknown) => boolean,
 ): void {
-  for (const [key, v] of Object.entries(doc)) {
-    let use: KeyUse | null | undefined = Object.hasOwn(table, key) ? table[key] : undefined;
-    if (use === undefined)
-      for (const [re, make] of patterns) {
-        const m = re.exec(key);
-        if (m && (use = make(m))) break;
-      }
+  for (const key in doc) {
+    const v = doc[key];
+    const use = useOf(table, patterns, key);
     const field = prefix + key;
     if (!use) {
       if (onUnknown?.(key, v)) continue;

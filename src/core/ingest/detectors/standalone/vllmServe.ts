@@ -128,7 +128,7 @@ function settings(r: Reading, v: Obj): void {
   if (rtfx) addMetric(r, 'rtfx', 'rtfx', rtfx);
   if (typeof v.total_input_tokens === 'number' && Number.isFinite(v.total_input_tokens))
     setWorkload(r, 'input_tokens', String(v.total_input_tokens), 'total_input_tokens');
-  if (typeof v.label === 'string') r.labels.label = v.label;
+  if (typeof v.label === 'string') r.labels.label = v.label.slice(0, 200);
 }
 
 export const VLLM_SERVE: Detector = {
