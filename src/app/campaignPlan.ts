@@ -7,7 +7,7 @@ import type { BuildRole } from '../runner/buildPlan';
 import { FINAL_BUILD_STATES, type BuildRecord } from '../runner/buildRecord';
 import type { HostConfig } from '../runner/hosts';
 import { DEFAULT_TEMPLATES, planRun, type ImageTemplates } from '../runner/plan';
-import { FINAL_STATES, type RunRecord } from '../runner/runRecord';
+import { FINAL_STATES, settledRecord } from '../runner/runRecord';
 import { ownerAlive } from '../runner/execute';
 import type { CampaignExecutor, CampaignHost } from './campaigns';
 import type { Runs, RunSettings, RunTarget } from './runs';
@@ -84,13 +84,10 @@ export function runsExecutor(x: RunsExecutorInput): CampaignExecutor {
       return { status: rec.status, error: rec.error ?? null };
     },
     async recorded(resultDir) {
-      try {
-        const r = JSON.parse(await fs.readFile(path.join(x.folder, resultDir, 'run.json'), 'utf8')) as RunRecord;
-        const final = FINAL_STATES.includes(r.status);
-        return { status: r.status, final, driven: !final && ownerAlive(r.owner) };
-      } catch {
-        return null;
-      }
+      const r = await settledRecord(path.join(x.folder, resultDir));
+      if (!r) return null;
+      const final = FINAL_STATES.includes(r.status);
+      return { status: r.status, final, driven: !final && ownerAlive(r.owner) };
     },
     async reattach(host, signal) {
       await x.runs.resume(x.folder, (await x.settingsOf(host)).host, x.secretValues, signal);

@@ -654,13 +654,15 @@ export class Runner {
     r.endedAt = now();
     r.durationS = r.startedAt ? (Date.parse(r.endedAt) - Date.parse(r.startedAt)) / 1000 : null;
     this.note(dir, r, `${r.status}${r.error ? `: ${r.error}` : ''}`);
-    if (r.containerId) await this.removeContainer(dir, r);
+    // The outcome is on disk before the container goes: a process killed while removing it (a
+    // swarm service takes seconds) leaves a final record, and whoever resumes only cleans up.
     try {
       await saveResult(dir, r, req.model ?? null, req.agent ?? null, this.mask(r));
       await this.save(dir, r);
     } catch (e) {
       r.error = `${r.error ? `${r.error}; ` : ''}could not record the result: ${(e as Error).message}`;
     }
+    if (r.containerId) await this.removeContainer(dir, r);
     this.events.state?.(r);
     return r;
   }

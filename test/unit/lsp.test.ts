@@ -185,4 +185,43 @@ describe('language server over --stdio', function () {
     void h;
     assert.equal(s.exited, null, 'the server is still running');
   });
+
+  it('knows the `vllm bench` CLI’s flags and defaults beside the old script’s: no false "not a flag", the right default on hover', async () => {
+    const cli =
+      'vllm bench serve --model facebook/opt-125m --input-len 512 --output-len 64 --num-warmups 5 --ready-check-timeout-sec 600 --label run1 --ramp-up-strategy linear --ramp-up-start-rps 1 --ramp-up-end-rps 10 --percentile-metrics ttft,tpot,e2el --metric-percentiles 99,99.9 --save-detailed';
+    const old = 'python benchmarks/benchmark_serving.py --model facebook/opt-125m --dataset-name random --num-prompts 10';
+    const text =
+      [cli, old, 'python -m sglang.bench_serving --backend sglang --num-prompts 100 --random-range-ratio 0.5']
+        .map(c => JSON.stringify({ commit_hash: 'a'.repeat(40), perf_command: c }))
+        .join('\n') + '\n';
+    const uri = 'file:///w/own_dataset.jsonl';
+    const p = await s.open(uri, text, 'jsonl');
+    const unknown = p.diagnostics.filter(d => d.code === 'unknown-flag' || d.code === 'server-flag');
+    assert.deepEqual(
+      unknown.map(d => d.message),
+      [],
+    );
+    const doc = TextDocument.create(uri, 'jsonl', 1, text);
+    const hoverAt = async (needle: string, from = 0) => {
+      const at = text.indexOf(needle, from);
+      const h = (await s.conn.sendRequest('textDocument/hover', { textDocument: { uri }, position: doc.positionAt(at + 3) })) as {
+        contents: { value: string };
+      } | null;
+      return h!.contents.value;
+    };
+    assert.match(await hoverAt('--input-len'), /random dataset’s --random-input-len/);
+    const line2 = text.indexOf('\n') + 1;
+    assert.match(await hoverAt('--dataset-name', line2), /Default: `sharegpt`/, 'the old script’s default');
+    const cliText = JSON.stringify({ commit_hash: 'a'.repeat(40), perf_command: 'vllm bench serve --model m --dataset-name random' }) + '\n';
+    const uri2 = 'file:///w/own_dataset2.jsonl';
+    await s.open(uri2, cliText, 'jsonl');
+    const doc2 = TextDocument.create(uri2, 'jsonl', 1, cliText);
+    const h2 = (await s.conn.sendRequest('textDocument/hover', {
+      textDocument: { uri: uri2 },
+      position: doc2.positionAt(cliText.indexOf('--dataset-name') + 3),
+    })) as {
+      contents: { value: string };
+    } | null;
+    assert.match(h2!.contents.value, /Default: `random`/, 'the CLI’s default');
+  });
 });
