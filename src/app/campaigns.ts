@@ -245,10 +245,12 @@ export class CampaignQueue {
     for (const r of await this.items()) {
       if (r.state !== 'running' || !(await this.staleClaim(r.n))) continue;
       const rec = r.resultDir ? await exec.recorded(r.resultDir) : null;
-      if (rec && !rec.final && r.host) reattach.add(r.host);
+      // A finished run of a killed process may still have its container (or swarm service): the
+      // re-attach pass removes those too.
+      if (rec && r.host) reattach.add(r.host);
     }
     for (const host of reattach) {
-      log(`re-attaching to the unfinished runs on ${host}\n`);
+      log(`re-attaching to the unfinished runs on ${host} (and removing what finished runs left)\n`);
       await exec.reattach(host, signal);
     }
     for (const r of await this.items()) {
