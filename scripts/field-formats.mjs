@@ -257,6 +257,7 @@ export function sglangLine(o = {}) {
     rangeRatio = 1.0,
     details = false,
     tag = null,
+    backend = 'sglang',
   } = o;
   const reqs = simulateRequests({ ...o, n: numPrompts, inputLen, outputLen });
   const duration = o.duration ?? wallTime(reqs, maxConcurrency);
@@ -270,7 +271,7 @@ export function sglangLine(o = {}) {
     itl = ms(ok.flatMap(q => q.itls));
   const res = {
     tag,
-    backend: 'sglang',
+    backend,
     dataset_name: 'random',
     request_rate: requestRate,
     max_concurrency: maxConcurrency,

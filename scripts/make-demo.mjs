@@ -773,7 +773,7 @@ function ownRun(c, role, { model, runId, status, error, metrics, serverLog: serv
   for (const [role, speed, agent] of roles)
     own(
       `c0ffee04/${role}${agent}/sglang_1124_200_1024_128.jsonl`,
-      [1, 2].map(k => pyJson(sglangLine({ seed: 40 + k + speed * 10, speed, numPrompts: 200 }))).join('\n') + '\n',
+      [1, 2].map(k => pyJson(sglangLine({ seed: 40 + k + speed * 10, speed, numPrompts: 200, backend: 'vllm' }))).join('\n') + '\n',
     );
   // GuideLLM sweeps (one run per rate) and AIPerf profiles.
   for (const [role, speed, agent] of roles) own(`c0ffee05/${role}${agent}/benchmarks.json`, guidellmReport({ seed: 50 + speed * 10, rates: [2, 4, 8], speed }));
@@ -803,6 +803,22 @@ function ownRun(c, role, { model, runId, status, error, metrics, serverLog: serv
         date: '20260118-110000',
       }),
     );
+  // The team's list of the commits it measured: their subjects and repository (so each is shown with its title, under its project).
+  own(
+    'commits.jsonl',
+    [
+      ['c0ffee01', 'Five vllm bench serve attempts a role'],
+      ['c0ffee02', 'One --save-detailed run a role (per-request samples)'],
+      ['c0ffee03', 'Appended results (--append-result), one attempt lost requests'],
+      ['c0ffee04', "SGLang's bench_serving against the vLLM server"],
+      ['c0ffee05', 'A GuideLLM sweep (one run per rate)'],
+      ['c0ffee06', 'AIPerf profiles with per-request exports'],
+      ['c0ffee07', 'vllm bench latency, two rounds a role'],
+      ['c0ffee08', 'The human run lost 12 of 200 requests'],
+    ]
+      .map(([c, subject]) => JSON.stringify({ repo: 'vllm-project/vllm', commit_hash: c, commit_subject: subject, perf_command: null }))
+      .join('\n') + '\n',
+  );
   own('unsorted/openai-infqps-opt-125m-20260120-101500.json', vllmServeCli({ seed: 99, date: '20260120-101500' }));
   own(
     'README.md',

@@ -135,13 +135,28 @@ try {
     const rows = p => p.locator('.monaco-list-row');
     /** Scrolls a view's list until a row with `text` is rendered (lists render only what is in view). */
     const scrollTo = async (p, text) => {
-      const r = row(p, text);
-      if (!(await r.count())) {
+      const r = typeof text === 'string' ? row(p, text) : text;
+      // A rendered row can still be clipped by the list (it renders a little beyond its viewport,
+      // and Playwright cannot scroll the workbench's own scrollable element): in view means inside.
+      const inView = async () => {
+        if (!(await r.count())) return false;
+        const [b, l] = await Promise.all([
+          r.boundingBox().catch(() => null),
+          p
+            .locator('.monaco-list')
+            .first()
+            .boundingBox()
+            .catch(() => null),
+        ]);
+        return !!b && !!l && b.y >= l.y - 1 && b.y + b.height <= l.y + l.height + 1;
+      };
+      if (await inView()) return r;
+      if (!(await r.count()) || (await r.boundingBox().catch(() => null))?.y < ((await p.locator('.monaco-list').first().boundingBox())?.y ?? 0)) {
         await p.locator('.monaco-list').first().hover();
         await page.mouse.wheel(0, -100000);
         await page.waitForTimeout(250);
       }
-      for (let i = 0; i < 60 && !(await r.count()); i++) {
+      for (let i = 0; i < 60 && !(await inView()); i++) {
         await p.locator('.monaco-list').first().hover();
         await page.mouse.wheel(0, 120);
         await page.waitForTimeout(250);
@@ -354,6 +369,8 @@ try {
       await r.waitFor();
       if ((await r.getAttribute('aria-expanded')) !== 'true') await r.click();
     };
+    /** The first role row of an expanded entry, scrolled into view (a big group above can push it below the fold). */
+    const roleRow = async role => scrollTo(commits, commits.locator(`.monaco-list-row[aria-label^="${role},"]`).first());
     const expandTo = async (group, commit) => {
       if (
         /filter:/.test(
@@ -371,8 +388,8 @@ try {
       if (!(await row(commits, commit).count()) || !(await row(commits, commit).isVisible())) await expand(row(commits, group));
       await row(commits, commit)
         .waitFor({ timeout: 5000 })
-        .catch(() => scrollTo(commits, commit));
-      return row(commits, commit);
+        .catch(() => {});
+      return scrollTo(commits, commit);
     };
 
     await step(
@@ -426,13 +443,33 @@ try {
     );
 
     await step(
+      'a single-run verdict reads as a hint ("tie?", question icon) and Run More Attempts… (context menu of that entry) proposes the repeats it needs',
+      [entry('view/item/context', 'benchTriage.runMore', '1_run@3')],
+      async () => {
+        const e = await expandTo('Complete 3-way', '2e18d6d1');
+        const text = (await e.textContent()) ?? '';
+        assert(/tie\?/.test(text), `the entry reads "tie?": ${text}`);
+        assert((await e.locator('.codicon-question').count()) === 1, 'the entry shows the question icon');
+        const dialog = page.locator('.monaco-dialog-box');
+        await menuUntil(e, 'Run More Attempts…', dialog);
+        const d = (await dialog.textContent()) ?? '';
+        assert(/more attempts? of 2e18d6d1/.test(d), d);
+        await dialog.locator('.monaco-button', { hasText: 'Cancel' }).click();
+        await dialog.waitFor({ state: 'hidden' });
+        assert(
+          !existsSync(path.join(folder, '.bench-triage/campaigns')) || !readdirSync(path.join(folder, '.bench-triage/campaigns')).length,
+          'Cancel starts no campaign',
+        );
+      },
+    );
+
+    await step(
       'Open Log (inline on a role) opens the complete run log, evidence deep inside',
       [entry('view/item/context', 'benchTriage.openLog', 'inline@1')],
       async () => {
         const e = await expandTo('GPU out of memory', 'c53eb0e4');
         await expand(e);
-        const agent = commits.locator('.monaco-list-row[aria-label^="agent,"]').first();
-        await agent.waitFor();
+        const agent = await roleRow('agent');
         await inline(agent, title('benchTriage.openLog'));
         await page.locator('.tab', { hasText: 'server.stdout.log' }).first().waitFor();
       },
@@ -463,19 +500,19 @@ try {
     );
 
     await step('Open Log (context menu of a role)', [entry('view/item/context', 'benchTriage.openLog', '3_open@1')], async () => {
-      await menu(commits.locator('.monaco-list-row[aria-label^="agent,"]').first(), 'Open Log');
+      await menu(await roleRow('agent'), 'Open Log');
       await page.locator('.tab', { hasText: 'server.stdout.log' }).first().waitFor();
       await closeEditors();
     });
 
     await step('Open Result (context menu of a role) opens its result.json', [entry('view/item/context', 'benchTriage.openResult', '3_open@2')], async () => {
-      await menu(commits.locator('.monaco-list-row[aria-label^="agent,"]').first(), 'Open Result');
+      await menu(await roleRow('agent'), 'Open Result');
       await page.locator('.tab', { hasText: 'result.json' }).first().waitFor();
       await closeEditors();
     });
 
     await step('Copy Perf Command (context menu of a role)', [entry('view/item/context', 'benchTriage.copyPerfCommand', '4_misc@1')], async () => {
-      await menu(commits.locator('.monaco-list-row[aria-label^="agent,"]').first(), 'Copy Perf Command');
+      await menu(await roleRow('agent'), 'Copy Perf Command');
       await notification('copied python benchmarks/benchmark_serving.py').waitFor();
       await clearNotifications();
     });
@@ -535,8 +572,7 @@ try {
       async () => {
         await expandTo('Model not supported', 'f6978a76');
         await expand(row(commits, 'f6978a76'));
-        const human = commits.locator('.monaco-list-row[aria-label^="human,"]').first();
-        await human.waitFor();
+        const human = await roleRow('human');
         await inline(human, title('benchTriage.rerun'));
         await until(
           'the human run of f6978a76 to succeed',
@@ -578,7 +614,7 @@ try {
       async () => {
         await expandTo('Dependency drift', 'aa4f87dd');
         await expand(row(commits, 'aa4f87dd'));
-        const human = commits.locator('.monaco-list-row[aria-label^="human,"]').first();
+        const human = await roleRow('human');
         await menu(human, 'Rerun with Fix…');
         const input = page.locator('.quick-input-widget .quick-input-box input');
         await input.waitFor();
@@ -717,9 +753,15 @@ try {
       await menuUntil(row(commits, group), title('benchTriage.runGroup'), dialog);
       const text = (await dialog.textContent()) ?? '';
       assert(new RegExp(`Run “${group}” on H100 as a campaign\\?`).test(text), text);
-      // Three runs per commit of the group (earlier steps may have completed more commits).
+      // Three runs per commit of the group, each either planned or refused with its reason (the own
+      // campaign's commits state no perf command); earlier steps may have completed more commits.
       const m = /(\d+) runs \((\d+) baseline, (\d+) human, (\d+) agent\) of (\d+) commits?, about .* from the durations in the data/.exec(text);
-      assert(m && Number(m[1]) === 3 * Number(m[5]) && m[2] === m[5] && m[4] === m[5], text);
+      const refused = Number(/Refused \((\d+) runs?\)/.exec(text)?.[1] ?? 0);
+      assert(m && Number(m[1]) + refused === 3 * Number(m[5]) && m[2] === m[3] && m[3] === m[4] && Number(m[1]) > 0, text);
+      assert(
+        !refused || /c0ffee01 \(baseline, human, agent\): commit c0ffee01 has no perf command/.test(text),
+        `a commit refused in every role for one reason is one line: ${text}`,
+      );
       await dialog.locator('.monaco-button', { hasText: 'Start Campaign' }).click();
       return Number(m[1]);
     };
@@ -854,7 +896,7 @@ try {
       const dialog = page.locator('.monaco-dialog-box');
       await dialog.waitFor();
       const text = (await dialog.textContent()) ?? '';
-      assert(/Run “vllm_commits\.jsonl” on H100 as a campaign\?/.test(text) && /Refused \(\d+\):/.test(text), text);
+      assert(/Run “vllm_commits\.jsonl” on H100 as a campaign\?/.test(text) && /Refused \(\d+ runs?\):/.test(text), text);
       // The plan is what was asked for; this one is not started (Cancel).
       await dialog.locator('.monaco-button', { hasText: 'Cancel' }).click();
       await closeEditors();

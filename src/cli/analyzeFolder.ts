@@ -72,6 +72,7 @@ export function entryJson(e: CommitTriage) {
     project: e.project,
     subject: e.subject,
     model: e.model,
+    models: e.models,
     gpuConfig: e.gpuConfig,
     mode: e.mode,
     outcome: e.outcome,
@@ -114,6 +115,9 @@ export function entryJson(e: CommitTriage) {
         }
       : null,
     comparability: e.comparability,
+    pair: e.pair,
+    baselineNote: e.baselineNote,
+    chosen: e.chosen,
     conflicts: e.conflicts,
   };
 }

@@ -1,6 +1,6 @@
 import * as path from 'node:path';
 import type { Role } from '../core/model';
-import { parseSelector, rolesOf, selectEntries, type CampaignPlan } from '../core/campaign/plan';
+import { parseSelector, refusalLines, rolesOf, selectEntries, type CampaignPlan } from '../core/campaign/plan';
 import { buildCampaignPlanFor, buildsExecutor, campaignPlanFor, itemExecutor, runsExecutor, slotsFor } from '../app/campaignPlan';
 import { Builds, type BuildOptions } from '../app/builds';
 import type { BuildRole } from '../runner/buildPlan';
@@ -88,7 +88,7 @@ function printPlan(plan: CampaignPlan, out: Out): void {
   if (plan.items.length > 30) out(`  … ${plan.items.length - 30} more`);
   if (plan.refusals.length) {
     out(`${plan.refusals.length} refused:`);
-    for (const r of plan.refusals) out(`  ${r.commit.slice(0, 8)} ${r.role ?? ''}: ${clean(r.reason)}`);
+    for (const line of refusalLines(plan.refusals)) out(`  ${clean(line)}`);
   }
 }
 

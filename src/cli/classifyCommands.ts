@@ -48,12 +48,14 @@ export async function classifyCommand(a: AnalysisArgs & { json: boolean }, out: 
     const role = e.blockingRole ? e.roles[e.blockingRole] : null;
     const why = role?.classification
       ? ` — ${e.blockingRole}: ${clean(role.classification.description.split('\n')[0]).slice(0, 120)}`
-      : !e.comparability.ok && e.comparison
-        ? ` — not comparable: ${clean(e.comparability.reasons[0] ?? '')}`
-        : '';
+      : !e.pair.ok && e.comparison
+        ? ` — not comparable: ${clean(e.pair.reasons[0] ?? '')}`
+        : e.baselineNote
+          ? ` — baseline not comparable: ${clean(e.baselineNote)}`
+          : '';
     const c = e.comparison;
     const verdict =
-      c && e.comparability.ok
+      c && e.pair.ok
         ? `${e.verdict} on ${c.label} ${c.agentVsHuman > 0 ? '+' : ''}${c.agentVsHuman.toFixed(1)} %${c.basis === 'single' ? ' (single run)' : ` (${c.basis}, 95 % CI ${c.ci![0].toFixed(1)}…${c.ci![1].toFixed(1)} %, p ${c.p!.toFixed(3)})`}${c.mixed ? ' mixed' : ''}`
         : e.verdict;
     out(`${e.project.padEnd(7)} ${e.commit.slice(0, 8)} ${clean(e.agent ?? '-').padEnd(12)} ${e.outcome.padEnd(22)} ${verdict}${why}`);

@@ -112,9 +112,11 @@ function renderComparison(d: ComparisonData): void {
       el(
         'strong',
         {},
-        d.comparability.ok
-          ? `Verdict: ${h.verdict} on ${h.label} (${unitText(h.unit)})`
-          : `Not comparable — verdict withheld (would be ${h.verdict} on ${h.label})`,
+        d.pair.ok
+          ? h.basis === 'single' && h.verdict !== 'unknown'
+            ? `Verdict: ${h.verdict}? on ${h.label} (${unitText(h.unit)}) — a hint from one run each`
+            : `Verdict: ${h.verdict} on ${h.label} (${unitText(h.unit)})`
+          : `Not comparable — no verdict (the numbers below are shown for reference only)`,
       ),
       el(
         'p',
@@ -126,7 +128,13 @@ function renderComparison(d: ComparisonData): void {
     if (d.runMore !== null) {
       const n = d.runMore;
       box.append(
-        el('p', {}, 'Not enough evidence either way: more attempts of each role, interleaved baseline → human → agent, can settle it.'),
+        el(
+          'p',
+          {},
+          h.basis === 'single'
+            ? 'One run each: the run-to-run noise is unknown (vLLM runs vary by 5–20 %), so this is a hint, not a verdict. More attempts of each role, interleaved baseline → human → agent, settle it.'
+            : 'Not enough evidence either way: more attempts of each role, interleaved baseline → human → agent, can settle it.',
+        ),
         button(
           `Run ${n} more`,
           () => vscode.postMessage({ type: 'runMore', commit: d.commit, agent: d.agent, n }),
@@ -136,7 +144,10 @@ function renderComparison(d: ComparisonData): void {
     }
     root.append(box);
   }
-  if (!d.comparability.ok) root.append(el('div', { class: 'warning', role: 'alert' }, `Not comparable: ${d.comparability.reasons.join('; ')}`));
+  if (!d.pair.ok) root.append(el('div', { class: 'warning', role: 'alert' }, `Not comparable: ${d.pair.reasons.join('; ')}`));
+  if (d.baselineNote) root.append(el('div', { class: 'warning', role: 'note' }, `Baseline not comparable (agent vs human still is): ${d.baselineNote}`));
+  if (d.chosen)
+    root.append(el('p', { class: 'meta' }, `Compared: ${d.chosen.why}${d.chosen.rejected.length ? `. Not chosen: ${d.chosen.rejected.join('; ')}` : ''}`));
   if (d.metrics.length) root.append(el('h2', {}, 'Metrics'), metricsTable(d.metrics));
   else root.append(el('p', {}, 'No role of this commit has metrics yet.'));
   const pm = h && d.metrics.find(m => m.key === h.key);
@@ -159,7 +170,13 @@ function renderComparison(d: ComparisonData): void {
             .map((a, i, all) => ({ x: ROLE_X[role] + (all.length > 1 ? (i / (all.length - 1) - 0.5) * 0.3 : 0), y: a.value! })),
         })),
       },
-      options: { scales: { x: { min: -0.5, max: 2.5, ticks: { stepSize: 1, callback: v => ['baseline', 'human', 'agent'][Number(v)] ?? '' } } } },
+      // The value axis starts at zero: a 2 % difference must not look like a cliff.
+      options: {
+        scales: {
+          x: { min: -0.5, max: 2.5, ticks: { stepSize: 1, callback: v => ['baseline', 'human', 'agent'][Number(v)] ?? '' } },
+          y: { beginAtZero: true, title: { display: true, text: `${pm.label} (${unitText(pm.unit)}), from 0` } },
+        },
+      },
     });
     if (h && h.ci) {
       const ci = el('canvas', {
@@ -276,8 +293,8 @@ function table(caption: string, head: string[], rows: Array<Array<string | numbe
   );
 }
 
-const verdictRows = (rows: VerdictRow[]) => rows.map(v => [v.label, v.win, v.tie, v.loss, v.unknown, v.agentFailed, v.mixed]);
-const VERDICT_HEAD = ['Win', 'Tie', 'Loss', 'Unknown', 'Agent failed', 'Mixed'];
+const verdictRows = (rows: VerdictRow[]) => rows.map(v => [v.label, v.win, v.tie, v.loss, v.single, v.unknown, v.agentFailed, v.mixed]);
+const VERDICT_HEAD = ['Win', 'Tie', 'Loss', 'Of these single-run (hints)', 'Unknown', 'Agent failed', 'Mixed'];
 
 function renderProject(p: DashboardProject, include: boolean): HTMLElement {
   const t = p.totals;
@@ -288,7 +305,7 @@ function renderProject(p: DashboardProject, include: boolean): HTMLElement {
     el(
       'p',
       { class: 'meta' },
-      `${t.commits} commits, ${t.entries} entries: ${t.complete} complete, ${t.incomparable} incomparable, ${t.partial} partial, ${t.failed} failed`,
+      `${t.commits} commits, ${t.entries} entries: ${t.complete} complete, ${t.agentVsHuman} agent vs human only, ${t.incomparable} incomparable, ${t.partial} partial, ${t.failed} failed`,
     ),
   );
   sec.append(

@@ -8,6 +8,7 @@ import {
   parseSelector,
   planBuildCampaign,
   planCampaign,
+  refusalLines,
   rolesOf,
   rolesToBuild,
   selectEntries,
@@ -153,6 +154,27 @@ describe('campaigns (issue 15): plan, durable queue, resume', function () {
     // aaaa: (900+900+1800)×2 GPUs, bbbb: (900+900)×1, twice.
     assert.equal(p.gpuHours, (2 * (3600 * 2 + 1800)) / 3600);
     assert.throws(() => planCampaign({ entries: es, roles: ['baseline'], repeats: 0, estimate: () => 1, check: () => ({ gpus: 1 }) }), /repeats/);
+  });
+
+  it('states a commit refused for one reason in every role once, and different reasons per role', () => {
+    const p = planCampaign({
+      entries: [entry('aaaa1111', 'complete'), entry('bbbb2222', 'complete'), entry('cccc3333', 'complete')],
+      roles: ['baseline', 'human', 'agent'],
+      repeats: 1,
+      estimate: () => 60,
+      check: (e, role) =>
+        e.commit === 'aaaa1111'
+          ? { refused: 'commit aaaa1111 has no perf command' }
+          : e.commit === 'bbbb2222' && role !== 'baseline'
+            ? { refused: role === 'agent' ? 'no agent patch' : 'no image' }
+            : { gpus: 1 },
+    });
+    assert.equal(p.refusals.length, 5);
+    assert.deepEqual(refusalLines(p.refusals), [
+      'aaaa1111 (baseline, human, agent): commit aaaa1111 has no perf command',
+      'bbbb2222 human: no image',
+      'bbbb2222 agent: no agent patch',
+    ]);
   });
 
   it('runs every queued run once, at most as many at once as the hosts have slots, with a record per run on disk', async () => {

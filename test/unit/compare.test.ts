@@ -222,12 +222,22 @@ describe('comparability and headline rules', () => {
     assert.equal(w.values.dataset?.value, 'sharegpt', "the old script's default dataset");
   });
 
-  it('without commands, different metric sets stand in for different script versions', () => {
-    const c = comparability({ human: run('human', { ttft_mean_ms: 1, request_throughput_req_s: 2 }), agent: run('agent', { ttft_mean_ms: 1 }) });
+  it('without commands, different metric sets stand in for different script versions — where each role’s printed output is there to say so', () => {
+    const printed = (keys: string[]) => ({ metricSources: Object.fromEntries(keys.map(k => [k, { field: 'raw_output', evidence: 'printed' as const }])) });
+    const c = comparability({
+      human: run('human', { ttft_mean_ms: 1, request_throughput_req_s: 2 }, printed(['ttft_mean_ms', 'request_throughput_req_s'])),
+      agent: run('agent', { ttft_mean_ms: 1 }, printed(['ttft_mean_ms'])),
+    });
     assert.ok(
       c.reasons.some(r => /script versions \(agent lacks Request throughput\)/.test(r)),
       c.reasons.join(),
     );
+    // A role known only from stored fields (its output not kept) is no witness of what its script did not print.
+    const fieldsOnly = comparability({
+      human: run('human', { ttft_mean_ms: 1, request_throughput_req_s: 2 }, printed(['ttft_mean_ms'])),
+      agent: run('agent', { ttft_mean_ms: 1 }),
+    });
+    assert.ok(!fieldsOnly.reasons.some(r => /script versions/.test(r)), fieldsOnly.reasons.join());
   });
 
   it('models, GPU configurations and pipelines must match', () => {
@@ -296,10 +306,18 @@ describe('verdicts on the real corpus', function () {
       e.comparability.reasons.some(r => /pipelines differ/.test(r)),
       e.comparability.reasons.join(' | '),
     );
+    // Its counts tell the workloads apart (300 requests against 100), not a guess at script versions.
     assert.ok(
-      e.comparability.reasons.some(r => /script versions/.test(r)),
+      e.comparability.reasons.some(r => /^workloads differ on requests: baseline 300 .* human 100 .* agent 100/.test(r)),
       e.comparability.reasons.join(' | '),
     );
+    assert.equal(e.pair.ok, false);
+    assert.ok(
+      e.pair.reasons.some(r => /^workloads differ on total input tokens: human 25362 .* agent 54127/.test(r)),
+      e.pair.reasons.join(' | '),
+    );
+    assert.equal(e.comparison!.verdict, 'n/a', 'incomparable: no verdict anywhere');
+    assert.ok(e.comparison!.metrics.every(m => m.verdict === 'n/a'));
   });
 
   it('no value labelled tokens/s equals a requests/s figure printed in the same file', () => {
@@ -380,9 +398,11 @@ describe('verdicts on the real corpus', function () {
     );
     for (const p of rep.projects) {
       for (const t of p.threeWay) {
-        assert.ok(t.comparable, `${t.commit} is in the 3-way table but not comparable`);
+        assert.ok(t.comparable, `${t.commit} is in the 3-way table but agent and human are not comparable`);
         const e = entries.find(x => x.commit === t.commit && x.agent === t.agent)!;
-        assert.equal(e.outcome, 'complete');
+        assert.ok(e.outcome === 'complete' || e.outcome === 'agent-vs-human', e.outcome);
+        // The baseline columns are filled only where the baseline is comparable too.
+        if (e.outcome === 'agent-vs-human') assert.equal(t.baseline, null);
       }
       for (const i of p.incomparable) assert.ok(i.reasons.length > 0);
     }

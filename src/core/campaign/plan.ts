@@ -193,3 +193,19 @@ export function planCampaign(p: PlanInput): CampaignPlan {
   const gpuHours = items.reduce((s, i) => s + (i.estimateS * i.gpus) / 3600, 0);
   return { items, refusals, gpuHours };
 }
+
+/**
+ * One line per refused commit when every refused role of it has the same reason (a commit without
+ * a perf command is refused once, not three times), else one per role; order kept.
+ */
+export function refusalLines(refusals: readonly CampaignRefusal[]): string[] {
+  const byCommit = new Map<string, CampaignRefusal[]>();
+  for (const r of refusals) byCommit.set(r.commit, [...(byCommit.get(r.commit) ?? []), r]);
+  const lines: string[] = [];
+  for (const [commit, rs] of byCommit) {
+    const short = commit.slice(0, 8);
+    if (rs.length > 1 && rs.every(r => r.reason === rs[0].reason)) lines.push(`${short} (${rs.map(r => r.role ?? 'image').join(', ')}): ${rs[0].reason}`);
+    else for (const r of rs) lines.push(`${short}${r.role ? ` ${r.role}` : ''}: ${r.reason}`);
+  }
+  return lines;
+}

@@ -1,7 +1,7 @@
 import type { Commit, Role, Run } from '../model';
 import { ROLES } from '../model';
 import { commandWorkload } from '../perfcmd';
-import { WORKLOAD_KEYS, type WorkloadValue } from '../model';
+import { WORKLOAD_KEYS, workloadNumber, type WorkloadValue } from '../model';
 import { modeFromCommand } from '../ingest';
 import { metricDef } from '../metrics';
 
@@ -62,16 +62,41 @@ const DOCKER_SERVING: Record<Role, string> = {
   baseline: "sonnet dataset with the perf command's other arguments (v0.6.0 script)",
 };
 
-export function modeOfRun(run: Run, commit?: Commit | null): Run['benchmarkMode'] {
-  return run.benchmarkMode ?? (run.command ? modeFromCommand(run.command) : null) ?? commit?.benchmarkMode ?? modeFromCommand(commit?.perfCommands[0]?.command);
+/**
+ * The benchmark a run's output shows it ran, whatever its command says: a serving result block
+ * (requests, TTFT/TPOT), a latency result, a throughput result. Null when the output says nothing.
+ */
+export function modeOfOutput(run: Run): Run['benchmarkMode'] {
+  const m = run.metrics,
+    c = run.counts;
+  if (c.successful_requests !== undefined || m.ttft_mean_ms !== undefined || m.tpot_mean_ms !== undefined || m.itl_mean_ms !== undefined) return 'serving';
+  if (m.latency_avg_ms !== undefined || m.latency_p50_ms !== undefined) return 'latency';
+  return null;
 }
 
-/** Metric keys the run's own fields reported (not added from its raw output): a script version's fingerprint. */
+/** The mode of a run: what it says of itself, else what its output shows, else its command's or its commit's. */
+export function modeOfRun(run: Run, commit?: Commit | null): Run['benchmarkMode'] {
+  return (
+    run.benchmarkMode ??
+    modeOfOutput(run) ??
+    (run.command ? modeFromCommand(run.command) : null) ??
+    commit?.benchmarkMode ??
+    modeFromCommand(commit?.perfCommands[0]?.command)
+  );
+}
+
+/** Metric keys the run reported, stored in a field or printed in its output: a script version's fingerprint. */
 function reportedMetrics(run: Run): string[] {
   return Object.keys(run.metrics)
-    .filter(k => metricDef(k)?.kind === 'metric' && run.metricSources[k]?.evidence !== 'raw')
+    .filter(k => metricDef(k)?.kind === 'metric')
     .sort();
 }
+
+/** The run's printed result block was read (some metric is vouched for, or added, by its own output). */
+const printedOutput = (run: Run) => Object.values(run.metricSources).some(m => m.evidence === 'printed' || m.evidence === 'raw');
+
+/** The run's output was cut at its end (only its head kept): its result block, where the metrics are printed, may be what was cut. */
+const outputCut = (run: Run) => run.logs.some(l => l.truncation?.kind === 'head');
 
 /** A run's workload: what its result file records, and what its perf command asks (defaults explicit). */
 export interface RunWorkload {
@@ -80,8 +105,8 @@ export interface RunWorkload {
   values: Partial<Record<string, WorkloadValue>>;
   /** Flags outside the shared vocabulary, when the run has a command. */
   flags: Record<string, string> | null;
-  /** Where the file and the command disagree, in words. */
-  conflicts: string[];
+  /** Where the file and the command disagree: the field, both values and where each was read. */
+  conflicts: Array<{ key: string; file: WorkloadValue; command: WorkloadValue }>;
 }
 
 const label = (k: string) => (WORKLOAD_KEYS as Record<string, string>)[k] ?? k;
@@ -95,17 +120,32 @@ function same(key: string, a: string, b: string): boolean {
   return Number.isFinite(x) && Number.isFinite(y) && Math.abs(x - y) <= TOKENS_TOLERANCE * Math.max(x, y);
 }
 
+/**
+ * What a run's own counts say of its workload, for runs whose file records no settings (the
+ * ISO-Bench pipelines, the runner): the requests a serving benchmark completed and the input
+ * tokens it sent. 100 requests are not 2 048, whatever the perf command asked for.
+ */
+function countsWorkload(run: Run): Run['workload'] & object {
+  const out: NonNullable<Run['workload']> = {};
+  const c = run.counts;
+  if (run.status === 'success' && modeOfRun(run) === 'serving') {
+    if (typeof c.successful_requests === 'number' && !run.failedRequests)
+      out.num_prompts = { value: workloadNumber(c.successful_requests), from: 'the successful requests it recorded' };
+    if (typeof c.total_input_tokens === 'number') out.input_tokens = { value: workloadNumber(c.total_input_tokens), from: 'the input tokens it recorded' };
+  }
+  return out;
+}
+
 const runWorkloads = new WeakMap<Run, RunWorkload>();
 export function runWorkload(run: Run): RunWorkload {
   let w = runWorkloads.get(run);
   if (w) return w;
   const cmd = run.command ? commandWorkload(run.command) : null;
   const values: RunWorkload['values'] = { ...(cmd?.values ?? {}) };
-  const conflicts: string[] = [];
-  for (const [k, v] of Object.entries(run.workload ?? {})) {
+  const conflicts: RunWorkload['conflicts'] = [];
+  for (const [k, v] of Object.entries(run.workload ?? countsWorkload(run))) {
     const c = values[k];
-    if (c && !same(k, c.value, v.value))
-      conflicts.push(`${run.role}: its result file says ${label(k)} ${v.value} (${v.from}) but its command says ${c.value} (${c.from})`);
+    if (c && !same(k, c.value, v.value)) conflicts.push({ key: k, file: v, command: c });
     values[k] = v; // what ran, as the file recorded it
   }
   w = { kind: cmd?.kind ?? null, values, flags: cmd ? cmd.flags : null, conflicts };
@@ -159,7 +199,7 @@ export function comparability(
   roles: Partial<Record<Role, Run | null>>,
   commit?: Commit | null,
   opts: ComparabilityOptions = {},
-): { ok: boolean; reasons: string[] } {
+): { ok: boolean; reasons: string[]; notes: string[] } {
   const runs = ROLES.map(r => roles[r]).filter((r): r is Run => !!r);
   const reasons: string[] = [];
   const differ = <T>(label: string, f: (r: Run) => T | null, show: (r: Run, v: T) => string = (_r, v) => String(v)) => {
@@ -185,13 +225,28 @@ export function comparability(
         `benchmark workloads differ (the Docker flat runner ignored the perf command's arguments): ${docker.map(r => `${r.role}: ${DOCKER_SERVING[r.role]}`).join('; ')}`,
       );
   }
-  for (const r of runs) reasons.push(...runWorkload(r).conflicts);
+  // A run that did not run what its command says: a reason, unless every role ran the same other
+  // thing (then they still compare with each other, and a note says the command is not what ran).
+  const notes: string[] = [];
+  const byKey = new Map<string, Array<{ r: Run; c: RunWorkload['conflicts'][number] }>>();
+  for (const r of runs) for (const c of runWorkload(r).conflicts) (byKey.get(c.key) ?? byKey.set(c.key, []).get(c.key)!).push({ r, c });
+  for (const [k, list] of byKey) {
+    const shared = list.length === runs.length && new Set(list.map(x => `${x.c.file.value}|${x.c.command.value}`)).size === 1;
+    const say = (x: (typeof list)[number]) =>
+      `${x.r.role}: its result file says ${label(k)} ${x.c.file.value} (${x.c.file.from}) but its command says ${x.c.command.value} (${x.c.command.from})`;
+    if (shared && runs.length > 1)
+      notes.push(
+        `every role ran ${label(k)} ${list[0].c.file.value} (${list[0].c.file.from}), not the ${list[0].c.command.value} its command says (${list[0].c.command.from})`,
+      );
+    else reasons.push(...list.map(say));
+  }
   reasons.push(...workloadDifferences(runs));
   // Without a command or a recorded workload, the metrics each script printed stand in for its version.
   const described = runs.filter(r => r.command || r.workload);
   if (described.length < runs.length) {
+    // Only a role whose printed output we have (and whose end was not cut) is a witness of what its script did not print.
     const sets = runs
-      .filter(r => r.status === 'success')
+      .filter(r => r.status === 'success' && printedOutput(r) && !outputCut(r))
       .map(r => [r.role, reportedMetrics(r)] as const)
       .filter(([, k]) => k.length);
     if (new Set(sets.map(([, k]) => k.join(','))).size > 1) {
@@ -205,7 +260,7 @@ export function comparability(
       reasons.push(`the roles' outputs report different metrics, a sign of different benchmark script versions (${missing.join('; ')})`);
     }
   }
-  return { ok: reasons.length === 0, reasons };
+  return { ok: reasons.length === 0, reasons, notes };
 }
 
 /** Two runs of one role count as attempts of the same measurement. */

@@ -3,3 +3,4 @@ export * from './stats';
 export * from './verdict';
 export * from './triage';
 export * from './repeats';
+export * from './outcomes';

@@ -4,8 +4,8 @@ import type { Classification } from '../classify/engine';
 import { category } from '../classify/taxonomy';
 import type { CommitConflict } from '../ingest/scan';
 import type { PrimaryOverride } from '../metrics';
-import { comparability, modeOfRun, runWorkload, sameMeasurement } from './comparability';
-import { compareAttempts, type Comparison, type Verdict } from './verdict';
+import { comparability, effectiveModel, modeOfRun, pipelineOf, runWorkload, sameMeasurement } from './comparability';
+import { compareAttempts, wantsMoreRuns, type Comparison, type Verdict } from './verdict';
 
 export type { Verdict } from './verdict';
 
@@ -36,10 +36,19 @@ export interface CommitTriage {
   outcome: string;
   /** The role whose failure decides the outcome, if any. */
   blockingRole: Role | null;
-  /** The headline verdict; `n/a` when the roles are not comparable (see `comparison.verdict`). */
+  /** The model of each role's compared run (where they differ, `model` names each). */
+  models: Record<Role, string | null>;
+  /** Agent vs human: `n/a` when those two are not comparable (then no verdict anywhere, see `pair`). */
   verdict: Verdict;
   comparison: Comparison | null;
-  comparability: { ok: boolean; reasons: string[] };
+  /** The 3-way comparability: all three roles measured the same thing (the baseline columns count only then). */
+  comparability: { ok: boolean; reasons: string[]; notes?: string[] };
+  /** Agent vs human alone: the question asked first, answered whenever these two are comparable. */
+  pair: { ok: boolean; reasons: string[] };
+  /** Why the baseline cannot be used although human and agent are comparable (null when it can, or there is none). */
+  baselineNote: string | null;
+  /** Which attempts were compared when several pipelines or workloads measured the commit, and why not the others. */
+  chosen: { why: string; rejected: string[] } | null;
   /** Data conflicts about this commit's identity, each naming the file and field. */
   conflicts: string[];
 }
@@ -87,6 +96,89 @@ function prefer(runs: Run[], anchor: string | null): Run | null {
   return best;
 }
 
+/** The model shown for an entry: the one its compared runs ran, or each role's where they differ; the dataset's only when no run says. */
+function modelShown(models: Record<Role, string | null>, info: Commit | null): string | null {
+  const named = ROLES.filter(r => models[r]);
+  const distinct = [...new Set(named.map(r => models[r]))];
+  if (distinct.length === 1) return distinct[0];
+  if (distinct.length > 1) return named.map(r => `${r} ${models[r]}`).join(' · ');
+  return info?.models[0] ?? null;
+}
+
+/** Strips the verdicts of a comparison whose roles are not comparable: the numbers stay, no win, loss or tie anywhere. */
+function withoutVerdicts(c: Comparison): void {
+  c.verdict = 'n/a';
+  c.mixed = false;
+  for (const m of c.metrics) m.verdict = 'n/a';
+}
+
+interface ChosenAttempts {
+  human: Run[];
+  agent: Run[];
+  /** The baseline's attempts of the same measurement, newest first (empty when it has none). */
+  baseline: Run[];
+  why: string;
+  rejected: string[];
+}
+
+/** Successful runs of a role grouped by what they measured (pipeline, model, workload), newest first in each group. */
+function measurements(runs: readonly Run[], info: Commit | null, allowFailed: boolean): Run[][] {
+  const groups: Run[][] = [];
+  for (const r of [...runs].filter(x => x.status === 'success' && x.source !== BUILD_SOURCE).sort(newest)) {
+    const g = groups.find(x => sameMeasurement(x[0], r, info));
+    if (g) g.push(r);
+    else groups.push([r]);
+  }
+  // A group's clean attempts first (its newest clean run stands for it).
+  for (const g of groups) g.sort((a, b) => Number(!allowFailed && !!a.failedRequests) - Number(!allowFailed && !!b.failedRequests) || newest(a, b));
+  return groups;
+}
+
+/**
+ * When human and agent were measured more than one way (several pipelines, workloads or models),
+ * the pair of measurements that is comparable, with the most repeats, then the newest; and the
+ * baseline's measurement that goes with it. Null when there is only one way (nothing to choose).
+ */
+function chooseAttempts(byRole: Record<Role, Run[]>, info: Commit | null, opts: TriageOptions): ChosenAttempts | null {
+  const allow = !!opts.allowFailedRequests;
+  const hs = measurements(byRole.human, info, allow),
+    as = measurements(byRole.agent, info, allow);
+  if (!hs.length || !as.length || hs.length * as.length === 1) {
+    if (hs.length === 1 && as.length === 1) {
+      const bs = measurements(byRole.baseline, info, allow);
+      const b = bs.find(g => comparability({ baseline: g[0], human: hs[0][0], agent: as[0][0] }, info, { allowFailedRequests: allow }).ok);
+      if (b && bs.length > 1)
+        return { human: hs[0], agent: as[0], baseline: b, why: `the baseline attempts measured like human and agent (${pipelineOf(b[0])})`, rejected: [] };
+    }
+    return null;
+  }
+  const label = (g: Run[]) => `${pipelineOf(g[0])}${g[0].model ? `, ${effectiveModel(g[0])}` : ''} (${g.length} attempt${g.length === 1 ? '' : 's'})`;
+  const pairs = hs.flatMap(h => as.map(a => ({ h, a, comp: comparability({ human: h[0], agent: a[0] }, info, { allowFailedRequests: allow }) })));
+  const ts = (g: Run[]) => g[0].timestamp ?? '';
+  pairs.sort(
+    (x, y) =>
+      Number(y.comp.ok) - Number(x.comp.ok) ||
+      Math.min(y.h.length, y.a.length) - Math.min(x.h.length, x.a.length) ||
+      (ts(y.h) > ts(y.a) ? ts(y.h) : ts(y.a)).localeCompare(ts(x.h) > ts(x.a) ? ts(x.h) : ts(x.a)),
+  );
+  const best = pairs[0];
+  const bs = measurements(byRole.baseline, info, allow);
+  const baseline = bs.find(g => comparability({ baseline: g[0], human: best.h[0], agent: best.a[0] }, info, { allowFailedRequests: allow }).ok) ?? [];
+  const why = best.comp.ok
+    ? `human ${label(best.h)} and agent ${label(best.a)}: comparable${pairs.length > 1 ? ', with the most repeats, then the newest' : ''}`
+    : `no human/agent measurements are comparable; the ones with the most repeats, then the newest: human ${label(best.h)}, agent ${label(best.a)}`;
+  const rejected = pairs
+    .slice(1)
+    .filter(p => p.h !== best.h || p.a !== best.a)
+    .slice(0, 5)
+    .map(p =>
+      p.comp.ok
+        ? `human ${label(p.h)} with agent ${label(p.a)}: comparable, fewer repeats or older`
+        : `human ${label(p.h)} with agent ${label(p.a)}: ${p.comp.reasons.slice(0, 2).join('; ')}`,
+    );
+  return { human: best.h, agent: best.a, baseline, why, rejected };
+}
+
 const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 /**
  * The order of entries: project, commit, agent (no agent first), by code unit — the same in every
@@ -114,56 +206,78 @@ export function triage(runs: readonly Run[], classifications: ReadonlyMap<string
     for (const agent of agents.length ? agents : [null]) {
       const mine = [...shared, ...all.filter(r => r.role === 'agent' && r.agent === agent)];
       const byRole = Object.fromEntries(ROLES.map(role => [role, mine.filter(r => r.role === role)])) as Record<Role, Run[]>;
-      // A pipeline that measured all three roles successfully is preferred for every role.
+      // Attempts with failed requests are left out of the statistics (unless allowed), as the client leaves failed requests out of its means.
+      const clean = (r: Run) => opts.allowFailedRequests || !r.failedRequests;
+      // Among the human/agent measurements (pipelines, workloads, models), the comparable set with the most repeats, then the newest.
+      const chosen = chooseAttempts(byRole, info, opts);
       const sources = [...new Set(mine.map(r => r.source))];
       const complete = sources.find(s => ROLES.every(role => byRole[role].some(r => r.source === s && r.status === 'success')));
       const agentPick = prefer(byRole.agent, null);
-      const anchor = complete ?? agentPick?.source ?? prefer(byRole.human, null)?.source ?? null;
+      const anchor = chosen?.human[0].source ?? complete ?? agentPick?.source ?? prefer(byRole.human, null)?.source ?? null;
       const roles = Object.fromEntries(
         ROLES.map(role => {
-          const run = prefer(byRole[role], anchor);
-          // Attempts with failed requests are left out of the statistics (unless allowed), as the client leaves failed requests out of its means.
-          const clean = (r: Run) => r === run || opts.allowFailedRequests || !r.failedRequests;
+          const set = chosen ? (role === 'human' ? chosen.human : role === 'agent' ? chosen.agent : chosen.baseline) : null;
+          const run = set?.[0] ?? prefer(byRole[role], anchor);
           const attempts =
-            run?.status === 'success' ? byRole[role].filter(r => r.status === 'success' && clean(r) && (r === run || sameMeasurement(r, run, info))) : [];
+            run?.status === 'success'
+              ? (set ?? byRole[role].filter(r => r.status === 'success' && (r === run || (clean(r) && sameMeasurement(r, run, info))))).filter(
+                  r => r === run || clean(r),
+                )
+              : [];
           return [role, { run, history: byRole[role].filter(r => r !== run), attempts, classification: run ? (classifications.get(run.id) ?? null) : null }];
         }),
       ) as Record<Role, RoleView>;
       const blockingRole = ROLES.find(role => roles[role].run && roles[role].run!.status !== 'success') ?? null;
       const allMeasured = ROLES.every(role => roles[role].run?.status === 'success');
-      const comp = comparability({ baseline: roles.baseline.run, human: roles.human.run, agent: roles.agent.run }, info, {
-        allowFailedRequests: opts.allowFailedRequests,
-      });
+      const copts = { allowFailedRequests: opts.allowFailedRequests };
+      const comp = comparability({ baseline: roles.baseline.run, human: roles.human.run, agent: roles.agent.run }, info, copts);
+      const bothMeasured = roles.human.run?.status === 'success' && roles.agent.run?.status === 'success';
+      const pair = bothMeasured ? comparability({ human: roles.human.run, agent: roles.agent.run }, info, copts) : { ok: false, reasons: [] as string[] };
       const mode =
         (roles.human.run && modeOfRun(roles.human.run, info)) ?? (roles.agent.run && modeOfRun(roles.agent.run, info)) ?? info?.benchmarkMode ?? null;
+      // The baseline counts only when all three measured the same thing; human vs agent is answered regardless.
+      const baselineUsable = roles.baseline.run?.status === 'success' && comp.ok;
       let comparison: Comparison | null = null;
       let verdict: Verdict = 'n/a';
       if (roles.human.run?.status === 'success' && roles.agent.run && roles.agent.run.status !== 'success') verdict = 'agent-failed';
-      else if (roles.human.run?.status === 'success' && roles.agent.run?.status === 'success') {
+      else if (bothMeasured) {
         comparison = compareAttempts(
-          { baseline: roles.baseline.attempts, human: roles.human.attempts, agent: roles.agent.attempts },
-          { tieBand, override: opts.primaryMetric, mode, requestRate: keptUpRate(roles.human.run, roles.agent.run) },
+          { baseline: baselineUsable ? roles.baseline.attempts : [], human: roles.human.attempts, agent: roles.agent.attempts },
+          { tieBand, override: opts.primaryMetric, mode, requestRate: keptUpRate(roles.human.run!, roles.agent.run!) },
         );
-        if (!comparison) comp.reasons.push('human and agent share no metric');
+        if (!comparison) {
+          pair.reasons.push('human and agent share no metric');
+          pair.ok = false;
+        }
       }
-      if (allMeasured && comparison && comparison.baseline === null) comp.reasons.push('no metric was measured by all three roles');
+      // The 3-way reasons already name every difference between any roles; only a finding of the pair alone is added.
+      if (!comparison && bothMeasured) comp.reasons.push('human and agent share no metric');
+      if (allMeasured && comparison && baselineUsable && comparison.baseline === null) comp.reasons.push('no metric was measured by all three roles');
       const ok = comp.reasons.length === 0;
-      if (comparison && ok) verdict = comparison.verdict;
+      if (comparison && pair.ok) verdict = comparison.verdict;
+      // Incomparable means no verdict anywhere: the numbers stay, marked.
+      if (comparison && !pair.ok) withoutVerdicts(comparison);
       const outcome = blockingRole
         ? (roles[blockingRole].classification?.category ?? 'unclassified')
         : allMeasured
           ? ok && comparison
             ? 'complete'
-            : 'incomparable'
+            : pair.ok
+              ? 'agent-vs-human'
+              : 'incomparable'
           : 'partial';
+      const baselineNote =
+        pair.ok && roles.baseline.run?.status === 'success' && !ok ? comp.reasons.filter(r => !pair.reasons.includes(r)).join('; ') || null : null;
       const runOf = (role: Role) => roles[role].run;
+      const models = Object.fromEntries(ROLES.map(role => [role, runOf(role) ? effectiveModel(runOf(role)!) : null])) as Record<Role, string | null>;
       out.push({
         commit,
         agent,
         project: info?.project ?? mine.find(r => r.project)?.project ?? 'unknown',
         subject: info?.subject ?? null,
         prUrl: info?.prUrl ?? null,
-        model: info?.models[0] ?? mine.find(r => r.model)?.model ?? null,
+        model: modelShown(models, info),
+        models,
         gpuConfig: runOf('human')?.gpuConfig ?? info?.gpuConfig ?? mine.find(r => r.gpuConfig)?.gpuConfig ?? null,
         version: runOf('human')?.version ?? null,
         mode,
@@ -172,7 +286,10 @@ export function triage(runs: readonly Run[], classifications: ReadonlyMap<string
         blockingRole,
         verdict,
         comparison,
-        comparability: { ok, reasons: comp.reasons },
+        comparability: { ok, reasons: comp.reasons, ...(comp.notes.length ? { notes: comp.notes } : {}) },
+        pair: { ok: pair.ok, reasons: pair.reasons },
+        baselineNote,
+        chosen: chosen ? { why: chosen.why, rejected: chosen.rejected } : null,
         conflicts: conflictsOf.get(commit) ?? [],
       });
     }
@@ -188,8 +305,10 @@ export interface VerdictCounts {
   'agent-failed': number;
   'n/a': number;
   mixed: number;
+  /** Of the wins, ties and losses, those resting on a single run each (hints, noise unknown). */
+  single: number;
 }
-const zero = (): VerdictCounts => ({ win: 0, tie: 0, loss: 0, unknown: 0, 'agent-failed': 0, 'n/a': 0, mixed: 0 });
+const zero = (): VerdictCounts => ({ win: 0, tie: 0, loss: 0, unknown: 0, 'agent-failed': 0, 'n/a': 0, mixed: 0, single: 0 });
 
 export interface Aggregates {
   byOutcome: Record<string, number>;
@@ -215,18 +334,22 @@ export function aggregate(entries: readonly CommitTriage[], includeIncomparable 
       const f = e.roles[e.blockingRole].classification?.fixability ?? category(e.outcome).fixability;
       byFixability[f] = (byFixability[f] ?? 0) + 1;
     }
-    const incomparable = !!e.comparison && !e.comparability.ok;
+    // Verdicts count where agent and human are comparable (the baseline need not be).
+    const incomparable = !!e.comparison && !e.pair.ok;
     if (incomparable && !includeIncomparable) {
       leftOut++;
       continue;
     }
-    const v: Verdict = incomparable ? e.comparison!.verdict : e.verdict;
+    const v: Verdict = e.verdict;
+    const hint = !!e.comparison && wantsMoreRuns(v, e.comparison.basis) && v !== 'unknown';
     const a = (byAgent[e.agent ?? '(none)'] ??= zero());
     a[v]++;
+    if (hint) a.single++;
     if (e.comparison?.mixed) a.mixed++;
     if (e.comparison && v !== 'n/a') {
       const m = (byMetric[e.comparison.metric] ??= zero());
       m[v]++;
+      if (hint) m.single++;
       if (e.comparison.mixed) m.mixed++;
     }
   }

@@ -17,6 +17,19 @@ export type Basis = 'single' | 'repeats' | 'per-request';
 
 export const SIGNIFICANCE = 0.05;
 
+/**
+ * A verdict as people read it: on a single run (noise unknown) a win, loss or tie is only a hint,
+ * written with a question mark (`win?`), and "Run N more" is offered as for `unknown`.
+ */
+export function shownVerdict(v: Verdict | string, basis: Basis | string | null | undefined): string {
+  return basis === 'single' && (v === 'win' || v === 'loss' || v === 'tie') ? `${v}?` : v;
+}
+
+/** Whether more attempts would settle the verdict: unknown, or a single-run hint. */
+export function wantsMoreRuns(v: Verdict | string, basis: Basis | string | null | undefined): boolean {
+  return v === 'unknown' || (basis === 'single' && (v === 'win' || v === 'loss' || v === 'tie'));
+}
+
 export interface MetricComparison {
   key: string;
   label: string;

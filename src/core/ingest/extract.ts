@@ -8,7 +8,7 @@ import type { SourceRank } from './facts';
 import { AGENT_ITEM_FILES, isAgentItemFile } from './agentRuns';
 import { fieldHolding, fieldText } from './fields';
 import { projectOfPlace, projectOfRow } from './project';
-import { PrintedMetricsParser, reconcileUnits } from '../metrics';
+import { PrintedMetricsParser, reconcileUnits, unitFamily } from '../metrics';
 
 /**
  * What one file contributes to a scan, computed from that file alone (and its folder's file
@@ -108,11 +108,27 @@ function settleUnits(d: RunDraft, doc: unknown): void {
     parser.chunk(text);
     if (parser.found && !from) from = l.field;
   }
-  const printed = parser.found ? parser.result().metrics : null;
+  const pr = parser.found ? parser.result() : null;
+  const printed = pr ? pr.metrics : null;
+  // The counts the output printed (requests, tokens) stand where no field stored them: they are part of the workload.
+  if (pr) for (const [k, v] of Object.entries(pr.counts)) if (!(k in d.counts)) d.counts[k] = v;
   const rec = reconcileUnits({ fields: d.metricFields ?? [], counts: d.counts, printed, printedFrom: from, untrusted: new Set(d.untrustedFields ?? []) });
   d.metrics = rec.metrics;
   d.metricSources = rec.sources;
   d.problems = [...d.problems, ...rec.notes];
+  // A latency benchmark prints no throughput: a stored throughput beside its printed result came
+  // from elsewhere (a pipeline's `throughput:` regex takes the engine's `Avg prompt throughput`
+  // log line first) and is not a result to compare.
+  if (printed && printed.latency_avg_ms !== undefined && !Object.keys(printed).some(k => unitFamily(k) === 'tok/s' || unitFamily(k) === 'req/s'))
+    for (const k of Object.keys(d.metrics))
+      if (['tok/s', 'req/s', 'unknown'].includes(unitFamily(k)) && d.metricSources[k]?.evidence !== 'printed' && d.metricSources[k]?.evidence !== 'raw') {
+        d.problems.push({
+          field: d.metricSources[k]?.field ?? k,
+          message: `the run's output is a latency benchmark, which prints no throughput: ${d.metrics[k]} is not its result (an engine log line such as "Avg prompt throughput" can be taken for one); left out`,
+        });
+        delete d.metrics[k];
+        delete d.metricSources[k];
+      }
   delete d.metricFields;
   delete d.untrustedFields;
 }

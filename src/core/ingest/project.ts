@@ -19,7 +19,7 @@ export function projectOfRow(row: Record<string, unknown>): string | null {
 
 /** From where a result file sits and what it ran. */
 export function projectOfPlace(path: string, command: string | null, source: string): string | null {
-  if (source === 'sglang-modal' || source === 'sglang.bench_serving') return 'sglang';
+  if (source === 'sglang-modal') return 'sglang';
   // vLLM's own benchmark clients (the standalone files' sources) measure vLLM unless the path says otherwise.
   const vllmTool = /^(vllm bench |benchmark_serving\.py|vLLM )/.test(source);
   const seg = path.split('/');

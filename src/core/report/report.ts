@@ -1,7 +1,8 @@
 import type { Role } from '../model';
 import { CATEGORIES, FIXABILITIES, category, type Finding, type Fixability } from '../classify';
 import { aggregate, byProject, type CommitTriage, type VerdictCounts } from '../compare/triage';
-import type { Basis, Verdict } from '../compare/verdict';
+import { MEASURED_OUTCOMES, outcomeTitle } from '../compare/outcomes';
+import { shownVerdict, type Basis, type Verdict } from '../compare/verdict';
 import { metricDef, UNKNOWN_UNIT } from '../metrics';
 import { mdLink, mdText } from './markdown';
 
@@ -35,12 +36,14 @@ export interface ThreeWayRow {
   verdict: Verdict;
   mixed: boolean;
   comparable: boolean;
+  /** Why the baseline columns are empty although agent and human are compared. */
+  baselineNote: string | null;
   reasons: string[];
 }
 
 export interface ProjectReport {
   project: string;
-  totals: { entries: number; commits: number; complete: number; incomparable: number; partial: number; failed: number };
+  totals: { entries: number; commits: number; complete: number; agentVsHuman: number; incomparable: number; partial: number; failed: number };
   summary: Array<{ outcome: string; title: string; count: number; fixability: Fixability | null; description: string }>;
   /** Comparable commits (and, on request, incomparable ones, marked). */
   threeWay: ThreeWayRow[];
@@ -62,6 +65,8 @@ export interface ProjectReport {
   actionPlan: Record<Fixability, string[]>;
   agents: Record<string, VerdictCounts>;
   metrics: Record<string, VerdictCounts>;
+  /** Blocked entries by the fixability of what blocks them (the classification's own, as the tree groups them). */
+  fixability: Record<string, number>;
   leftOut: number;
 }
 
@@ -73,27 +78,21 @@ export interface TriageReport {
   projects: ProjectReport[];
 }
 
-const MEASURED_TITLES: Record<string, string> = { complete: 'Complete 3-way', incomparable: 'Measured, not comparable', partial: 'Partial (roles never ran)' };
-const MEASURED_DESC: Record<string, string> = {
-  complete: 'All three roles measured the same workload on the same model, GPUs and pipeline.',
-  incomparable: 'All three roles measured, but not the same thing (different models, workloads, GPUs, pipelines or script versions).',
-  partial: 'Some roles have no run at all.',
-};
-
 function projectReport(project: string, entries: readonly CommitTriage[], includeIncomparable: boolean): ProjectReport {
   const agg = aggregate(entries, includeIncomparable);
-  const order = ['complete', 'incomparable', 'partial', ...CATEGORIES.map(c => c.id)];
+  const order = [...Object.keys(MEASURED_OUTCOMES), ...CATEGORIES.map(c => c.id)];
   const summary = Object.entries(agg.byOutcome)
     .sort(([a, x], [b, y]) => y - x || order.indexOf(a) - order.indexOf(b))
     .map(([outcome, count]) => ({
       outcome,
-      title: MEASURED_TITLES[outcome] ?? category(outcome).title,
+      title: outcomeTitle(outcome),
       count,
-      fixability: outcome in MEASURED_TITLES ? null : category(outcome).fixability,
-      description: MEASURED_DESC[outcome] ?? category(outcome).description,
+      fixability: outcome in MEASURED_OUTCOMES ? null : category(outcome).fixability,
+      description: MEASURED_OUTCOMES[outcome]?.description ?? category(outcome).description,
     }));
   const threeWay = entries
-    .filter(e => e.comparison && (e.outcome === 'complete' || (includeIncomparable && e.outcome === 'incomparable')))
+    // Agent vs human where those two are comparable (the baseline columns only where it is too); incomparable ones on request, marked.
+    .filter(e => e.comparison && (e.outcome === 'complete' || e.outcome === 'agent-vs-human' || (includeIncomparable && e.outcome === 'incomparable')))
     .map((e): ThreeWayRow => {
       const c = e.comparison!;
       return {
@@ -118,13 +117,15 @@ function projectReport(project: string, entries: readonly CommitTriage[], includ
         p: c.p,
         verdict: c.verdict,
         mixed: c.mixed,
-        comparable: e.comparability.ok,
-        reasons: e.comparability.reasons,
+        comparable: e.pair.ok,
+        baselineNote: e.baselineNote,
+        reasons: e.pair.ok ? (e.baselineNote ? [`baseline not comparable: ${e.baselineNote}`] : []) : e.pair.reasons,
       };
     });
+  // Exactly the entries the summary counts as incomparable (one count per class, equal to its rows).
   const incomparable = entries
-    .filter(e => e.outcome === 'incomparable' || (e.comparison && !e.comparability.ok))
-    .map(e => ({ commit: e.commit, agent: e.agent, subject: e.subject, reasons: e.comparability.reasons }));
+    .filter(e => e.outcome === 'incomparable')
+    .map(e => ({ commit: e.commit, agent: e.agent, subject: e.subject, reasons: e.pair.reasons.length ? e.pair.reasons : e.comparability.reasons }));
   const failures = entries
     .filter(e => e.blockingRole)
     .map(e => {
@@ -157,6 +158,7 @@ function projectReport(project: string, entries: readonly CommitTriage[], includ
       entries: entries.length,
       commits: new Set(entries.map(e => e.commit)).size,
       complete: agg.byOutcome.complete ?? 0,
+      agentVsHuman: agg.byOutcome['agent-vs-human'] ?? 0,
       incomparable: agg.byOutcome.incomparable ?? 0,
       partial: agg.byOutcome.partial ?? 0,
       failed: failures.length,
@@ -169,6 +171,7 @@ function projectReport(project: string, entries: readonly CommitTriage[], includ
     actionPlan,
     agents: agg.byAgent,
     metrics: agg.byMetric,
+    fixability: agg.byFixability,
     leftOut: agg.leftOut,
   };
 }
@@ -206,12 +209,17 @@ const FIX_TITLES: Record<Fixability, string> = {
 };
 
 function verdictTable(out: string[], caption: string, key: string, rows: Record<string, VerdictCounts>, label: (k: string) => string): void {
-  out.push(`### ${caption}`, '', `| ${key} | win | tie | loss | unknown (needs more runs) | agent failed | mixed |`, '|---|---:|---:|---:|---:|---:|---:|');
+  out.push(
+    `### ${caption}`,
+    '',
+    `| ${key} | win | tie | loss | of these on a single run (hints) | unknown (needs more runs) | agent failed | mixed |`,
+    '|---|---:|---:|---:|---:|---:|---:|---:|',
+  );
   const keys = Object.keys(rows);
-  if (!keys.length) out.push('| — | | | | | | |');
+  if (!keys.length) out.push('| — | | | | | | | |');
   for (const k of keys) {
     const v = rows[k];
-    out.push(`| ${label(k)} | ${v.win} | ${v.tie} | ${v.loss} | ${v.unknown} | ${v['agent-failed']} | ${v.mixed} |`);
+    out.push(`| ${label(k)} | ${v.win} | ${v.tie} | ${v.loss} | ${v.single} | ${v.unknown} | ${v['agent-failed']} | ${v.mixed} |`);
   }
   out.push('');
 }
@@ -234,7 +242,7 @@ export function renderMarkdown(r: TriageReport): string {
     out.push(
       `## ${mdText(p.project)}`,
       '',
-      `${t.entries} commit × agent entries over ${t.commits} commits: ${t.complete} complete, ${t.incomparable} incomparable, ${t.partial} partial, ${t.failed} failed.`,
+      `${t.entries} commit × agent entries over ${t.commits} commits: ${t.complete} complete, ${t.agentVsHuman} agent vs human only (baseline not comparable), ${t.incomparable} incomparable, ${t.partial} partial, ${t.failed} failed.`,
       '',
     );
     out.push('### Summary by outcome', '', '| outcome | count | fixability | what it means |', '|---|---:|---|---|');
@@ -247,7 +255,7 @@ export function renderMarkdown(r: TriageReport): string {
         '|---|---|---|---|---|---|---|---:|---:|---:|---:|---:|---|---|---:|---|',
       );
       for (const w of p.threeWay) {
-        const verdict = `${w.verdict}${w.mixed ? ' (mixed)' : ''}${w.comparable ? '' : ' — not comparable'}`;
+        const verdict = `${shownVerdict(w.verdict, w.basis)}${w.mixed ? ' (mixed)' : ''}${w.comparable ? '' : ' — not comparable'}${w.baselineNote ? ' — baseline not comparable' : ''}`;
         out.push(
           `| ${w.commit.slice(0, 8)} | ${mdLink(w.subject ?? '', w.prUrl)} | ${mdText(w.model ?? '—')} | ${mdText(w.gpus ?? '—')} | ${mdText(w.version ?? '—')} | ${mdText(w.agent ?? '—')} | ${mdText(w.label)}${mdText(unitOf(w.metric))} | ${num(w.baseline)} | ${num(w.human)} | ${num(w.agentValue)} | ${pct(w.humanImprovement)} | ${pct(w.agentVsHuman)} | ${w.basis === 'single' ? 'single run (noise unknown)' : w.basis} | ${ci(w.ci)} | ${pval(w.p)} | ${mdText(verdict)} |`,
         );

@@ -3,6 +3,7 @@ import { category } from '../classify/taxonomy';
 import type { CommitTriage } from '../compare/triage';
 import { relativeChange } from '../compare/stats';
 import { suggestedRepeats } from '../compare/repeats';
+import { wantsMoreRuns } from '../compare/verdict';
 import { METRICS, metricDef } from '../metrics';
 import { ROLES } from '../model';
 import type { ComparisonData, DashboardData, VerdictRow } from './viewTypes';
@@ -123,12 +124,15 @@ export function comparisonData(e: CommitTriage, tieBand: number): ComparisonData
         }
       : null,
     comparability: e.comparability,
+    pair: e.pair,
+    baselineNote: e.baselineNote,
+    chosen: e.chosen,
     tieBand,
     metrics,
     failures,
     attempts,
     runMore:
-      c && c.verdict === 'unknown' && e.comparability.ok
+      c && e.pair.ok && wantsMoreRuns(c.verdict, c.basis)
         ? suggestedRepeats({ human: e.roles.human.attempts.length, agent: e.roles.agent.attempts.length })
         : null,
     conflicts: e.conflicts,
@@ -145,6 +149,7 @@ const row = (key: string, label: string, v: VerdictCounts): VerdictRow => ({
   unknown: v.unknown,
   agentFailed: v['agent-failed'],
   mixed: v.mixed,
+  single: v.single,
 });
 
 /** What the Dashboard shows for a workspace folder, per project, from the same report the CLI writes. */
@@ -154,8 +159,8 @@ export function dashboardData(r: TriageReport): DashboardData {
     folder: r.folder,
     includeIncomparable: r.includeIncomparable,
     projects: r.projects.map(p => {
-      const byFix = new Map<string, number>();
-      for (const s of p.summary) if (s.fixability) byFix.set(s.fixability, (byFix.get(s.fixability) ?? 0) + s.count);
+      // The same count the tree's Group By fixability shows: each blocked entry by its own classification's fixability.
+      const byFix = new Map(Object.entries(p.fixability).sort(([, a], [, b]) => b - a));
       return {
         project: p.project,
         totals: p.totals,

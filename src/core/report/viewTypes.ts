@@ -73,6 +73,10 @@ export interface ComparisonData {
     note: string | null;
   } | null;
   comparability: { ok: boolean; reasons: string[] };
+  /** Agent vs human alone (the verdict's own comparability), why the baseline is left out, and which attempts were compared. */
+  pair: { ok: boolean; reasons: string[] };
+  baselineNote: string | null;
+  chosen: { why: string; rejected: string[] } | null;
   tieBand: number;
   metrics: MetricRow[];
   failures: RoleFailure[];
@@ -92,10 +96,12 @@ export interface VerdictRow {
   unknown: number;
   agentFailed: number;
   mixed: number;
+  /** Wins, ties and losses resting on a single run each (hints). */
+  single: number;
 }
 export interface DashboardProject {
   project: string;
-  totals: { entries: number; commits: number; complete: number; incomparable: number; partial: number; failed: number };
+  totals: { entries: number; commits: number; complete: number; agentVsHuman: number; incomparable: number; partial: number; failed: number };
   byCategory: Array<{ outcome: string; title: string; count: number; fixability: string | null }>;
   byFixability: Array<{ fixability: string; count: number }>;
   agents: VerdictRow[];

@@ -2,7 +2,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { ROLES, type Role } from '../../core/model';
 import type { CommitTriage } from '../../core/compare';
-import { rolesToBuild } from '../../core/campaign/plan';
+import { refusalLines, rolesToBuild } from '../../core/campaign/plan';
 import { BuildPlanError, type BuildRole } from '../../runner/buildPlan';
 import type { BuildRecord } from '../../runner/buildRecord';
 import type { HostConfig } from '../../runner/hosts';
@@ -156,7 +156,7 @@ export function registerBuildCommands(
       arg.entries.filter(x => x.folder === folder).map(x => x.entry),
       host,
     );
-    const refused = plan.refusals.map(r => `${r.commit.slice(0, 8)} ${r.role ?? ''}: ${r.reason}`);
+    const refused = refusalLines(plan.refusals);
     if (!plan.items.length) {
       void vscode.window.showWarningMessage(`Bench Triage: no image in “${arg.title}” can be built.`, { modal: true, detail: refused.slice(0, 12).join('\n') });
       return;

@@ -1,6 +1,7 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { CommitTriage } from '../../core/compare';
+import { refusalLines } from '../../core/campaign/plan';
+import { suggestedRepeats, type CommitTriage } from '../../core/compare';
 import type { CampaignService } from '../campaignService';
 import { EntryNode, GroupNode } from '../tree/commitNodes';
 import { CampaignNode } from '../tree/runsTree';
@@ -30,7 +31,7 @@ export function registerCampaignCommands(context: vscode.ExtensionContext, store
   /** The plan summary (runs, GPU-hours from the data, refusals with reasons), then the user's go. */
   const propose = async (folder: FolderScan, entries: CommitTriage[], what: string, select: string, repeats = 1) => {
     const plan = campaigns.plan(folder, entries, repeats);
-    const refused = plan.refusals.map(r => `${r.commit.slice(0, 8)} ${r.role ?? ''}: ${r.reason}`);
+    const refused = refusalLines(plan.refusals);
     const roles = (['baseline', 'human', 'agent'] as const).map(r => `${plan.items.filter(i => i.role === r).length} ${r}`).join(', ');
     if (!plan.items.length) {
       void vscode.window.showWarningMessage(`Bench Triage: nothing in “${what}” can run.`, { modal: true, detail: refused.join('\n') });
@@ -41,7 +42,13 @@ export function registerCampaignCommands(context: vscode.ExtensionContext, store
       repeats > 1
         ? `${repeats} rounds, interleaved (baseline, human, agent of every commit, then again), so that drift of the host hits every role alike.`
         : 'Repeats run interleaved (baseline, human, agent of every commit, then again).',
-      ...(refused.length ? [`Refused (${refused.length}):`, ...refused.slice(0, 12), ...(refused.length > 12 ? [`… ${refused.length - 12} more`] : [])] : []),
+      ...(refused.length
+        ? [
+            `Refused (${plan.refusals.length} run${plan.refusals.length === 1 ? '' : 's'}):`,
+            ...refused.slice(0, 12),
+            ...(refused.length > 12 ? [`… ${refused.length - 12} more`] : []),
+          ]
+        : []),
     ].join('\n');
     const choice = await vscode.window.showInformationMessage(`Run “${what}” on H100 as a campaign?`, { modal: true, detail }, 'Start Campaign');
     if (choice !== 'Start Campaign') return;
@@ -110,6 +117,11 @@ export function registerCampaignCommands(context: vscode.ExtensionContext, store
   // The verdict's Run N more (Compare view): every role N more times, through the durable queue.
   register(context, COMMANDS.runMore, async (commit?: unknown, agent?: unknown, n?: unknown) => {
     await store.ensureScanned();
+    // From the Commits view (an entry whose verdict is unknown or a single-run hint): as many as the verdict needs.
+    if (commit instanceof EntryNode) {
+      const e = commit.entry;
+      [commit, agent, n] = [e.commit, e.agent, suggestedRepeats({ human: e.roles.human.attempts.length, agent: e.roles.agent.attempts.length })];
+    }
     const t = targetOf(store, { commit, agent: typeof agent === 'string' ? agent : null });
     if (!t?.entry || !Number.isInteger(n) || (n as number) < 1 || (n as number) > 20) {
       void vscode.window.showInformationMessage('Bench Triage: Run N more needs a commit and a number of attempts from 1 to 20 (from the Compare view).');

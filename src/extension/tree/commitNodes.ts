@@ -3,7 +3,7 @@ import type { FileRecord, Role, Run, RunStatus } from '../../core/model';
 import { ROLES } from '../../core/model';
 import { displayMetric, formatMetric } from '../../core/metrics';
 import { category, type Evidence, type Fixability } from '../../core/classify';
-import type { CommitTriage, RoleView } from '../../core/compare';
+import { MEASURED_OUTCOMES, outcomeTitle, shownVerdict, wantsMoreRuns, type CommitTriage, type RoleView } from '../../core/compare';
 import { EntryKeys } from '../../app/identity';
 import type { GroupBy } from '../settings';
 import type { FolderScan } from '../store';
@@ -44,11 +44,11 @@ export const FIX_ICON: Record<Fixability, string> = {
   agent: 'hubot',
 };
 const ROLE_LETTER: Record<Role, string> = { baseline: 'B', human: 'H', agent: 'A' };
-export const MEASURED: Record<string, { title: string; icon: string; rank: number }> = {
-  complete: { title: 'Complete 3-way', icon: 'pass', rank: 0 },
-  incomparable: { title: 'Measured, not comparable', icon: 'warning', rank: 1 },
-  partial: { title: 'Partial (roles never ran)', icon: 'circle-large-outline', rank: 2 },
-};
+const MEASURED_ICON: Record<string, string> = { complete: 'pass', 'agent-vs-human': 'pass-filled', incomparable: 'warning', partial: 'circle-large-outline' };
+/** The measured outcomes as the tree shows them: titles and order from core (one table for every screen), icons here. */
+export const MEASURED: Record<string, { title: string; icon: string; rank: number }> = Object.fromEntries(
+  Object.entries(MEASURED_OUTCOMES).map(([k, v]) => [k, { title: v.title, icon: MEASURED_ICON[k] ?? 'circle-outline', rank: v.rank }]),
+);
 
 export function roleGlyphs(e: CommitTriage): string {
   return ROLES.map(r => `${ROLE_LETTER[r]}${GLYPH[e.roles[r].run?.status ?? 'not_run']}`).join(' ');
@@ -189,7 +189,8 @@ export class EntryNode extends CommitNode {
   get contextValue() {
     const e = this.entry;
     const fix = e.blockingRole ? e.roles[e.blockingRole].classification?.fixability : null;
-    return `entry outcome:${e.outcome}${fix ? ` fixability:${fix}` : ''} ${ROLES.map(r => `${r}:${e.roles[r].run?.status ?? 'none'}`).join(' ')}`;
+    const more = e.comparison && e.pair.ok && wantsMoreRuns(e.verdict, e.comparison.basis) ? ' verdict:needs-runs' : '';
+    return `entry outcome:${e.outcome}${fix ? ` fixability:${fix}` : ''}${more} ${ROLES.map(r => `${r}:${e.roles[r].run?.status ?? 'none'}`).join(' ')}`;
   }
   override children(): CommitNode[] {
     return ROLES.filter(r => this.entry.roles[r].run).map(role => new RoleNode(this.folder, this.entry, role, this.entry.roles[role]));
@@ -198,20 +199,35 @@ export class EntryNode extends CommitNode {
     const e = this.entry;
     const t = new vscode.TreeItem(`${e.commit.slice(0, 8)}${e.subject ? ' ' + e.subject : ''}`, vscode.TreeItemCollapsibleState.Collapsed);
     t.id = `${EntryKeys.format(this.key)}|${groupBy}`;
-    t.description = [e.conflicts.length ? '⚠ data conflict' : '', e.model, e.agent, roleGlyphs(e), e.verdict !== 'n/a' ? e.verdict : '']
+    t.description = [
+      e.conflicts.length ? '⚠ data conflict' : '',
+      e.verdict !== 'n/a' ? shownVerdict(e.verdict, e.comparison?.basis) : '',
+      e.model,
+      e.agent,
+      roleGlyphs(e),
+    ]
       .filter(Boolean)
       .join(' · ');
-    t.iconPath = e.conflicts.length ? warningIcon() : new vscode.ThemeIcon('git-commit');
+    // A verdict on a single run is a hint: its icon says so (the label reads "win?").
+    t.iconPath = e.conflicts.length
+      ? warningIcon()
+      : e.comparison && e.pair.ok && e.comparison.basis === 'single' && e.verdict !== 'n/a'
+        ? new vscode.ThemeIcon('question')
+        : new vscode.ThemeIcon('git-commit');
     t.contextValue = this.contextValue;
     const md = new vscode.MarkdownString();
     md.appendMarkdown(`**${e.commit}**\n\n`).appendText(e.subject ? e.subject + '\n\n' : '');
-    md.appendText(`${e.project} · outcome: ${e.outcome}${e.blockingRole ? ` (${e.blockingRole})` : ''} · verdict: ${e.verdict}\n\n`);
+    md.appendText(
+      `${e.project} · ${outcomeTitle(e.outcome)}${e.blockingRole ? ` (${e.blockingRole})` : ''} · verdict: ${shownVerdict(e.verdict, e.comparison?.basis)}\n\n`,
+    );
     const c = e.comparison;
     if (c)
       md.appendText(
-        `${e.comparability.ok ? '' : '(withheld) '}${c.verdict} on ${c.label}: agent vs human ${c.agentVsHuman > 0 ? '+' : ''}${c.agentVsHuman.toFixed(1)} %${c.basis === 'single' ? ' — single run, noise unknown' : ` — ${c.basis}, 95 % CI [${c.ci![0].toFixed(1)}, ${c.ci![1].toFixed(1)}] %, p ${c.p!.toFixed(3)}`}${c.mixed ? ' — mixed headline metrics' : ''}\n\n`,
+        `${e.pair.ok ? '' : '(no verdict: not comparable) '}${e.pair.ok ? `${shownVerdict(c.verdict, c.basis)} on ` : ''}${c.label}: agent vs human ${c.agentVsHuman > 0 ? '+' : ''}${c.agentVsHuman.toFixed(1)} %${c.basis === 'single' ? ' — a single run each: noise unknown, a hint only (Run More Attempts… settles it)' : ` — ${c.basis}, 95 % CI [${c.ci![0].toFixed(1)}, ${c.ci![1].toFixed(1)}] %, p ${c.p!.toFixed(3)}`}${c.mixed ? ' — mixed headline metrics' : ''}\n\n`,
       );
-    if (!e.comparability.ok) md.appendText(`not comparable: ${e.comparability.reasons.join('; ')}\n\n`);
+    if (!e.pair.ok && e.pair.reasons.length) md.appendText(`not comparable: ${e.pair.reasons.join('; ')}\n\n`);
+    if (e.baselineNote) md.appendText(`baseline not comparable: ${e.baselineNote}\n\n`);
+    if (e.chosen) md.appendText(`compared: ${e.chosen.why}\n\n`);
     for (const x of e.conflicts) md.appendText(`data conflict: ${x}\n\n`);
     t.tooltip = md;
     t.accessibilityInformation = {

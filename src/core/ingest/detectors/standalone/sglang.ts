@@ -66,6 +66,13 @@ const PATTERNS: readonly KeyPattern[] = [
   [/^p(\d{1,2}(?:\.\d{1,3})?)_(e2e_latency|ttft|tpot|itl)_ms$/, m => ({ metric: percentileKey(FAMILY[m[2]], Number(m[1])) })],
 ];
 
+function projectOfBackend(backend: string | null): string | null {
+  if (!backend) return null;
+  if (backend.startsWith('sglang')) return 'sglang';
+  if (backend.startsWith('vllm')) return 'vllm';
+  return null;
+}
+
 /** SGLang's backends and the API they call. */
 function endpointOf(backend: string): string {
   if (/^sglang(-native)?$/.test(backend)) return 'sglang /generate';
@@ -117,15 +124,19 @@ export const SGLANG_SERVE: Detector = {
           ? failures(sent - completed, sent, null, `${prefix}input_lens`)
           : null;
     return [
-      standaloneDraft(ctx, 'sglang-serve', r, {
-        mode: 'serving',
-        model: null,
-        timestamp: null,
-        samples: s.samples,
-        failed: fail,
-        completed,
-        tool: 'sglang.bench_serving',
-      }),
+      Object.assign(
+        standaloneDraft(ctx, 'sglang-serve', r, {
+          mode: 'serving',
+          model: null,
+          timestamp: null,
+          samples: s.samples,
+          failed: fail,
+          completed,
+          tool: 'sglang.bench_serving',
+        }),
+        // The project is the server measured: SGLang's client also benchmarks vLLM (`--backend vllm`).
+        { project: projectOfBackend(str(v.backend)) },
+      ),
     ];
   },
 };
