@@ -4,6 +4,29 @@ import * as esbuild from 'esbuild';
 import { readdirSync, readFileSync, statSync, chmodSync } from 'node:fs';
 import { join } from 'node:path';
 import { createHash } from 'node:crypto';
+import { execFileSync } from 'node:child_process';
+
+// The learned stage's model, trained on the labelled corpus before anything is bundled (it is part
+// of the core): the CLI is bundled on its own first and runs `rules train` (the file is rewritten
+// only when the model changed).
+const MODEL = 'src/core/classify/learned/model.generated.json';
+if (!process.argv.includes('--watch') && !process.env.BENCH_TRIAGE_NO_TRAIN) {
+  await esbuild.build({
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    logLevel: 'warning',
+    external: ['vscode', 'cpu-features', '*.node'],
+    mainFields: ['module', 'main'],
+    loader: { '.py': 'text' },
+    entryPoints: ['src/cli/main.ts'],
+    outfile: 'dist-train/cli.js',
+  });
+  execFileSync(process.execPath, ['dist-train/cli.js', 'rules', 'train', 'test/fixtures/failure-logs', '--out', MODEL], {
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+}
 
 // The build id: a hash of the core's sources. A persistent index made by another build is not reused.
 const hash = createHash('sha1');

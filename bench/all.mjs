@@ -60,6 +60,11 @@ rows.push([
   `bad input: classify a ${b.mb} MB one-line log vs a ${b.mb} MB log of lines (target ≤ 1.5×)`,
   `${ms(b.logs.one.ms)} vs ${ms(b.logs.multi.ms)} (${b.ratio.toFixed(2)}×), peak RSS ${b.logs.one.maxRssMB.toFixed(0)} / ${b.logs.multi.maxRssMB.toFixed(0)} MB`,
 ]);
+for (const t of b.tracebacks)
+  rows.push([
+    `bad input: classify ${{ line: 'a traceback on one 100 MB line', nested: '100 000 chained exceptions', frames: 'a traceback of 1e6 frames' }[t.kind]} (${t.mb.toFixed(0)} MB)`,
+    `${ms(t.ms)} (${(t.mb / (t.ms / 1000)).toFixed(0)} MB/s), peak RSS ${t.maxRssMB.toFixed(0)} MB, ${t.category}`,
+  ]);
 rows.push([
   `bad input: language server on a ${(b.lsp.bytes / 1048576).toFixed(1)} MB Markdown note, one edit → diagnostics (target ≤ 200 ms)`,
   `${ms(b.lsp.medianMs)} (worst of 9: ${ms(b.lsp.worstMs)})`,
@@ -80,6 +85,11 @@ rows.push([
   `rules test on the labelled failure corpus (${u.logs} logs; summary in bench/rules-test.txt)`,
   `${u.correct}/${u.logs} as labelled, lowest recall ${u.minRecall.toFixed(2)}; ${ms(u.rulesMs)} (CLI start-up ${ms(u.startMs)}) vs reading the files ${ms(u.readMs)} (${(u.rulesMs / u.readMs).toFixed(2)}×)`,
 ]);
+for (const q of u.quality)
+  rows.push([
+    `classifier quality, ${q.name} (${q.logs} logs): right / wrong category; per stage right/answered`,
+    `${((100 * q.correct) / q.logs).toFixed(1)} % / ${((100 * q.wrong) / q.logs).toFixed(1)} %; ${q.stages.map(x => `${x.stage} ${x.correct}/${x.answered}`).join(', ')}`,
+  ]);
 const g = benchCampaign();
 rows.push([
   `campaign queue: ${g.n} runs × ${g.runMs} ms on ${g.gpus} GPUs — wall vs ideal; overhead per run; GPU idle while queued (target 0)`,

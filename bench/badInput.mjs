@@ -4,7 +4,7 @@
 //   - classify-log on an 800 MB one-line log against an 800 MB multi-line log (target ratio ≤ 1.5);
 //   - the language server on a 1 MB Markdown note: ms per edit → diagnostics (target ≤ 200 ms).
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
@@ -24,6 +24,7 @@ export function benchBadInput() {
   const field = ['samples', 'line'].map(k => node('field-big', k));
   const dir = mkdtempSync(path.join(os.tmpdir(), 'bt-bad-'));
   let logs;
+  const tracebacks = [];
   try {
     const one = path.join(dir, 'one.log'),
       multi = path.join(dir, 'multi.log');
@@ -33,11 +34,20 @@ export function benchBadInput() {
     node('log', one);
     node('log', multi);
     logs = { one: node('log', one), multi: node('log', multi) };
+    rmSync(one);
+    rmSync(multi);
+    for (const kind of ['line', 'nested', 'frames']) {
+      const f = path.join(dir, `${kind}.log`);
+      node('write-traceback', f, kind);
+      node('log', f);
+      tracebacks.push({ kind, ...node('log', f), mb: statSync(f).size / 1048576 });
+      rmSync(f);
+    }
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
   const lsp = node('lsp-md', String(1024 * 1024), '9');
-  return { fuzz, field, logs, ratio: logs.one.ms / logs.multi.ms, lsp, mb: MB };
+  return { fuzz, field, logs, ratio: logs.one.ms / logs.multi.ms, lsp, mb: MB, tracebacks };
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
@@ -52,6 +62,10 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   console.log(
     `\n${r.mb} MB log, one line vs lines: ${r.logs.one.ms.toFixed(0)} ms vs ${r.logs.multi.ms.toFixed(0)} ms (ratio ${r.ratio.toFixed(2)}, target ≤ 1.5), peak RSS ${r.logs.one.maxRssMB.toFixed(0)} / ${r.logs.multi.maxRssMB.toFixed(0)} MB; found ${r.logs.one.category} / ${r.logs.multi.category}`,
   );
+  for (const t of r.tracebacks)
+    console.log(
+      `traceback, ${{ line: 'one 100 MB line of frames', nested: '100 000 chained exceptions', frames: '1e6 frames' }[t.kind]} (${t.mb.toFixed(0)} MB): ${t.ms.toFixed(0)} ms (${(t.mb / (t.ms / 1000)).toFixed(0)} MB/s), peak RSS ${t.maxRssMB.toFixed(0)} MB, found ${t.category}`,
+    );
   console.log(
     `language server, ${(r.lsp.bytes / 1048576).toFixed(1)} MB Markdown note: median ${r.lsp.medianMs.toFixed(0)} ms per edit → diagnostics (worst ${r.lsp.worstMs.toFixed(0)} ms, incl. ${r.lsp.debounceMs} ms debounce; target ≤ 200 ms)`,
   );

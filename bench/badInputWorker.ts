@@ -3,6 +3,7 @@
 //                                (entry: ingest | classify-log | perfcmd | patch | lsp)
 //   log <file>                  classify one plain log, streaming → {ms, maxRssMB, category, line}
 //   write <file> <MB> one|multi write an 800 MB-class log: one line, or lines of 200 bytes, error at the end
+//   write-traceback <file> line|nested|frames   a 100 MB one-line traceback, 100 000 chained exceptions, 1e6 frames
 //   lsp-md <bytes> <edits>      the language server on a Markdown note of about <bytes>: ms per edit → diagnostics
 import { closeSync, openSync, readFileSync, writeSync } from 'node:fs';
 import * as path from 'node:path';
@@ -145,6 +146,34 @@ async function main(): Promise<void> {
           );
     for (let w = 0; w < total; w += unit.length) writeSync(fd, unit);
     writeSync(fd, `${c === 'one' ? ' ' : ''}torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB\n`);
+    closeSync(fd);
+    process.stdout.write(JSON.stringify({ ok: true }) + '\n');
+  } else if (mode === 'write-traceback') {
+    // Hostile tracebacks for the structure stage: a 100 MB single line of frames, 100 000 chained
+    // exceptions, one traceback of 1e6 frames. Each ends with the failure the classifier must find.
+    const fd = openSync(a, 'w');
+    const frame =
+      '  File "/usr/local/lib/python3.10/site-packages/vllm/model_executor/layers/linear.py", line 123, in forward\n    return self.quant_method.apply(self, x)\n';
+    const put = (text: string, times: number) => {
+      const block = Buffer.from(text.repeat(Math.max(1, Math.floor((1 << 20) / text.length))));
+      const per = Math.max(1, Math.floor((1 << 20) / text.length));
+      for (let n = 0; n < times; n += per) writeSync(fd, n + per <= times ? block : Buffer.from(text.repeat(times - n)));
+    };
+    if (b === 'line') {
+      writeSync(fd, 'Traceback (most recent call last): ');
+      put(frame.replace(/\n/g, ' '), Math.ceil((100 << 20) / frame.length));
+      writeSync(fd, " KeyError: 'x'\ntorch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB\n");
+    } else if (b === 'nested') {
+      put(
+        `Traceback (most recent call last):\n${frame}ValueError: step failed\n\nDuring handling of the above exception, another exception occurred:\n\n`,
+        100_000,
+      );
+      writeSync(fd, `Traceback (most recent call last):\n${frame}ImportError: cannot import name 'LogitsWarper' from 'transformers' (unknown location)\n`);
+    } else {
+      writeSync(fd, 'Traceback (most recent call last):\n');
+      put(frame, 1_000_000);
+      writeSync(fd, "ModuleNotFoundError: No module named 'pyairports'\n");
+    }
     closeSync(fd);
     process.stdout.write(JSON.stringify({ ok: true }) + '\n');
   } else if (mode === 'lsp-md') {

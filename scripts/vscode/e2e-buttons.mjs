@@ -133,6 +133,20 @@ try {
     const runs = pane('Runs');
     const row = (p, text) => p.locator('.monaco-list-row', { hasText: text }).first();
     const rows = p => p.locator('.monaco-list-row');
+    /**
+     * After a reload the workbench may restore the Bench Triage sidebar on its own, a little later:
+     * its icon is clicked only while the Runs pane is not shown (a click on the active icon would hide it).
+     */
+    const showBenchTriage = async () => {
+      await page.locator('.monaco-workbench').waitFor();
+      for (let i = 0; i < 10 && !(await runs.isVisible().catch(() => false)); i++) {
+        await page.waitForTimeout(1000);
+        if (await runs.isVisible().catch(() => false)) break;
+        await page.locator('.activitybar .action-item a[aria-label^="Bench Triage"]').first().click();
+        await runs.waitFor({ timeout: 3000 }).catch(() => {});
+      }
+      await runs.waitFor();
+    };
     /** Scrolls a view's list until a row with `text` is rendered (lists render only what is in view). */
     const scrollTo = async (p, text) => {
       const r = typeof text === 'string' ? row(p, text) : text;
@@ -517,6 +531,29 @@ try {
       await clearNotifications();
     });
 
+    await step(
+      'Set Category… (context menu of a role) keeps the label in .bench-triage/labels.json; the run shows it and its commit moves group',
+      [entry('view/item/context', 'benchTriage.setCategory', '4_misc@3')],
+      async () => {
+        await expandTo('Disk full', '1e7d810c');
+        await expand(row(commits, '1e7d810c'));
+        const agent = await scrollTo(commits, commits.locator('.monaco-list-row[aria-label^="agent,"]', { hasText: 'Disk full' }).first());
+        await menuUntil(agent, 'Set Category…', page.locator('.quick-input-widget .quick-input-box input'));
+        await quickPick('Transient infrastructure error');
+        const file = path.join(folder, '.bench-triage', 'labels.json');
+        await until('the label on disk', () => existsSync(file) && /"category": "infra-transient"/.test(readFileSync(file, 'utf8')), 15000);
+        const label = JSON.parse(readFileSync(file, 'utf8')).labels.find(l => l.commit.startsWith('1e7d810c'));
+        assert(label?.role === 'agent' && label.was === 'disk-full' && label.lines.length >= 1, JSON.stringify(label));
+        const e = classify(folder).find(x => x.commit.startsWith('1e7d810c'));
+        assert(e?.outcome === 'infra-transient' && e.roles.agent.strength === 'label', `the CLI agrees: ${e?.outcome} ${e?.roles.agent.strength}`);
+        await notification('set by you').waitFor();
+        await clearNotifications();
+        await expandTo('Transient infrastructure error', '1e7d810c');
+        await expand(row(commits, '1e7d810c'));
+        await scrollTo(commits, commits.locator('.monaco-list-row[aria-label^="agent,"]', { hasText: 'set by you' }).first());
+      },
+    );
+
     // ---------- runs: Rerun from the context menu and inline, the Runs view's buttons ----------
     await step(
       'Rerun on H100 (context menu of the complete entry) runs all three roles; the commit stays one complete, comparable entry',
@@ -832,8 +869,7 @@ try {
         await campaignRow(/campaign group=Complete 3-way.*[1-9] running/).waitFor({ timeout: 60000 });
         await page.waitForTimeout(2000); // its records say running before the reload
         await page.reload();
-        await page.locator('.monaco-workbench').waitFor();
-        await page.locator('.activitybar .action-item a[aria-label^="Bench Triage"]').first().click();
+        await showBenchTriage();
         const left = campaignRow(/campaign group=Complete 3-way.*not running here/);
         await left.waitFor({ timeout: 60000 });
         await menu(left, title('benchTriage.resumeCampaign'));
@@ -1061,11 +1097,14 @@ try {
       });
 
     // ---------- after a reload: history from disk ----------
-    await step('after a reload, the Runs view lists the finished runs from disk', [], async () => {
+    await step('after a reload, the Runs view lists the finished runs from disk, and the category set by hand is still set', [], async () => {
       await page.reload();
-      await page.locator('.monaco-workbench').waitFor();
-      await page.locator('.activitybar .action-item a[aria-label^="Bench Triage"]').first().click();
+      await showBenchTriage();
       await rows(runs).first().waitFor({ timeout: 60000 });
+      // The category set by hand survives the reload.
+      await expandTo('Transient infrastructure error', '1e7d810c');
+      await expand(row(commits, '1e7d810c'));
+      await scrollTo(commits, commits.locator('.monaco-list-row[aria-label^="agent,"]', { hasText: 'set by you' }).first());
       // The history is longer than the view after the campaigns: older runs are scrolled to.
       await scrollTo(runs, '2e18d6d1 agent');
       const t = (await runs.locator('.monaco-list-row', { hasText: '2e18d6d1' }).allTextContents()).join('|');

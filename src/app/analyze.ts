@@ -1,5 +1,5 @@
 import type { FileSource, ScanResult } from '../core/ingest';
-import type { Classification, Rule } from '../core/classify';
+import type { Classification, Label, Rule } from '../core/classify';
 import type { CommitTriage } from '../core/compare';
 import type { PrimaryOverride } from '../core/metrics';
 import { Workspace, type LoadOptions } from './workspace';
@@ -10,6 +10,7 @@ export interface AnalyzeOptions extends LoadOptions {
   rules?: Rule[];
   primaryMetric?: PrimaryOverride;
   allowFailedRequests?: boolean;
+  labels?: Label[];
   /** A persistent index (the CLI's `--cache DIR`): a second run reads only what changed. */
   index?: IndexStore | null;
   /** The folder's name in keys and messages (default: the source's root as given). */
@@ -30,6 +31,7 @@ export async function analyze(source: FileSource, opts: AnalyzeOptions = {}): Pr
     rules: opts.rules ?? [],
     primaryMetric: opts.primaryMetric ?? {},
     allowFailedRequests: !!opts.allowFailedRequests,
+    labels: opts.labels ?? [],
   };
   const workspace = new Workspace(opts.folder ?? '.', source, () => settings, opts.index ?? null);
   await workspace.load(opts);

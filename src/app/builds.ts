@@ -1,10 +1,11 @@
-import { constants, promises as fs } from 'node:fs';
+import { promises as fs } from 'node:fs';
 import { hostname } from 'node:os';
 import * as path from 'node:path';
 import type { Commit, Role } from '../core/model';
 import { Builder } from '../runner/build';
 import { BuildPlanError, planBuild, type BuildPlan, type BuildSettings } from '../runner/buildPlan';
-import { BUILD_SCHEMA, FINAL_BUILD_STATES, newBuildId, type BuildRecord } from '../runner/buildRecord';
+import { FINAL_BUILD_STATES, newBuildId, type BuildRecord } from '../runner/buildRecord';
+import { readBuildRecord } from '../runner/recordRead';
 import { DockerRuntime } from '../runner/dockerRuntime';
 import { HostQueue } from '../runner/hostQueue';
 import { hostKind, type HostConfig } from '../runner/hosts';
@@ -185,19 +186,8 @@ export async function readBuildRecords(folder: string, limit = 200): Promise<Arr
   dirs.sort((a, b) => (path.basename(a) < path.basename(b) ? 1 : -1));
   const out: Array<{ dir: string; record: BuildRecord }> = [];
   for (const d of dirs.slice(0, limit)) {
-    try {
-      const fh = await fs.open(path.join(d, 'build.json'), constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
-      try {
-        const st = await fh.stat();
-        if (!st.isFile() || st.size > 1024 * 1024) continue;
-        const r = JSON.parse(await fh.readFile('utf8')) as BuildRecord;
-        if (r?.schema === BUILD_SCHEMA && typeof r.buildId === 'string' && typeof r.commit === 'string') out.push({ dir: d, record: r });
-      } finally {
-        await fh.close();
-      }
-    } catch {
-      /* not a build folder, or a build.json being written */
-    }
+    const read = await readBuildRecord(d);
+    if (read.ok) out.push({ dir: d, record: read.record });
   }
   return out;
 }

@@ -1,13 +1,13 @@
 import * as path from 'node:path';
-import { promises as fs } from 'node:fs';
 import type { Commit, Role } from '../core/model';
 import type { CommitTriage } from '../core/compare';
 import { buildEstimate, durationEstimates, planBuildCampaign, planCampaign, type CampaignItem, type CampaignPlan } from '../core/campaign/plan';
 import type { BuildRole } from '../runner/buildPlan';
-import { FINAL_BUILD_STATES, type BuildRecord } from '../runner/buildRecord';
+import { FINAL_BUILD_STATES } from '../runner/buildRecord';
 import type { HostConfig } from '../runner/hosts';
 import { DEFAULT_TEMPLATES, planRun, type ImageTemplates } from '../runner/plan';
-import { FINAL_STATES, settledRecord } from '../runner/runRecord';
+import { FINAL_STATES } from '../runner/runRecord';
+import { readBuildRecord, settledRecord } from '../runner/recordRead';
 import { ownerAlive } from '../runner/execute';
 import type { CampaignExecutor, CampaignHost } from './campaigns';
 import type { Runs, RunSettings, RunTarget } from './runs';
@@ -151,13 +151,11 @@ export function buildsExecutor(x: BuildsExecutorInput): CampaignExecutor {
       return { status: ok(r.status) ? 'succeeded' : r.status, error: r.status === 'reused' ? 'reused: the host had the image' : (r.error ?? null) };
     },
     async recorded(resultDir) {
-      try {
-        const r = JSON.parse(await fs.readFile(path.join(x.folder, resultDir, 'build.json'), 'utf8')) as BuildRecord;
-        const final = FINAL_BUILD_STATES.includes(r.status);
-        return { status: ok(r.status) ? 'succeeded' : r.status, final, driven: !final && ownerAlive(r.owner) };
-      } catch {
-        return null;
-      }
+      const read = await readBuildRecord(path.join(x.folder, resultDir));
+      if (!read.ok) return null;
+      const r = read.record;
+      const final = FINAL_BUILD_STATES.includes(r.status);
+      return { status: ok(r.status) ? 'succeeded' : r.status, final, driven: !final && ownerAlive(r.owner) };
     },
     async reattach() {},
   };

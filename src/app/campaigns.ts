@@ -1,43 +1,38 @@
-import { promises as fs } from 'node:fs';
+import { constants, promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { CampaignItem, CampaignPlan } from '../core/campaign/plan';
+import {
+  CAMPAIGN_ITEM_SCHEMA,
+  CAMPAIGN_SCHEMA,
+  SAFE_ID,
+  parseCampaignRecord,
+  parseItemRecord,
+  type CampaignRecord,
+  type ItemRecord as StoredItem,
+} from '../core/campaign/records';
 import { writeJsonAtomic } from '../runner/atomicJson';
+import { ReadRefused, readTextBounded } from '../platform/boundedRead';
 
-export const CAMPAIGN_SCHEMA = 'bench-triage.campaign/v1';
-export const CAMPAIGN_ITEM_SCHEMA = 'bench-triage.campaign-run/v1';
+export { CAMPAIGN_ITEM_SCHEMA, CAMPAIGN_SCHEMA, type CampaignRecord };
 
-/** A campaign as `campaign.json` holds it: what was asked and planned. Written once, atomically. */
-export interface CampaignRecord {
-  schema: typeof CAMPAIGN_SCHEMA;
-  id: string;
-  createdAt: string;
-  select: string;
-  repeats: number;
-  hosts: string[];
-  gpuHours: number;
-  refusals: CampaignPlan['refusals'];
-  items: CampaignItem[];
-}
-
-export type ItemState = 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled';
+/** `unreadable`: its record is damaged or missing; it is counted and named, never run again on a guess. */
+export type ItemState = StoredItem['state'] | 'unreadable';
 const FINAL: readonly ItemState[] = ['succeeded', 'failed', 'cancelled'];
 
 /** One run of a campaign: `runs/<n>.json`, rewritten atomically at every change. */
-export interface ItemRecord {
-  schema: typeof CAMPAIGN_ITEM_SCHEMA;
-  n: number;
-  state: ItemState;
-  /** Set before the run starts, so a resumed campaign finds the run instead of starting it again. */
-  runId: string | null;
-  resultDir: string | null;
-  host: string | null;
-  /** The run's own final status (succeeded, failed, timeout, agent-patch-failed …). */
-  runStatus: string | null;
-  error: string | null;
-  startedAt: string | null;
-  endedAt: string | null;
+export type ItemRecord = Omit<StoredItem, 'state'> & { state: ItemState };
+
+/** A campaign whose own records can't be used: the message names the file and the field. */
+export class CampaignRecordError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'CampaignRecordError';
+  }
 }
+
+const CAMPAIGN_CAP = 64 * 1024 * 1024;
+const RECORD_CAP = 1024 * 1024;
 
 /** What runs a campaign's items: the app's Runs in production, a fake in unit tests. */
 export interface CampaignExecutor {
@@ -71,11 +66,12 @@ export interface CampaignStatus {
   queued: number;
   failed: number;
   cancelled: number;
+  /** Runs whose record is damaged or missing (named in `findings`). */
+  unreadable: number;
+  findings: string[];
   /** Seconds left, from the estimates of the runs not done, over the slots; null when nothing is left. */
   etaS: number | null;
 }
-
-const SAFE_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,80}$/;
 
 export function newCampaignId(now = new Date()): string {
   return `c-${now.toISOString().replace(/[-:]/g, '').replace(/\..*$/, '')}-${Math.random().toString(36).slice(2, 6)}`;
@@ -104,6 +100,7 @@ export class CampaignQueue {
     const dir = CampaignQueue.dirOf(folder, id);
     await fs.mkdir(path.join(dir, 'runs'), { recursive: true });
     await fs.mkdir(path.join(dir, 'claims'), { recursive: true });
+    await confined(folder, dir);
     const record: CampaignRecord = {
       schema: CAMPAIGN_SCHEMA,
       id,
@@ -123,15 +120,23 @@ export class CampaignQueue {
 
   static async load(folder: string, id: string): Promise<CampaignQueue> {
     const dir = CampaignQueue.dirOf(folder, id);
+    await confined(folder, dir);
     const file = path.join(dir, 'campaign.json');
-    let record: CampaignRecord;
+    const rel = path.relative(folder, file);
+    let text: string;
     try {
-      record = JSON.parse(await fs.readFile(file, 'utf8')) as CampaignRecord;
+      text = await readTextBounded(file, { maxBytes: CAMPAIGN_CAP, what: 'the campaign record' });
     } catch (e) {
-      throw new Error(`campaign ${id}: cannot read ${file} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+      throw new CampaignRecordError(
+        e instanceof ReadRefused
+          ? `campaign ${id}: ${rel}: ${e.why}`
+          : `campaign ${id}: cannot read ${rel} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`,
+      );
     }
-    if (record.schema !== CAMPAIGN_SCHEMA || !Array.isArray(record.items)) throw new Error(`campaign ${id}: ${file} is not a ${CAMPAIGN_SCHEMA} record`);
-    return new CampaignQueue(folder, dir, record);
+    const r = parseCampaignRecord(text, rel);
+    if (!r.ok) throw new CampaignRecordError(`campaign ${id}: ${r.finding}`);
+    if (r.value.id !== id) throw new CampaignRecordError(`campaign ${id}: ${rel}: field id: is "${r.value.id}", not the folder's name "${id}"`);
+    return new CampaignQueue(folder, dir, r.value);
   }
 
   /** The campaigns of a folder, newest first. */
@@ -145,11 +150,22 @@ export class CampaignQueue {
   }
 
   async item(n: number): Promise<ItemRecord> {
+    const file = path.join(this.dir, 'runs', `${n}.json`);
+    const rel = path.relative(this.folder, file);
+    let text: string;
     try {
-      return JSON.parse(await fs.readFile(path.join(this.dir, 'runs', `${n}.json`), 'utf8')) as ItemRecord;
-    } catch {
-      return fresh(n);
+      text = await readTextBounded(file, { maxBytes: RECORD_CAP, what: 'the run record' });
+    } catch (e) {
+      const why =
+        e instanceof ReadRefused
+          ? e.why
+          : (e as NodeJS.ErrnoException).code === 'ENOENT'
+            ? 'is missing'
+            : `cannot be read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`;
+      return unreadable(n, `${rel}: ${why}`);
     }
+    const r = parseItemRecord(text, rel, n);
+    return r.ok ? r.value : unreadable(n, r.finding);
   }
 
   async items(): Promise<ItemRecord[]> {
@@ -157,6 +173,8 @@ export class CampaignQueue {
   }
 
   private save(r: ItemRecord): Promise<void> {
+    // A damaged record is never overwritten by a guess: it stays for the person to look at.
+    if (r.state === 'unreadable') return Promise.resolve();
     return writeJsonAtomic(path.join(this.dir, 'runs', `${r.n}.json`), r);
   }
 
@@ -178,14 +196,16 @@ export class CampaignQueue {
 
   /** A claim whose process is gone (same machine, pid not alive): a killed CLI's. */
   private async staleClaim(n: number): Promise<boolean> {
-    let owner: { pid?: number; host?: string };
+    let owner: { pid?: unknown; host?: unknown };
     try {
-      owner = JSON.parse(await fs.readFile(path.join(this.dir, 'claims', String(n)), 'utf8'));
+      owner = JSON.parse(await readTextBounded(path.join(this.dir, 'claims', String(n)), { maxBytes: 4096 })) as typeof owner;
+      if (!owner || typeof owner !== 'object') return true;
     } catch (e) {
       return (e as NodeJS.ErrnoException).code !== 'ENOENT';
     }
     if (owner.host !== os.hostname() || typeof owner.pid !== 'number') return false;
     if (owner.pid === process.pid) return true;
+    if (!Number.isSafeInteger(owner.pid) || owner.pid <= 0) return true;
     try {
       process.kill(owner.pid, 0);
       return false;
@@ -207,7 +227,13 @@ export class CampaignQueue {
 
   /** Asks every process running this campaign to stop; runs nobody holds become cancelled now. */
   async requestCancel(): Promise<number> {
-    await fs.writeFile(this.cancelFile, new Date().toISOString());
+    // Not through a link planted where the cancel file goes.
+    const fh = await fs.open(this.cancelFile, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+    try {
+      await fh.writeFile(new Date().toISOString());
+    } finally {
+      await fh.close();
+    }
     let n = 0;
     for (const r of await this.items()) {
       if (r.state !== 'queued') continue;
@@ -221,7 +247,7 @@ export class CampaignQueue {
   async status(): Promise<CampaignStatus> {
     const items = await this.items();
     const count = (s: ItemState) => items.filter(i => i.state === s).length;
-    const left = this.record.items.filter(i => !FINAL.includes(items[i.n - 1]?.state ?? 'queued'));
+    const left = this.record.items.filter(i => !FINAL.includes(items[i.n - 1]?.state ?? 'queued') && items[i.n - 1]?.state !== 'unreadable');
     const slots = Math.max(1, this.record.hosts.length);
     return {
       id: this.record.id,
@@ -231,6 +257,8 @@ export class CampaignQueue {
       queued: count('queued'),
       failed: count('failed'),
       cancelled: count('cancelled'),
+      unreadable: count('unreadable'),
+      findings: items.filter(i => i.state === 'unreadable').map(i => i.error ?? `run ${i.n}: unreadable`),
       etaS: left.length ? left.reduce((s, i) => s + i.estimateS, 0) / slots : null,
     };
   }
@@ -403,6 +431,28 @@ export class CampaignQueue {
       signal.removeEventListener('abort', stop);
     }
     return this.status();
+  }
+}
+
+function unreadable(n: number, finding: string): ItemRecord {
+  return { ...fresh(n), state: 'unreadable', error: finding };
+}
+
+/**
+ * The campaign's folder and its runs/ and claims/ folders are real folders inside the workspace
+ * folder (no link leads out of it), so every record the queue writes stays inside.
+ */
+async function confined(folder: string, dir: string): Promise<void> {
+  const base = await fs.realpath(folder);
+  const real = await fs.realpath(dir).catch(() => null);
+  const rel = path.relative(folder, dir);
+  if (!real) throw new CampaignRecordError(`${rel}: no such campaign`);
+  if (real !== path.join(base, path.relative(folder, dir)))
+    throw new CampaignRecordError(`${rel}: leads to ${real} through a symbolic link; the campaign's records must be inside ${folder}`);
+  for (const sub of ['runs', 'claims']) {
+    const st = await fs.lstat(path.join(dir, sub)).catch(() => null);
+    if (st && !st.isDirectory())
+      throw new CampaignRecordError(`${path.join(rel, sub)}: is not a folder (a symbolic link or a file): the campaign's records must be inside ${folder}`);
   }
 }
 

@@ -1,3 +1,4 @@
+import { dict } from '../core/model';
 import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
@@ -53,7 +54,7 @@ const isEmpty = (v: unknown) =>
   v === null || v === '' || (Array.isArray(v) && v.length === 0) || (!!v && typeof v === 'object' && !Array.isArray(v) && Object.keys(v).length === 0);
 
 function compactObject(o: Record<string, unknown>, keep: readonly string[] = []): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
+  const out: Record<string, unknown> = dict();
   for (const k in o) if (o[k] !== undefined && (keep.includes(k) || !isEmpty(o[k]))) out[k] = o[k];
   return out;
 }
@@ -85,7 +86,7 @@ const draftDefaults = () => ({
 type StoredClassification = { findings: Finding[]; group: string; fixability: string; notes?: string[] };
 
 function pack(data: IndexData): unknown {
-  const files: Record<string, unknown> = {};
+  const files: Record<string, unknown> = dict();
   for (const [p, f] of Object.entries(data.files)) {
     const x = f.extract;
     files[p] = {
@@ -110,7 +111,7 @@ function unpack(raw: {
   listing: IndexData['listing'];
   files: Record<string, { s: string; x: Record<string, unknown>; c: Record<string, StoredClassification> }>;
 }): IndexData {
-  const files: IndexData['files'] = {};
+  const files: IndexData['files'] = dict();
   for (const [p, f] of Object.entries(raw.files)) {
     const x = f.x as unknown as FileExtract;
     const extract: FileExtract = {
@@ -123,7 +124,7 @@ function unpack(raw: {
       ...(x.manifest ? { manifest: x.manifest } : {}),
       ...(x.perRequest ? { perRequest: x.perRequest } : {}),
     };
-    const classifications: Record<string, Classification> = {};
+    const classifications: Record<string, Classification> = dict();
     for (const [role, c] of Object.entries(f.c ?? {}))
       classifications[`${p}#${role}`] = {
         ...c.findings[0],

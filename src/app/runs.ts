@@ -1,4 +1,4 @@
-import { constants, promises as fs } from 'node:fs';
+import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import type { AgentRun, Commit, Role } from '../core/model';
 import { DockerRuntime } from '../runner/dockerRuntime';
@@ -9,7 +9,12 @@ import { hostKind, type HostConfig } from '../runner/hosts';
 import { DEFAULT_TEMPLATES, planRun, PlanError, type ImageTemplates, type RunPlan } from '../runner/plan';
 import { benchFormsAt } from '../runner/containerFiles';
 import { parsePerfCommand, type BenchForms } from '../core/perfcmd';
-import { FINAL_STATES, newRunId, RECORD_SCHEMA, type PhaseRecord, type RunRecord } from '../runner/runRecord';
+import { FINAL_STATES, newRunId, type PhaseRecord, type RunRecord } from '../runner/runRecord';
+import { readRunRecord } from '../runner/recordRead';
+import { ReadRefused, readTextBounded } from '../platform/boundedRead';
+
+/** An agent patch larger than this is refused (ISO-Bench's largest is a few hundred KB). */
+const MAX_PATCH_BYTES = 16 * 1024 * 1024;
 import type { ContainerRuntime } from '../runner/runtime';
 import { RunKeys, type RunKey } from './identity';
 
@@ -155,8 +160,9 @@ export class Runs {
     let patchText: string | null = null;
     if (plans.some(p => p.role === 'agent')) {
       try {
-        patchText = await fs.readFile(patchPath!, 'utf8');
+        patchText = await readTextBounded(patchPath!, { maxBytes: MAX_PATCH_BYTES, follow: true, what: 'the agent patch' });
       } catch (e) {
+        if (e instanceof ReadRefused) throw new PlanRefused([{ role: 'agent', message: e.message }]);
         throw new PlanRefused([{ role: 'agent', message: `cannot read the patch ${patchPath}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}` }]);
       }
     }
@@ -289,19 +295,9 @@ export async function readRunRecords(folder: string, limit = 500): Promise<RunRe
   dirs.sort((a, b) => (path.basename(a) < path.basename(b) ? 1 : -1));
   const out: RunRecord[] = [];
   for (const d of dirs.slice(0, limit)) {
-    try {
-      const fh = await fs.open(path.join(d, 'run.json'), constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
-      try {
-        const st = await fh.stat();
-        if (!st.isFile() || st.size > 8 * 1024 * 1024) continue;
-        const r = JSON.parse(await fh.readFile('utf8')) as RunRecord;
-        if (r?.schema === RECORD_SCHEMA && typeof r.runId === 'string' && typeof r.commit === 'string') out.push(r);
-      } finally {
-        await fh.close();
-      }
-    } catch {
-      /* not a run folder, or a run.json being written: skipped */
-    }
+    // Damaged or planted records are left out of the list (a finding of their own when opened).
+    const read = await readRunRecord(d);
+    if (read.ok) out.push(read.record);
   }
   return out;
 }

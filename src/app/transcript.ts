@@ -1,6 +1,7 @@
 import { constants, promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { FINAL_STATES, type RunRecord } from '../runner/runRecord';
+import { readRunRecord } from '../runner/recordRead';
 
 /** A log file larger than this shows its head and tail in the transcript (the file itself stays whole). */
 export const TRANSCRIPT_FILE_CAP = 8 * 1024 * 1024;
@@ -57,16 +58,9 @@ async function readPart(file: string): Promise<{ text: string; size: number }> {
  * the cap show head and tail with a marker (the files themselves are never cut).
  */
 export async function composeTranscript(runDir: string): Promise<{ text: string; fingerprint: string; record: RunRecord | null }> {
-  let r: RunRecord;
-  try {
-    r = JSON.parse(await fs.readFile(path.join(runDir, 'run.json'), 'utf8')) as RunRecord;
-  } catch (e) {
-    return {
-      text: `No run here: ${path.join(runDir, 'run.json')} cannot be read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}).\n`,
-      fingerprint: 'none',
-      record: null,
-    };
-  }
+  const read = await readRunRecord(runDir);
+  if (!read.ok) return { text: `No run here: ${read.finding}.\n`, fingerprint: 'none', record: null };
+  const r = read.record;
   const out: string[] = [];
   const live = !FINAL_STATES.includes(r.status);
   out.push(
@@ -87,12 +81,9 @@ export async function composeTranscript(runDir: string): Promise<{ text: string;
 
 /** What changes when the transcript would: the run's state and the sizes of its logs (stats only, nothing read). */
 export async function transcriptFingerprint(runDir: string): Promise<{ fingerprint: string; bytes: number }> {
-  let r: RunRecord;
-  try {
-    r = JSON.parse(await fs.readFile(path.join(runDir, 'run.json'), 'utf8')) as RunRecord;
-  } catch {
-    return { fingerprint: 'none', bytes: 0 };
-  }
+  const read = await readRunRecord(runDir);
+  if (!read.ok) return { fingerprint: 'none', bytes: 0 };
+  const r = read.record;
   const sizes = await Promise.all(
     transcriptParts(r)
       .filter(p => p.started)

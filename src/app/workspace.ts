@@ -15,7 +15,20 @@ import {
   type Listing,
   type ScanResult,
 } from '../core/ingest';
-import { applyPatchTruth, Classifier, classifyRuns, type Classification, type Rule } from '../core/classify';
+import {
+  applyLabels,
+  applyPatchTruth,
+  builtinModel,
+  category,
+  Classifier,
+  classifyRuns,
+  labelExamples,
+  learnedFinding,
+  LEARNED_THRESHOLD,
+  type Classification,
+  type Label,
+  type Rule,
+} from '../core/classify';
 import { compareEntries, triage, type CommitTriage } from '../core/compare';
 import type { PrimaryOverride } from '../core/metrics';
 import type { Commit, Run } from '../core/model';
@@ -29,6 +42,8 @@ export interface WorkspaceSettings {
   primaryMetric: PrimaryOverride;
   /** Compare runs whose benchmark had failed requests (`--allow-failed-requests`, `benchTriage.allowFailedRequests`). */
   allowFailedRequests?: boolean;
+  /** Categories people set on runs (`.bench-triage/labels.json`). */
+  labels?: Label[];
 }
 
 export interface LoadOptions {
@@ -77,8 +92,30 @@ export class Workspace {
     private readonly settings: () => WorkspaceSettings,
     private readonly index: IndexStore | null = null,
   ) {
-    this.classifier = new Classifier({ userRules: settings().rules });
+    this.classifier = classifierFor(settings());
     this.rulesKey = rulesKeyOf(settings().rules);
+    this.labelsKey = labelsKeyOf(settings().labels);
+  }
+  private labelsKey: string;
+
+  /**
+   * The classifications triage sees: with labels, unclassified runs asked again of the learned
+   * stage (the labels are examples of it) and labelled runs set to their label. Without, as computed.
+   */
+  private labelled(): Map<string, Classification> {
+    const labels = this.settings().labels ?? [];
+    if (!labels.length) return this.classifications;
+    const model = this.classifier.learned;
+    const out = new Map(this.classifications);
+    if (model)
+      for (const [id, c] of out) {
+        if (!c.learned || (c.strength !== 'none' && c.strength !== 'learned')) continue;
+        const guess = model.predict(c.learned.tokens);
+        const f = learnedFinding(c.candidates ?? [], guess, LEARNED_THRESHOLD, model.examples);
+        const def = category(f.category);
+        out.set(id, { ...c, ...f, group: def.group, fixability: def.fixability, findings: [f], learned: { tokens: c.learned.tokens, guess } });
+      }
+    return applyLabels(out, labels);
   }
 
   /** The entry of a key (its folder must be this workspace's). */
@@ -171,7 +208,7 @@ export class Workspace {
   private settingsKey(): string {
     const s = this.settings();
     return createHash('sha1')
-      .update(JSON.stringify([this.rulesKey, s.tieBand, s.primaryMetric, !!s.allowFailedRequests]))
+      .update(JSON.stringify([this.rulesKey, this.labelsKey, s.tieBand, s.primaryMetric, !!s.allowFailedRequests]))
       .digest('hex')
       .slice(0, 16);
   }
@@ -286,9 +323,17 @@ export class Workspace {
     await this.pending;
     const s = this.settings();
     const key = rulesKeyOf(s.rules);
+    const labelsKey = labelsKeyOf(s.labels);
+    // New labels change only the learned stage's examples: a new classifier, nothing re-read.
+    if (labelsKey !== this.labelsKey && key === this.rulesKey) {
+      this.classifier = classifierFor(s);
+      this.labelsKey = labelsKey;
+      this.saveIndexSoon();
+    }
     if (key !== this.rulesKey) {
-      this.classifier = new Classifier({ userRules: s.rules });
+      this.classifier = classifierFor(s);
       this.rulesKey = key;
+      this.labelsKey = labelsKey;
       const raw = assemble(this.listing, this.extracts);
       this.classifications = await classifyRuns(raw, (p, o) => this.source.readText(p, o), this.classifier, undefined, undefined, this.textsOf);
       this.result = { ...raw, runs: applyPatchTruth(raw.runs, this.classifications) };
@@ -426,7 +471,7 @@ export class Workspace {
     const mine: Run[] = [];
     for (const r of runs) if (commitsHit.has(r.commit)) mine.push(r);
     const s = this.settings();
-    const updated = triage(mine, this.classifications, {
+    const updated = triage(mine, this.labelled(), {
       tieBand: s.tieBand,
       primaryMetric: s.primaryMetric,
       allowFailedRequests: !!s.allowFailedRequests,
@@ -445,7 +490,7 @@ export class Workspace {
 
   private triageAll(): CommitTriage[] {
     const s = this.settings();
-    return triage(this.result.runs, this.classifications, {
+    return triage(this.result.runs, this.labelled(), {
       tieBand: s.tieBand,
       primaryMetric: s.primaryMetric,
       allowFailedRequests: !!s.allowFailedRequests,
@@ -536,6 +581,15 @@ function search<T, K>(
 }
 
 /** Identifies the rules in force, so classifications made under other rules are not reused. */
+function classifierFor(s: WorkspaceSettings): Classifier {
+  const labels = s.labels ?? [];
+  return new Classifier({ userRules: s.rules, ...(labels.length ? { learned: builtinModel().with(labelExamples(labels)) } : {}) });
+}
+
+function labelsKeyOf(labels: readonly Label[] | undefined): string {
+  return labels?.length ? createHash('sha1').update(JSON.stringify(labels)).digest('hex').slice(0, 16) : '';
+}
+
 function rulesKeyOf(rules: readonly Rule[]): string {
   return createHash('sha1').update(JSON.stringify(rules)).update(BUILD).digest('hex').slice(0, 16);
 }

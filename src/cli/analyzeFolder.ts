@@ -1,11 +1,14 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { dict } from '../core/model';
+import { existsSync } from 'node:fs';
+import { readTextBoundedSync } from '../platform/boundedRead';
 import * as path from 'node:path';
-import { parseRulesFile, type Rule } from '../core/classify';
+import { MAX_RULES_BYTES, parseRulesFile, type Label, type Rule } from '../core/classify';
 import type { CommitTriage } from '../core/compare';
 import type { PrimaryOverride } from '../core/metrics';
 import { analyze, type Analysis } from '../app/analyze';
 import { nodeFileSource } from '../platform/nodeFileSource';
 import { fileIndexStore } from '../app/indexStore';
+import { loadLabels } from './labelsFile';
 
 /** User rules from `--rules` or `<folder>/.bench-triage/rules.json`; problems go to stderr, loading goes on. */
 export function loadUserRules(folder: string, explicit: string | undefined, err: (s: string) => void): Rule[] {
@@ -14,7 +17,9 @@ export function loadUserRules(folder: string, explicit: string | undefined, err:
     if (explicit) throw new Error(`rules file ${explicit} does not exist`);
     return [];
   }
-  const { rules, problems } = parseRulesFile(readFileSync(file, 'utf8'));
+  // A named file may be a link the user made (followed); the folder's own file is not followed.
+  const text = readTextBoundedSync(file, { maxBytes: MAX_RULES_BYTES, follow: !!explicit, what: 'the rules file' });
+  const { rules, problems } = parseRulesFile(text);
   for (const p of problems)
     err(
       `${file}: ${p.severity}: ${p.ruleId ? `rule ${p.ruleId}` : p.index !== null ? `rule #${p.index}` : 'file'}${p.field ? ` (${p.field})` : ''}: ${p.message}\n`,
@@ -25,15 +30,17 @@ export function loadUserRules(folder: string, explicit: string | undefined, err:
 /** A folder through the shared Workspace; with `cache`, its persistent index lives there (`--cache DIR`). */
 export function analyzeFolder(
   folder: string,
-  opts: { tieBand?: number; rules?: Rule[]; primaryMetric?: PrimaryOverride; cache?: string; allowFailedRequests?: boolean } = {},
+  opts: { tieBand?: number; rules?: Rule[]; primaryMetric?: PrimaryOverride; cache?: string; allowFailedRequests?: boolean; labels?: Label[] } = {},
 ): Promise<Analysis> {
   const abs = path.resolve(folder);
-  return analyze(nodeFileSource(abs), { ...opts, folder: abs, index: opts.cache ? fileIndexStore(path.resolve(opts.cache), abs) : null });
+  // The folder's labels apply unless given (their problems go to stderr).
+  const labels = opts.labels ?? loadLabels(folder, s => process.stderr.write(s));
+  return analyze(nodeFileSource(abs), { ...opts, labels, folder: abs, index: opts.cache ? fileIndexStore(path.resolve(opts.cache), abs) : null });
 }
 
 /** The `classify --json` entry shape (issues 3 and 11). */
 export function entryJson(e: CommitTriage) {
-  const roles: Record<string, unknown> = {};
+  const roles: Record<string, unknown> = dict();
   for (const [role, v] of Object.entries(e.roles)) {
     if (!v.run) continue;
     const c = v.classification;

@@ -4,7 +4,7 @@ import { parseSelector, refusalLines, rolesOf, selectEntries, type CampaignPlan 
 import { buildCampaignPlanFor, buildsExecutor, campaignPlanFor, itemExecutor, runsExecutor, slotsFor } from '../app/campaignPlan';
 import { Builds, type BuildOptions } from '../app/builds';
 import type { BuildRole } from '../runner/buildPlan';
-import { CampaignQueue, type CampaignExecutor, type CampaignHost } from '../app/campaigns';
+import { CampaignQueue, CampaignRecordError, type CampaignExecutor, type CampaignHost } from '../app/campaigns';
 import { Runs, type RunSettings } from '../app/runs';
 import { analyzeFolder, loadUserRules } from './analyzeFolder';
 import type { HostConfig } from '../runner/hosts';
@@ -130,8 +130,10 @@ function executor(a: CampaignArgs, runs: Runs, builds: Builds): CampaignExecutor
 
 function printStatus(s: Awaited<ReturnType<CampaignQueue['status']>>, out: Out): void {
   out(
-    `campaign ${s.id}: ${s.done} done, ${s.running} running, ${s.queued} queued, ${s.failed} failed, ${s.cancelled} cancelled of ${s.total}${s.etaS !== null ? `; about ${hoursMin(s.etaS)} left` : ''}`,
+    `campaign ${s.id}: ${s.done} done, ${s.running} running, ${s.queued} queued, ${s.failed} failed, ${s.cancelled} cancelled${s.unreadable ? `, ${s.unreadable} unreadable` : ''} of ${s.total}${s.etaS !== null ? `; about ${hoursMin(s.etaS)} left` : ''}`,
   );
+  for (const f of s.findings.slice(0, 20)) out(`  ${clean(f)}`);
+  if (s.findings.length > 20) out(`  … and ${s.findings.length - 20} more unreadable run records`);
 }
 
 /**
@@ -184,12 +186,23 @@ export async function campaignCommand(a: CampaignArgs, out: Out, err: Out, signa
     }
     case 'status': {
       const ids = a.id ? [a.id] : await CampaignQueue.list(a.folder);
-      const all = [];
-      for (const id of ids) all.push(await (await CampaignQueue.load(a.folder, id)).status());
+      // One campaign whose records can't be read is said on its own line; the others still show.
+      const all: Array<Awaited<ReturnType<CampaignQueue['status']>> | { id: string; error: string }> = [];
+      for (const id of ids)
+        try {
+          all.push(await (await CampaignQueue.load(a.folder, id)).status());
+        } catch (e) {
+          if (!(e instanceof CampaignRecordError)) throw e;
+          all.push({ id, error: e.message });
+        }
       if (a.json) out(JSON.stringify(all, null, 2));
       else if (!all.length) out(`no campaigns in ${a.folder}`);
-      else for (const s of all) printStatus(s, out);
-      return 0;
+      else
+        for (const s of all) {
+          if ('error' in s) out(`campaign ${s.id}: cannot be read — ${clean(s.error)}`);
+          else printStatus(s, out);
+        }
+      return all.some(s => 'error' in s || s.unreadable) ? 1 : 0;
     }
     case 'cancel': {
       const id = a.id ?? (await CampaignQueue.list(a.folder))[0];

@@ -1,4 +1,5 @@
-import { promises as fs, statSync } from 'node:fs';
+import { constants, promises as fs, statSync } from 'node:fs';
+import { kindOf } from '../platform/boundedRead';
 import { Classifier, LogClassifier, parseLabel, type LogLabel, type Rule } from '../core/classify';
 import { buildReport, renderMarkdown } from '../core/report';
 import { lineChunks } from '../platform/lineChunks';
@@ -80,18 +81,62 @@ export interface LogClassification {
   metrics: Record<string, number>;
   /** Labels read from a `# expected: …` header (a labelled corpus file), if any. */
   expected?: string;
+  /** The learned stage's tokens and answer, where it was asked. */
+  learned?: { tokens: string[]; guess: { category: string; p: number } | null };
 }
 
 /** Header bytes looked at for `# expected: …` labels. */
 const LABEL_HEAD = 16 * 1024;
 
 /** The label header of a corpus file (role and context for the rules); none for a plain log. */
-async function labelOf(file: string): Promise<LogLabel | null> {
+/** What a path named as a log is: 'file', or why it is not read (a FIFO would wait forever, /dev/zero never ends). */
+export async function logFileKind(file: string): Promise<string> {
+  let fh: fs.FileHandle;
+  try {
+    fh = await fs.open(file, constants.O_RDONLY | constants.O_NONBLOCK);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    return code === 'ENOENT' ? 'does not exist' : `cannot be read (${code ?? (e as Error).message})`;
+  }
+  try {
+    const st = await fh.stat();
+    return st.isFile() ? 'file' : `is ${kindOf(st)}, not a regular file`;
+  } finally {
+    await fh.close();
+  }
+}
+
+/** 'le' / 'be' for a log that starts with a UTF-16 byte-order mark (Windows tools write them). */
+async function utf16Of(file: string): Promise<'le' | 'be' | null> {
+  const h = await fs.open(file, 'r');
+  try {
+    const b = Buffer.alloc(2);
+    const { bytesRead } = await h.read(b, 0, 2, 0);
+    return bytesRead === 2 && b[0] === 0xff && b[1] === 0xfe ? 'le' : bytesRead === 2 && b[0] === 0xfe && b[1] === 0xff ? 'be' : null;
+  } finally {
+    await h.close();
+  }
+}
+
+/** A UTF-16 log as UTF-8 chunks, streamed (an odd byte at a chunk's end waits for the next). */
+async function* utf16Chunks(file: string, order: 'le' | 'be'): AsyncIterable<Buffer> {
+  const dec = new TextDecoder(order === 'le' ? 'utf-16le' : 'utf-16be');
+  for await (const chunk of lineChunks(file)) yield Buffer.from(dec.decode(chunk, { stream: true }).replace(/^\uFEFF/, ''), 'utf8');
+  const tail = dec.decode();
+  if (tail) yield Buffer.from(tail, 'utf8');
+}
+
+async function labelOf(file: string, utf16: 'le' | 'be' | null = null): Promise<LogLabel | null> {
+  if (utf16) return null;
   const h = await fs.open(file, 'r');
   try {
     const buf = Buffer.alloc(LABEL_HEAD);
     const { bytesRead } = await h.read(buf, 0, LABEL_HEAD, 0);
-    const label = parseLabel(buf.subarray(0, bytesRead).toString('utf8'));
+    const head = buf.subarray(0, bytesRead).toString('utf8');
+    // A byte-order mark must not hide the header's `# expected:` line.
+    const bom = head.charCodeAt(0) === 0xfeff;
+    const label = parseLabel(bom ? head.slice(1) : head);
+    if (bom && label.headerBytes > 0) label.headerBytes += 3;
     return label.headerBytes > 0 ? label : null;
   } finally {
     await h.close();
@@ -108,11 +153,14 @@ export async function classifyLogFile(
   rules: Rule[] = [],
   classifier = new Classifier({ userRules: rules }),
   label: LogLabel | null = null,
+  err: Out = () => {},
 ): Promise<LogClassification> {
-  label ??= await labelOf(file);
+  const utf16 = await utf16Of(file);
+  if (utf16) err(`${file}: a UTF-16 (${utf16}) log, read as such\n`);
+  label ??= await labelOf(file, utf16);
   const lc = new LogClassifier(classifier, file, { role: label?.role ?? null, context: label?.context ?? '', firstLine: 1 + (label?.headerLines ?? 0) });
   let skip = label?.headerBytes ?? 0;
-  for await (const chunk of lineChunks(file)) {
+  for await (const chunk of utf16 ? utf16Chunks(file, utf16) : lineChunks(file)) {
     if (skip >= chunk.length) {
       skip -= chunk.length;
       continue;
@@ -150,6 +198,9 @@ export async function classifyLogFile(
     candidates: (c.candidates ?? []).map(e => ({ line: e.line, text: e.text })),
     metrics: {},
     expected,
+    ...(c.learned
+      ? { learned: { tokens: c.learned.tokens, guess: c.learned.guess ? { category: c.learned.guess.category, p: c.learned.guess.p } : null } }
+      : {}),
   };
 }
 
@@ -158,12 +209,9 @@ export async function classifyLogCommand(a: { files: string[]; json: boolean; ru
   const classifier = new Classifier({ userRules: rules });
   const results: LogClassification[] = [];
   for (const f of a.files) {
-    try {
-      await fs.access(f);
-    } catch {
-      throw new Error(`classify-log: ${f} does not exist or cannot be read`);
-    }
-    results.push(await classifyLogFile(f, rules, classifier));
+    const kind = await logFileKind(f);
+    if (kind !== 'file') throw new Error(`classify-log: ${f} ${kind}: not read (save the log to a file first)`);
+    results.push(await classifyLogFile(f, rules, classifier, null, err));
   }
   for (const b of classifier.budgetReports)
     err(`rule ${b.rule} exceeded its time budget on ${b.file} (${b.elapsedMs} ms); user rules were stopped for that file\n`);

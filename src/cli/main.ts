@@ -1,10 +1,12 @@
-import { mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
+import { ReadRefused, readTextBoundedSync } from '../platform/boundedRead';
 import { DEFAULT_TEMPLATES } from '../runner/plan';
 import { scanCommand } from './scanCommand';
 import { classifyCommand, classifyLogCommand, reportCommand } from './classifyCommands';
 import { planCommand } from './planCommand';
 import { resumeCommand, runCommand } from './runCommand';
-import { rulesTestCommand } from './rulesTestCommand';
+import { rulesTestCommand, rulesTrainCommand } from './rulesTestCommand';
+import { labelCommand } from './labelCommand';
 import { campaignCommand } from './campaignCommand';
 import { buildCommand } from './buildCommand';
 import { secretEnvOf } from './runCommand';
@@ -19,10 +21,17 @@ commands:
                                               outcome, per-role findings with evidence, verdict on every metric, comparability
   classify-log <file>... [--json] [--rules FILE]
                                               classify plain log files (streaming)
-  rules test <folder> [--json] [--rules FILE] [--tsv FILE] [--min-recall R]
+  rules test <folder> [--json] [--rules FILE] [--tsv FILE] [--min-recall R] [--cross-validate] [--stage structure|learned]
                                               classify labelled logs ("# expected: <category>" header lines, or
-                                              <folder>/expected.tsv): precision and recall per category, the misses
-                                              with their candidate lines, the rules that never fired
+                                              <folder>/expected.tsv) and <folder>/.bench-triage/labels.json: precision
+                                              and recall per category and per stage (rules, structure, learned), the
+                                              share given a wrong category, the misses with their candidate lines, the
+                                              rules that never fired (--cross-validate: the learned stage trained
+                                              without each "# source:" in turn; --stage: one stage alone)
+  rules train <folder> [--out FILE]           the learned stage's model from a labelled folder (JSON)
+  label <folder> --commit C --role R --category X [--agent A] [--note TEXT] | --list
+                                              set a run's category by hand (<folder>/.bench-triage/labels.json): it
+                                              overrides the run's category and teaches the learned stage
   report <folder> [--format md|json] [--out FILE] [--tie-band N] [--rules FILE] [--metric [MODE=]KEY]... [--include-incomparable] [--allow-failed-requests] [--cache DIR]
                                               the triage report, one section per project
                                               (--cache DIR: keep a persistent index there; the next run reads only files changed since)
@@ -190,14 +199,46 @@ export async function main(argv: string[]): Promise<number> {
       }
       case 'rules': {
         const [sub, ...more] = rest;
-        if (sub !== 'test') throw new UsageError(`rules: unknown subcommand ${sub ?? '(none)'}; try "rules test <folder>"`);
-        const a = parseArgs(more, ['json'], ['rules', 'tsv', 'min-recall']);
+        if (sub === 'train') {
+          const t = parseArgs(more, [], ['out']);
+          if (t.positional.length !== 1) throw new UsageError('rules train needs exactly one folder');
+          return await rulesTrainCommand({ folder: t.positional[0], out: t.values.get('out') }, out, err);
+        }
+        if (sub !== 'test') throw new UsageError(`rules: unknown subcommand ${sub ?? '(none)'}; try "rules test <folder>" or "rules train <folder>"`);
+        const a = parseArgs(more, ['json', 'cross-validate'], ['rules', 'tsv', 'min-recall', 'stage']);
+        const stage = a.values.get('stage');
+        if (stage !== undefined && stage !== 'structure' && stage !== 'learned') throw new UsageError(`--stage must be structure or learned (got ${stage})`);
         if (a.positional.length !== 1) throw new UsageError('rules test needs exactly one folder');
         const minRecall = a.values.has('min-recall') ? Number(a.values.get('min-recall')) : undefined;
         if (minRecall !== undefined && !(minRecall >= 0 && minRecall <= 1))
           throw new UsageError(`--min-recall must be between 0 and 1 (got ${a.values.get('min-recall')})`);
         return await rulesTestCommand(
-          { folder: a.positional[0], json: a.flags.has('json'), rules: a.values.get('rules'), tsv: a.values.get('tsv'), minRecall },
+          {
+            folder: a.positional[0],
+            json: a.flags.has('json'),
+            rules: a.values.get('rules'),
+            tsv: a.values.get('tsv'),
+            minRecall,
+            crossValidate: a.flags.has('cross-validate'),
+            stage,
+          },
+          out,
+          err,
+        );
+      }
+      case 'label': {
+        const a = parseArgs(rest, ['list'], ['commit', 'agent', 'role', 'category', 'note']);
+        if (a.positional.length !== 1) throw new UsageError('label needs exactly one folder');
+        return await labelCommand(
+          {
+            folder: a.positional[0],
+            commit: a.values.get('commit'),
+            agent: a.values.get('agent'),
+            role: a.values.get('role'),
+            category: a.values.get('category'),
+            note: a.values.get('note'),
+            list: a.flags.has('list'),
+          },
           out,
           err,
         );
@@ -315,8 +356,9 @@ export async function main(argv: string[]): Promise<number> {
         let dockerfile: string[] | undefined;
         if (a.values.has('dockerfile')) {
           try {
-            dockerfile = readFileSync(a.values.get('dockerfile')!, 'utf8').split('\n');
+            dockerfile = readTextBoundedSync(a.values.get('dockerfile')!, { maxBytes: 1024 * 1024, follow: true, what: 'the Dockerfile' }).split('\n');
           } catch (e) {
+            if (e instanceof ReadRefused) throw new UsageError(`--dockerfile ${e.message}`);
             throw new UsageError(`--dockerfile ${a.values.get('dockerfile')}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
           }
         }

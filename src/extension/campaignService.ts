@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import type { CommitTriage } from '../core/compare';
 import type { CampaignPlan } from '../core/campaign/plan';
-import { CampaignQueue, type CampaignHost, type CampaignStatus } from '../app/campaigns';
+import { CampaignQueue, CampaignRecordError, type CampaignHost, type CampaignStatus } from '../app/campaigns';
 import { buildCampaignPlanFor, buildsExecutor, campaignPlanFor, itemExecutor, runsExecutor, slotsFor } from '../app/campaignPlan';
 import type { Role } from '../core/model';
 import type { HostConfig } from '../runner/hosts';
@@ -21,12 +21,14 @@ export interface CampaignView {
   live: boolean;
   /** A campaign of image builds rather than runs. */
   builds: boolean;
+  /** Its records can't be used: why, naming the file and field (shown, never hidden). */
+  error?: string;
 }
 
 const eta = (s: number | null) =>
   s === null ? '' : s >= 3600 ? ` · about ${(s / 3600).toFixed(1)} h left` : ` · about ${Math.max(1, Math.round(s / 60))} min left`;
 export const describeStatus = (s: CampaignStatus) =>
-  `${s.done} done · ${s.running} running · ${s.queued} queued · ${s.failed} failed${s.cancelled ? ` · ${s.cancelled} cancelled` : ''}${eta(s.etaS)}`;
+  `${s.done} done · ${s.running} running · ${s.queued} queued · ${s.failed} failed${s.cancelled ? ` · ${s.cancelled} cancelled` : ''}${s.unreadable ? ` · ${s.unreadable} unreadable` : ''}${eta(s.etaS)}`;
 
 /**
  * Campaigns in the editor, on the app's durable queue: planned from a Commits-view group, run on
@@ -187,8 +189,10 @@ export class CampaignService implements vscode.Disposable {
         try {
           const q = await CampaignQueue.load(f.fsPath, id);
           out.push({ id, folder: f, select: q.record.select, status: await q.status(), live: false, builds: q.record.items.some(i => i.kind === 'build') });
-        } catch {
-          /* a campaign folder without a readable campaign.json: not shown */
+        } catch (e) {
+          if (!(e instanceof CampaignRecordError)) throw e;
+          const none = { id, total: 0, done: 0, running: 0, queued: 0, failed: 0, cancelled: 0, unreadable: 0, findings: [], etaS: null };
+          out.push({ id, folder: f, select: id, status: none, live: false, builds: false, error: e.message });
         }
       }
     }

@@ -20,6 +20,7 @@ import { registerRunCommands } from './commands/run';
 import { registerCompareCommands } from './commands/compare';
 import { registerNoteCommands } from './commands/notes';
 import { registerRuleCommands } from './commands/rules';
+import { registerLabelCommands } from './commands/labels';
 import { registerCampaignCommands } from './commands/campaigns';
 import { CampaignService } from './campaignService';
 import { BuildService } from './buildService';
@@ -90,7 +91,7 @@ export function activate(context: vscode.ExtensionContext): BenchTriageApi {
   const changed = (uri: vscode.Uri) => {
     // Settings and tool folders change for reasons of their own (a group-by writes settings.json).
     if (!store.scanned || /\/(\.vscode|\.git|node_modules)\//.test(uri.path)) return;
-    if (/\/\.bench-triage\/rules\.json$/.test(uri.path)) {
+    if (/\/\.bench-triage\/(?:rules|labels)\.json$/.test(uri.path)) {
       void store.resettle();
       return;
     }
@@ -172,6 +173,7 @@ export function activate(context: vscode.ExtensionContext): BenchTriageApi {
   registerCompareCommands(context, store, webviews, diffDocs);
   registerNoteCommands(context, store);
   registerRuleCommands(context);
+  registerLabelCommands(context, store);
   registerCampaignCommands(context, store, campaigns);
   registerBuildCommands(context, store, builds, campaigns, () => void vscode.commands.executeCommand('benchTriage.runs.focus'));
   registerSecretCommands(context);

@@ -4,7 +4,8 @@ import type { BuildSettings } from '../runner/buildPlan';
 import { splitHostUrl, type HostConfig } from '../runner/hosts';
 import { DEFAULT_TEMPLATES, type ImageTemplates } from '../runner/plan';
 import { metricDef, OVERRIDE_KEYS, type PrimaryOverride } from '../core/metrics';
-import { parseRulesFile, type Rule } from '../core/classify';
+import { MAX_LABELS_BYTES, MAX_RULES_BYTES, parseLabels, parseRulesFile, type Label, type Rule } from '../core/classify';
+import { readTextBounded } from '../platform/boundedRead';
 import type { WorkspaceSettings } from '../app/workspace';
 
 /**
@@ -86,12 +87,22 @@ export function primaryMetricSetting(scope?: vscode.Uri): PrimaryOverride {
   return out;
 }
 
+/**
+ * A file of the folder's `.bench-triage/`: on disk read without following links or blocking and
+ * capped (a link to /dev/zero or a FIFO cannot hang the window); elsewhere capped by its size.
+ */
+async function boundedText(file: vscode.Uri, maxBytes: number, what: string): Promise<string> {
+  if (file.scheme === 'file') return readTextBounded(file.fsPath, { maxBytes, what });
+  const st = await vscode.workspace.fs.stat(file);
+  if (st.type !== vscode.FileType.File || st.size > maxBytes) throw new Error(`${file.toString()}: ${what} not read`);
+  return new TextDecoder().decode(await vscode.workspace.fs.readFile(file));
+}
+
 /** `.bench-triage/rules.json` of a folder; its problems are shown by the language server, not here. */
 export async function userRules(root: vscode.Uri): Promise<Rule[]> {
   try {
     const file = vscode.Uri.joinPath(root, '.bench-triage', 'rules.json');
-    if ((await vscode.workspace.fs.stat(file)).size > 4 * 1024 * 1024) return [];
-    return parseRulesFile(new TextDecoder().decode(await vscode.workspace.fs.readFile(file))).rules;
+    return parseRulesFile(await boundedText(file, MAX_RULES_BYTES, 'the rules file')).rules;
   } catch {
     return [];
   }
@@ -104,7 +115,18 @@ export async function workspaceSettings(root: vscode.Uri): Promise<WorkspaceSett
     primaryMetric: primaryMetricSetting(root),
     rules: await userRules(root),
     allowFailedRequests: allowFailedRequestsSetting(root),
+    labels: await userLabels(root),
   };
+}
+
+/** `.bench-triage/labels.json` of a folder (labels with problems are left out; Set Category… names them). */
+export async function userLabels(root: vscode.Uri): Promise<Label[]> {
+  try {
+    const file = vscode.Uri.joinPath(root, '.bench-triage', 'labels.json');
+    return parseLabels(await boundedText(file, MAX_LABELS_BYTES, 'the labels file')).labels;
+  } catch {
+    return [];
+  }
 }
 
 const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;

@@ -1,4 +1,4 @@
-import { promises as fs } from 'node:fs';
+import { constants, promises as fs } from 'node:fs';
 import * as path from 'node:path';
 
 /**
@@ -15,7 +15,8 @@ export async function writeJsonAtomic(
 ): Promise<void> {
   await fsImpl.mkdir(path.dirname(file), { recursive: true });
   const tmp = `${file}.${process.pid}.tmp`;
-  const handle = await fsImpl.open(tmp, 'w');
+  // Never through a link planted at the temporary name (O_NOFOLLOW); the rename replaces a link at the target itself, not what it points to.
+  const handle = await fsImpl.open(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW);
   try {
     await handle.writeFile(mask(JSON.stringify(value, null, indent || undefined)) + '\n');
     await handle.sync();

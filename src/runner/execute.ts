@@ -7,6 +7,7 @@ import { benchmarksFromCheckout, C, fileFromCheckout, hasCommit, helperFile, tar
 import { RunnerError } from './errors';
 import type { HostQueue } from './hostQueue';
 import { LogSink } from './logSink';
+import { readRunRecord } from './recordRead';
 import type { RunPlan } from './plan';
 import { FINAL_STATES, newRunId, RECORD_SCHEMA, runDir, saveRecord, saveResult, type PhaseRecord, type RunRecord, type RunState } from './runRecord';
 import type { ContainerRuntime } from './runtime';
@@ -186,13 +187,12 @@ export class Runner {
     for (const c of await this.runtime.list(LABEL.runId)) {
       const dir = c.labels[LABEL.dir];
       if (!dir || !path.resolve(dir).startsWith(root + path.sep)) continue;
-      let r: RunRecord;
-      try {
-        r = JSON.parse(await fs.readFile(path.join(dir, 'run.json'), 'utf8')) as RunRecord;
-      } catch {
+      const read = await readRunRecord(dir);
+      if (!read.ok) {
         await this.runtime.remove(c.id);
         continue;
       }
+      const r = read.record;
       if (FINAL_STATES.includes(r.status)) {
         await this.runtime.remove(c.id);
         continue;

@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { OWN_SCHEMA } from '../core/ingest';
 import type { Role } from '../core/model';
@@ -92,42 +91,3 @@ export function resultOf(r: RunRecord, model: string | null, agent: string | nul
 
 export const saveResult = (dir: string, r: RunRecord, model: string | null, agent: string | null, mask?: (t: string) => string) =>
   writeJsonAtomic(path.join(dir, 'result.json'), resultOf(r, model, agent), undefined, mask);
-
-/**
- * The run's record as it really ended. A runner writes result.json, then the final run.json: a
- * process killed between the two leaves a finished run whose record still says it runs (and whose
- * container is gone, so nothing can re-attach). result.json decides then, and run.json is brought
- * in line with it — never run again. Null when run.json cannot be read.
- */
-export async function settledRecord(dir: string): Promise<RunRecord | null> {
-  let r: RunRecord;
-  try {
-    r = JSON.parse(await fs.readFile(path.join(dir, 'run.json'), 'utf8')) as RunRecord;
-  } catch {
-    return null;
-  }
-  if (FINAL_STATES.includes(r.status)) return r;
-  let res: { status?: unknown; error?: unknown; durationS?: unknown; exitCode?: unknown };
-  try {
-    res = JSON.parse(await fs.readFile(path.join(dir, 'result.json'), 'utf8'));
-  } catch {
-    return r;
-  }
-  if (typeof res.status !== 'string' || !FINAL_STATES.includes(res.status as RunState)) return r;
-  const settled: RunRecord = {
-    ...r,
-    status: res.status as RunState,
-    error: typeof res.error === 'string' ? res.error : r.error,
-    durationS: typeof res.durationS === 'number' ? res.durationS : r.durationS,
-    exitCode: typeof res.exitCode === 'number' ? res.exitCode : r.exitCode,
-    endedAt: r.endedAt ?? new Date().toISOString(),
-  };
-  await saveRecord(dir, settled).catch(() => undefined);
-  await fs
-    .appendFile(
-      path.join(dir, r.runnerLog),
-      `${new Date().toISOString()} record settled from result.json: ${settled.status} (its runner ended before it wrote run.json)\n`,
-    )
-    .catch(() => undefined);
-  return settled;
-}

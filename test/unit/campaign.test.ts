@@ -17,6 +17,7 @@ import {
 import { buildsExecutor, itemExecutor, slotsFor } from '../../src/app/campaignPlan';
 import type { Builds } from '../../src/app/builds';
 import { CampaignQueue, type CampaignExecutor } from '../../src/app/campaigns';
+import { BUILD_RECORD_SCHEMA } from '../../src/core/ingest';
 import type { CommitTriage } from '../../src/core/compare';
 import { runCli as run } from './helpers';
 import { gpusTaken, LABEL } from '../../src/runner/execute';
@@ -451,7 +452,8 @@ describe('campaigns of image builds (issue 16: groups go through the campaign qu
     const bx = buildsExecutor({ builds: {} as Builds, folder, target: async () => ({}) as never, optionsOf: async () => ({}) as never });
     const write = (d: string, r: object) => {
       fs.mkdirSync(path.join(folder, d), { recursive: true });
-      fs.writeFileSync(path.join(folder, d, 'build.json'), JSON.stringify(r));
+      const whole = { schema: BUILD_RECORD_SCHEMA, buildId: d, commit: 'aaaa1111', error: null, log: 'build.log', dockerfile: 'Dockerfile', logBytes: 0, ...r };
+      fs.writeFileSync(path.join(folder, d, 'build.json'), JSON.stringify(whole));
     };
     const dead = spawnSync(process.execPath, ['-e', 'console.log(process.pid)'], { encoding: 'utf8' }).stdout.trim();
     write('b1', { status: 'building', owner: `${os.hostname()}:${dead}` });
@@ -461,6 +463,8 @@ describe('campaigns of image builds (issue 16: groups go through the campaign qu
     assert.deepEqual(await bx.recorded('b2'), { status: 'succeeded', final: true, driven: false });
     assert.deepEqual(await bx.recorded('b3'), { status: 'building', final: false, driven: true });
     assert.equal(await bx.recorded('none'), null);
+    write('b4', { status: 'building', owner: `${os.hostname()}:${dead}`, log: '../../../etc/passwd' });
+    assert.equal(await bx.recorded('b4'), null, 'a record naming a log outside its folder is not used');
   });
 
   it('CLI: campaign plan --build on the demo plans the "No vLLM wheel" image; without a checkout it is refused, saying why', () => {

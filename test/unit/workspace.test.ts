@@ -12,7 +12,8 @@ import { ISOBENCH, requireCorpus, runCli } from './helpers';
 const settings = () => ({ tieBand: 2, rules: [], primaryMetric: {} });
 const open = (dir: string, cache?: string) => new Workspace(dir, nodeFileSource(dir), settings, cache ? fileIndexStore(cache, dir) : null);
 /** Entries in their JSON contract, for comparing two workspaces. */
-const shape = (w: Workspace) => w.entries.map(entryJson);
+// As the CLI prints it (maps keyed by data have no prototype in memory; JSON is what is compared).
+const shape = (w: Workspace) => JSON.parse(JSON.stringify(w.entries.map(entryJson)));
 
 /** A runner result.json for a commit (the schema the runner writes). */
 function runnerResult(dir: string, commit: string, role: string, metrics: Record<string, number>, extra: Record<string, unknown> = {}): string {

@@ -6,6 +6,11 @@ import { linearMatcher, nativeMatcher, type Match, type Matcher } from './matche
 import { isChildProcessLine, isErrorForm, isNoise } from '../logs/lines';
 import { requiredLiterals } from './literals';
 import { LiteralScanner } from './literalScanner';
+import { StructureReader, STRUCTURE_LITERALS } from './structure/reader';
+import { decideStructure } from './structure/table';
+import { NaiveBayes, type Guess, type NaiveBayesJson } from './learned/naiveBayes';
+import { tokensOf } from './learned/tokens';
+import BUILTIN_MODEL from './learned/model.generated.json';
 
 export interface EvidenceSource {
   file: string;
@@ -38,8 +43,12 @@ export interface Finding {
   cause: string | null;
   description: string;
   rule: string | null;
-  /** How it was reached: a root-cause signature, an inference from the command/model, or a pipeline's generic string. */
-  strength: 'signature' | 'context' | 'generic' | 'status' | 'none';
+  /**
+   * How it was reached: a root-cause signature; the failure's structure (exception type, error
+   * code, exit status …); an inference from the command/model; a pipeline's generic string; the
+   * run's recorded status; the learned fallback; a person's label; nothing.
+   */
+  strength: 'signature' | 'structure' | 'context' | 'generic' | 'status' | 'learned' | 'label' | 'none';
   evidence: Evidence | null;
   /** Unclassified only: the last error-form lines (oldest first), where a person starts reading. */
   candidates?: Evidence[];
@@ -52,13 +61,24 @@ export interface Classification extends Finding {
   findings: Finding[];
   /** What limited the look at the run's texts (a log read in part, a log not read), each naming the file. */
   notes?: string[];
+  /**
+   * The learned stage's input and answer, where it was asked (nothing else explained the run, or
+   * features were requested): re-asked without reading the texts again when the labels change.
+   */
+  learned?: { tokens: string[]; guess: Guess | null };
 }
+
+/** The learned stage answers at or above this probability; below, the run stays unclassified and says what it is most like. */
+export const LEARNED_THRESHOLD = 0.9;
+/** The model trained at build time on the labelled corpus (test/fixtures/failure-logs). */
+export const builtinModel = (): NaiveBayes => NaiveBayes.fromJSON(BUILTIN_MODEL as NaiveBayesJson);
 
 /**
  * Rules whose hit is a *secondary* cause when another signature exists: a patch that applied only
- * in part (failed hunks the runner skipped) does not explain a run that died of something else.
+ * in part (failed hunks the runner skipped) does not explain a run that died of something else;
+ * SGLang's "could not load any common_ops library" summarises the import errors listed after it.
  */
-const SECONDARY_WHEN_OTHERS = new Set(['agent.patch-partial']);
+const SECONDARY_WHEN_OTHERS = new Set(['agent.patch-partial', 'install-failed.sgl-kernel']);
 /** After the primary signature is known, this many more candidate lines are looked at for secondary findings. */
 const SECONDARY_LINE_BUDGET = 20_000;
 /** How many last error-form lines an unclassified run shows. */
@@ -88,6 +108,7 @@ const VERSION_REFINEMENTS: Array<{ rule: string; version: RegExp; category: stri
 
 interface CompiledIndication {
   scope: Rule['indications'][number]['scope'];
+  flags: string;
   m: Matcher;
   multiline: boolean;
   /** A built-in's required literals (case-folded): a line without any of them cannot match, so the pattern is not run. */
@@ -116,6 +137,13 @@ interface Hit {
 
 export interface ClassifierOptions {
   userRules?: Rule[];
+  /** The learned fallback (default: the built-in model); null turns it off. */
+  learned?: NaiveBayes | null;
+  learnedThreshold?: number;
+  /** Attach the learned stage's tokens to every classification (for training and cross-validation). */
+  features?: boolean;
+  /** Measurement only (`rules test --stage`): answer with this stage alone, as if the ones before it found nothing. */
+  only?: 'structure' | 'learned';
   /** Wall-clock budget for user rules on one input (default 2000 ms). */
   userRuleBudgetMs?: number;
 }
@@ -169,11 +197,22 @@ export class Classifier {
   /** Literals every built-in line match must contain (case-folded); lines without one are skipped. */
   readonly literals: string[];
   private readonly scanner: LiteralScanner;
+  /** Rule literals (bit 1) and the structure reader's (bit 2), for whole texts. */
+  private readonly textScanner: LiteralScanner;
   private readonly userBudgetMs: number;
   readonly budgetReports: BudgetReport[] = [];
 
+  readonly learned: NaiveBayes | null;
+  private readonly threshold: number;
+  private readonly features: boolean;
+  private readonly only: ClassifierOptions['only'];
+
   constructor(opts: ClassifierOptions = {}) {
     this.userBudgetMs = opts.userRuleBudgetMs ?? 2000;
+    this.learned = opts.learned === undefined ? builtinModel() : opts.learned;
+    this.threshold = opts.learnedThreshold ?? LEARNED_THRESHOLD;
+    this.features = !!opts.features;
+    this.only = opts.only;
     const builtin = BUILTIN_RULES.map(s => compileRule(RuleSchema.parse(s), false));
     const user = (opts.userRules ?? []).map(r => compileRule(r, true));
     this.rules = [...user, ...builtin]; // user rules win ties on the same line
@@ -189,6 +228,7 @@ export class Classifier {
     for (const l of FACT_LITERALS) lits.add(l);
     this.literals = [...lits];
     this.scanner = new LiteralScanner([this.literals]);
+    this.textScanner = new LiteralScanner([this.literals, STRUCTURE_LITERALS]);
     const idOf = new Map(this.literals.map((l, i) => [l, i]));
     for (const r of builtin) for (const ind of r.inds) ind.litIds = ind.lits?.map(l => idOf.get(l)!) ?? null;
     this.found = new Uint32Array(this.literals.length);
@@ -198,7 +238,35 @@ export class Classifier {
       if (r.user) return;
       for (const ind of r.inds) for (const id of ind.litIds ?? []) if (this.rulesOf[id].at(-1) !== ri) this.rulesOf[id].push(ri);
     });
+    // User rules get the same prefilter where their patterns allow it (thousands of rules then
+    // cost one scan of each line); a rule with any indication without a literal runs on every line.
+    const userLits = new Map<string, number>();
+    const userRulesOf: number[][] = [];
+    this.rules.forEach((r, ri) => {
+      if (!r.user) return;
+      const per = r.inds.filter(i => !i.multiline && i.scope !== 'context').map(i => userLiterals(i.m.source, i.flags));
+      if (!per.length || per.some(l => !l)) {
+        this.userAlways.push(ri);
+        return;
+      }
+      for (const l of new Set(per.flat() as string[])) {
+        let id = userLits.get(l);
+        if (id === undefined) userLits.set(l, (id = userLits.size));
+        (userRulesOf[id] ??= []).push(ri);
+      }
+    });
+    this.userLiterals = [...userLits.keys()];
+    this.userRulesOf = userRulesOf;
+    this.userScanner = this.userLiterals.length ? new LiteralScanner([this.userLiterals]) : null;
+    this.userFound = new Uint32Array(this.userLiterals.length);
   }
+  /** User rules that run on every line (a pattern with no required literal), in rule order. */
+  private readonly userAlways: number[] = [];
+  private readonly userLiterals: string[];
+  private readonly userRulesOf: number[][];
+  private readonly userScanner: LiteralScanner | null;
+  private readonly userFound: Uint32Array;
+  private userStamp = 0;
   private readonly rulesOf: number[][];
   /** Scratch for literalsIn: found[id] === stamp when literal id is on the current line. */
   private readonly found: Uint32Array;
@@ -256,6 +324,8 @@ export class Classifier {
       },
       /** A line that may state an error (the caller's cheap prefilter); the last few are kept for an unclassified end. */
       errorLine: (text: string, no: number) => state.remember(source, text, no),
+      /** A line with one of STRUCTURE_LITERALS: read for tracebacks, error codes, statuses (bounded). */
+      structureLine: (text: string, no: number) => state.structure.line(text, no, source),
       end: (status: RunStatus = 'failed', context = '') => {
         this.infer(context, role, state);
         return this.decide({ role, status, texts: [], context }, state);
@@ -274,17 +344,23 @@ export class Classifier {
   ): void {
     // User rules (RE2, linear) look at every line, first, so they win ties on the same line.
     if (!state.userDisabled && this.rules.some(r => r.user && appliesToRole(r, role))) {
-      let line = firstLine;
-      for (let s = 0; s <= text.length && !state.userDisabled;) {
-        const e = text.indexOf('\n', s);
-        this.evalLine(text.slice(s, e === -1 ? text.length : e), line++, source, scope, role, state, order, true);
-        if (e === -1) break;
-        s = e + 1;
-      }
+      if (this.userAlways.length) {
+        let line = firstLine;
+        for (let s = 0; s <= text.length && !state.userDisabled;) {
+          const e = text.indexOf('\n', s);
+          this.evalLine(text.slice(s, e === -1 ? text.length : e), line++, source, scope, role, state, order, true);
+          if (e === -1) break;
+          s = e + 1;
+        }
+      } else
+        this.userScanner?.scanString(text, firstLine, (lineText, line) => {
+          if (!state.userDisabled) this.evalLine(lineText, line, source, scope, role, state, order, true);
+        });
     }
-    // Built-in rules only on lines that contain one of their literals.
-    this.scanner.scanString(text, firstLine, (lineText, line) => {
-      if (state.wantsMore) this.evalLine(lineText, line, source, scope, role, state, order, false);
+    // Built-in rules only on lines that contain one of their literals; the structure reader on its own.
+    this.textScanner.scanString(text, firstLine, (lineText, line, mask) => {
+      if (mask & 1 && state.wantsMore) this.evalLine(lineText, line, source, scope, role, state, order, false);
+      if (mask & 2) state.structure.line(lineText, line, source);
     });
     this.multiline(text, firstLine, source, scope, role, state, order);
   }
@@ -328,6 +404,14 @@ export class Classifier {
       if (!user) {
         const set = new Set<number>();
         for (const id of ids) for (const ri of this.rulesOf[id]) set.add(ri);
+        picked = [...set].sort((a, b) => a - b);
+      } else if (this.userScanner) {
+        // User rules: those whose literals the window holds, and those that run everywhere, in rule order.
+        const uids: number[] = [];
+        this.userStamp = (this.userStamp % 0xfffffffe) + 1;
+        this.userScanner.literalsIn(view, this.userFound, this.userStamp, uids);
+        const set = new Set<number>(this.userAlways);
+        for (const id of uids) for (const ri of this.userRulesOf[id]) set.add(ri);
         picked = [...set].sort((a, b) => a - b);
       }
       for (const r of picked ? picked.map(ri => this.rules[ri]) : this.rules) {
@@ -415,7 +499,7 @@ export class Classifier {
       if (!findings.some(x => x.category === f.category && x.cause === f.cause)) findings.push(f);
     };
     // Signatures: the earliest error-form line first, then other lines; partial patches last.
-    const sigs = s.signatures();
+    const sigs = this.only ? [] : s.signatures();
     const main = sigs.filter(h => !SECONDARY_WHEN_OTHERS.has(h.rule.rule.id));
     const late = sigs.filter(h => SECONDARY_WHEN_OTHERS.has(h.rule.rule.id));
     for (const h of [...main, ...late]) add(findingOf(h, 'signature'));
@@ -430,7 +514,8 @@ export class Classifier {
         evidence: findings[0].evidence,
       });
     // A server that never became ready while it was capturing CUDA graphs hung there.
-    const top = findings[0] ?? (s.generic ? findingOf(s.generic, 'generic') : null);
+    const generic = this.only ? null : s.generic;
+    const top = findings[0] ?? (generic ? findingOf(generic, 'generic') : null);
     if (s.capture && top?.category === 'timeout' && (top.cause === 'server-never-ready' || top.rule === 'generic.timeout'))
       findings.unshift({
         category: 'server-startup-failed',
@@ -440,31 +525,69 @@ export class Classifier {
         strength: 'signature',
         evidence: s.capture,
       });
-    if (s.context) {
+    // Without a signature, the failure's structure: strong entries before the command's context
+    // and the pipelines' generic strings, weak ones after them.
+    const st = s.structure.result();
+    const structure = findings.length || this.only === 'learned' ? null : decideStructure(st);
+    const strong = structure?.all.filter(f => !f.weak) ?? [];
+    for (const f of strong) add({ category: f.category, cause: f.cause, description: f.description, rule: f.id, strength: 'structure', evidence: f.evidence });
+    if (s.context && !this.only) {
       const { r, m } = s.context;
       add(findingOfRule(r.rule, render(r.rule.description, m.groups), 'context', null));
     }
-    if (s.generic) add(findingOf(s.generic, 'generic'));
-    if (!findings.length && input.status === 'timeout')
+    if (generic) add(findingOf(generic, 'generic'));
+    for (const f of structure?.all.filter(x => x.weak) ?? [])
+      add({ category: f.category, cause: f.cause, description: f.description, rule: f.id, strength: 'structure', evidence: f.evidence });
+    if (!findings.length && input.status === 'timeout' && !this.only)
       add({ category: 'timeout', cause: null, description: 'The run was recorded as timed out', rule: null, strength: 'status', evidence: null });
-    if (!findings.length) {
+    let learned: Classification['learned'];
+    if (!findings.length || this.features) {
       const candidates = s.recent.length ? s.recent : lastErrorLines(input.texts);
-      const last = candidates.at(-1) ?? null;
-      add({
-        category: 'unclassified',
-        cause: null,
-        description: last ? `No rule matched; last error line: ${last.text}` : 'No rule matched and no error text was kept',
-        rule: null,
-        strength: 'none',
-        evidence: last,
-        candidates,
-      });
+      const tokens = tokensOf(
+        candidates.map(c => c.text),
+        st,
+      );
+      learned = { tokens, guess: findings.length ? null : (this.learned?.predict(tokens) ?? null) };
+      if (!findings.length) add(learnedFinding(candidates, learned.guess, this.threshold, this.learned?.examples ?? 0));
     }
     const p = findings[0];
     const c = category(p.category);
     const rule = p.rule ? this.rules.find(r => r.rule.id === p.rule)?.rule : undefined;
-    return { ...p, group: c.group, fixability: rule?.fixability ?? c.fixability, findings };
+    return { ...p, group: c.group, fixability: rule?.fixability ?? c.fixability, findings, ...(learned ? { learned } : {}) };
   }
+}
+
+/**
+ * Where nothing explained a run: the learned stage's answer at or above the threshold, else
+ * unclassified, saying what the run is most like. Either way the last error lines stay.
+ */
+export function learnedFinding(candidates: Evidence[], guess: Guess | null, threshold: number, examples: number): Finding {
+  const last = candidates.at(-1) ?? null;
+  const lastLine = last ? `last error line: ${last.text}` : 'no error text was kept';
+  const pct = (p: number) => p.toFixed(2);
+  if (guess && guess.p >= threshold)
+    return {
+      category: guess.category,
+      cause: null,
+      description: `Most like “${category(guess.category).title}” (p = ${pct(guess.p)}, learned from ${examples} labelled logs); no rule or structure explains it — ${lastLine}`,
+      rule: 'learned',
+      strength: 'learned',
+      evidence: last,
+      candidates,
+    };
+  return {
+    category: 'unclassified',
+    cause: null,
+    description: guess
+      ? `Unclassified — most like “${category(guess.category).title}” (p = ${pct(guess.p)}); ${lastLine}`
+      : last
+        ? `No rule matched; ${lastLine}`
+        : 'No rule matched and no error text was kept',
+    rule: null,
+    strength: 'none',
+    evidence: last,
+    candidates,
+  };
 }
 
 /** For unclassified runs: the last lines that state an error (oldest first), to show the user where to look. */
@@ -492,6 +615,19 @@ function countLines(text: string): number {
   return n;
 }
 
+/**
+ * Required literals of a user pattern (RE2 syntax), or null when it may have none or uses syntax
+ * the literal reader does not know (quoting, Unicode classes, inline flags): such a rule runs on
+ * every line. Non-ASCII literals under `i` are not used: the scanner folds ASCII case only.
+ */
+function userLiterals(pattern: string, flags: string): string[] | null {
+  if (/\\[QEpPCzAx]|\(\?[^:]/.test(pattern)) return null;
+  const req = requiredLiterals(pattern);
+  if (!req || req.some(l => !l.length)) return null;
+  if (flags.includes('i') && req.some(l => /[^\x00-\x7f]/.test(l))) return null;
+  return req.map(l => l.toLowerCase());
+}
+
 function appliesToRole(r: CompiledRule, role: Role | null): boolean {
   return !r.rule.roles || (role !== null && r.rule.roles.includes(role));
 }
@@ -503,6 +639,7 @@ function compileRule(rule: Rule, user: boolean): CompiledRule {
     user,
     inds: rule.indications.map(i => ({
       scope: i.scope,
+      flags: i.flags ?? '',
       multiline: !!i.multiline,
       m: make(i.pattern, i.flags ?? '', !!i.multiline),
       lits: user || i.multiline || i.scope === 'context' ? null : (requiredLiterals(i.pattern)?.map(l => l.toLowerCase()) ?? null),
@@ -532,6 +669,8 @@ class ScanState {
   vllmVersion: string | null = null;
   /** The last CUDA graph capture progress line, while capture has not finished. */
   capture: Evidence | null = null;
+  /** Tracebacks, error codes, exit statuses … of the texts (bounded). */
+  readonly structure = new StructureReader();
 
   facts(line: string, no: number, source: EvidenceSource): void {
     if (!this.vllmVersion) this.vllmVersion = VERSION_LINE.exec(line)?.[1] ?? null;

@@ -2,6 +2,7 @@ import { Classifier, type Classification } from './engine';
 import type { Role } from '../model';
 import { LiteralScanner } from './literalScanner';
 import { METRIC_LINE_LITERALS, PrintedMetricsParser } from '../metrics/printed';
+import { STRUCTURE_LITERALS } from './structure/reader';
 
 export interface LogVerdict {
   /** null when the log printed benchmark results (a success); then `metrics` holds them. */
@@ -34,7 +35,7 @@ const ERROR_LINE_LITERALS = [
 const SCANNERS = new WeakMap<Classifier, LiteralScanner>();
 function scannerFor(classifier: Classifier): LiteralScanner {
   let s = SCANNERS.get(classifier);
-  if (!s) SCANNERS.set(classifier, (s = new LiteralScanner([classifier.literals, METRIC_LINE_LITERALS, ERROR_LINE_LITERALS])));
+  if (!s) SCANNERS.set(classifier, (s = new LiteralScanner([classifier.literals, METRIC_LINE_LITERALS, ERROR_LINE_LITERALS, STRUCTURE_LITERALS])));
   return s;
 }
 
@@ -91,6 +92,7 @@ export class LogClassifier {
       if (mask & 1 && !this.stream.settled) this.stream.line(text, line);
       if (mask & 2) this.metrics.line(text);
       if (mask & 4) this.stream.errorLine(text, line);
+      if (mask & 8) this.stream.structureLine(text, line);
     });
     this.line += n;
     this.overlap = buf.length && buf[buf.length - 1] !== 10 ? buf.slice(Math.max(buf.lastIndexOf(10) + 1, buf.length - OVERLAP)) : new Uint8Array(0);
@@ -102,7 +104,11 @@ export class LogClassifier {
     this.metrics.chunk(text);
     for (let s = 0, i = text.indexOf('\n'); ; s = i + 1, i = text.indexOf('\n', s)) {
       const end = i === -1 ? text.length : i;
-      if (end > s) this.stream.errorLine(text.slice(s, Math.min(end, s + 4096)), this.line);
+      if (end > s) {
+        const line = text.slice(s, Math.min(end, s + 8192));
+        this.stream.errorLine(line.slice(0, 4096), this.line);
+        this.stream.structureLine(line, this.line);
+      }
       if (i === -1) break;
       this.line++;
     }

@@ -1,5 +1,6 @@
 import { RuleSchema, RulesFileSchema, type Rule } from './ruleSchema';
-import { catastrophicReason, linearMatcher } from './matcher';
+import { catastrophicReason, expandedSize, linearMatcher, MAX_EXPANDED } from './matcher';
+import { BUILTIN_RULES } from './rules';
 import { parseJson } from '../ingest/json';
 import { isKnownCategory } from './taxonomy';
 
@@ -17,6 +18,8 @@ export interface RuleProblem {
  * Reads `.bench-triage/rules.json`. Every problem names the rule and the field; a rule with an
  * error is left out, the others still load.
  */
+const BUILTIN_IDS = new Set(BUILTIN_RULES.map(r => r.id));
+
 export function parseRulesFile(text: string): { rules: Rule[]; problems: RuleProblem[] } {
   const problems: RuleProblem[] = [];
   const parsed = parseJson(text);
@@ -44,6 +47,16 @@ export function parseRulesFile(text: string): { rules: Rule[]; problems: RulePro
       problems.push({ severity: 'error', index, ruleId: rule.id, field: `rules.${index}.id`, message: `duplicate rule id ${rule.id}` });
       ok = false;
     }
+    if (BUILTIN_IDS.has(rule.id)) {
+      problems.push({
+        severity: 'error',
+        index,
+        ruleId: rule.id,
+        field: `rules.${index}.id`,
+        message: `${rule.id} is a built-in rule's id; give the rule an id of its own (e.g. my.${rule.id})`,
+      });
+      ok = false;
+    }
     seen.add(rule.id);
     if (!isKnownCategory(rule.category))
       problems.push({
@@ -55,6 +68,18 @@ export function parseRulesFile(text: string): { rules: Rule[]; problems: RulePro
       });
     rule.indications.forEach((ind, k) => {
       const field = `rules.${index}.indications.${k}.pattern`;
+      const size = expandedSize(ind.pattern);
+      if (size > MAX_EXPANDED) {
+        ok = false;
+        problems.push({
+          severity: 'error',
+          index,
+          ruleId: rule.id,
+          field,
+          message: `pattern expands to about ${size.toExponential(1)} instructions (counted repeats multiply); at most ${MAX_EXPANDED} are allowed`,
+        });
+        return;
+      }
       try {
         linearMatcher(ind.pattern, ind.flags ?? '', !!ind.multiline);
       } catch (e) {

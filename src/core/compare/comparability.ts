@@ -1,3 +1,4 @@
+import { dict } from '../model';
 import type { Commit, Role, Run } from '../model';
 import { ROLES } from '../model';
 import { commandWorkload } from '../perfcmd';
@@ -126,7 +127,7 @@ function same(key: string, a: string, b: string): boolean {
  * tokens it sent. 100 requests are not 2 048, whatever the perf command asked for.
  */
 function countsWorkload(run: Run): Run['workload'] & object {
-  const out: NonNullable<Run['workload']> = {};
+  const out: NonNullable<Run['workload']> = dict();
   const c = run.counts;
   if (run.status === 'success' && modeOfRun(run) === 'serving') {
     if (typeof c.successful_requests === 'number' && !run.failedRequests)

@@ -1,3 +1,4 @@
+import { dict } from '../model';
 import type { BenchmarkMode, Commit, Role, Run } from '../model';
 import { BUILD_SOURCE, ROLES } from '../model';
 import type { Classification } from '../classify/engine';
@@ -323,10 +324,10 @@ export interface Aggregates {
 
 /** Counts for one project's entries; incomparable entries only when asked for. */
 export function aggregate(entries: readonly CommitTriage[], includeIncomparable = false): Aggregates {
-  const byOutcome: Record<string, number> = {},
-    byFixability: Record<string, number> = {};
-  const byAgent: Record<string, VerdictCounts> = {},
-    byMetric: Record<string, VerdictCounts> = {};
+  const byOutcome: Record<string, number> = dict(),
+    byFixability: Record<string, number> = dict();
+  const byAgent: Record<string, VerdictCounts> = dict(),
+    byMetric: Record<string, VerdictCounts> = dict();
   let leftOut = 0;
   for (const e of entries) {
     byOutcome[e.outcome] = (byOutcome[e.outcome] ?? 0) + 1;

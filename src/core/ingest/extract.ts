@@ -1,3 +1,4 @@
+import { dict } from '../model';
 import type { FileRecord, Role } from '../model';
 import { parseJson } from './json';
 import { aiperfRequest, aiperfSamples, detect, STANDALONE_IDS, type DetectContext, type RunDraft } from './detectors';
@@ -363,7 +364,7 @@ function extractJson(path: string, text: string, siblings: ReadonlyMap<string, s
     if (isObj(v.instance)) facts.push(factRow(v.instance as Obj, 2));
     facts.push(factRow(isObj(v.result) ? (v.result as Obj) : (v as Obj), 2));
   }
-  const texts: Record<string, string> = {};
+  const texts: Record<string, string> = dict();
   let size = 0;
   for (const r of drafts)
     for (const f of [...r.logs.map(l => l.field), ...(r.errorField ? [r.errorField] : [])]) {

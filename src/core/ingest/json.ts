@@ -41,11 +41,16 @@ function nonFiniteAsNull(text: string, keepInfinity: boolean): { text: string; n
   return { text: parts.join(''), notes };
 }
 
-export function parseJson(input: string, opts: { keepInfinity?: boolean } = {}): JsonParse {
+export function parseJson(input: string, opts: { keepInfinity?: boolean; rejectDuplicateKeys?: boolean } = {}): JsonParse {
   // A UTF-8 byte-order mark is not part of the document.
   const text = input.charCodeAt(0) === 0xfeff ? input.slice(1) : input;
   try {
-    return { ok: true, value: JSON.parse(text) };
+    const value: unknown = JSON.parse(text);
+    if (opts.rejectDuplicateKeys) {
+      const dup = duplicateKey(text);
+      if (dup) return { ok: false, message: dup.message, offset: dup.offset, ...lineColumn(text, dup.offset) };
+    }
+    return { ok: true, value };
   } catch {
     const fixed = nonFiniteAsNull(text, !!opts.keepInfinity);
     if (fixed) {
@@ -59,6 +64,47 @@ export function parseJson(input: string, opts: { keepInfinity?: boolean } = {}):
     const { line, column } = lineColumn(text, found.offset);
     return { ok: false, message: `${found.message} at line ${line} column ${column} (offset ${found.offset})`, offset: found.offset, line, column };
   }
+}
+
+/**
+ * The first key an object holds twice, in a text JSON.parse accepted. JSON.parse keeps the last
+ * silently, so `{"status": "error", …, "status": "success"}` would read as a success. Jumps from
+ * one quote or bracket to the next (a regex scan), so arrays of numbers cost little.
+ */
+export function duplicateKey(text: string): { key: string; message: string; offset: number } | null {
+  const structural = /["{}[\]]/g;
+  // One entry per open container: the keys seen, or null for an array.
+  const stack: Array<Set<string> | null> = [];
+  let m: RegExpExecArray | null;
+  while ((m = structural.exec(text))) {
+    const c = m[0];
+    if (c === '{') stack.push(new Set());
+    else if (c === '[') stack.push(null);
+    else if (c === '}' || c === ']') stack.pop();
+    else {
+      const start = m.index;
+      let end = start + 1;
+      for (;;) {
+        end = text.indexOf('"', end);
+        let bs = 0;
+        while (text.charCodeAt(end - 1 - bs) === 0x5c) bs++;
+        if (bs % 2 === 0) break;
+        end++;
+      }
+      structural.lastIndex = end + 1;
+      const keys = stack[stack.length - 1];
+      if (!keys) continue;
+      let j = end + 1;
+      while (WS(text.charCodeAt(j))) j++;
+      if (text.charCodeAt(j) !== 0x3a) continue; // a value, not a key
+      const raw = text.slice(start + 1, end);
+      const key = raw.includes('\\') ? (JSON.parse(`"${raw}"`) as string) : raw;
+      if (keys.has(key))
+        return { key, offset: start, message: `duplicate key ${JSON.stringify(key.slice(0, 80))} (JSON keeps only the last; which one was meant is unknown)` };
+      keys.add(key);
+    }
+  }
+  return null;
 }
 
 export function lineColumn(text: string, offset: number): { line: number; column: number } {

@@ -1,3 +1,4 @@
+import { dict } from '../model';
 import type { AgentRun, Commit, FileRecord, Run, UnlinkedAgentRun } from '../model';
 import { emptyCommit } from '../model';
 import { CommitIndex, isFullHash } from './commits';
@@ -275,7 +276,7 @@ export function assemble(listing: Listing, extracts: ReadonlyMap<string, FileExt
   for (const r of runs) r.project ??= commits.get(r.commit)?.project ?? null;
   const { linked, unlinked } = linkAgentRuns(agentItems.values(), index);
   for (const a of linked) if (a.commit && !commits.has(a.commit) && isFullHash(a.commit)) commits.set(a.commit, emptyCommit(a.commit));
-  const datasetAgents: Record<string, string[]> = {};
+  const datasetAgents: Record<string, string[]> = dict();
   for (const f of listing.files) {
     const agent = agentOfDatasetFile(f.path);
     if (!agent) continue;

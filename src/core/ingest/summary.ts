@@ -1,3 +1,4 @@
+import { dict } from '../model';
 import type { Role, Run } from '../model';
 import { ROLES } from '../model';
 import type { ScanResult } from './scan';
@@ -48,8 +49,8 @@ const inc = (o: Record<string, number>, k: string) => {
 
 export function summarize(r: ScanResult, withRuns = false): ScanSummary {
   const runsByRole = Object.fromEntries(ROLES.map(x => [x, 0])) as Record<Role, number>;
-  const runsBySchema: Record<string, number> = {};
-  const runsByStatus: Record<string, number> = {};
+  const runsBySchema: Record<string, number> = dict();
+  const runsByStatus: Record<string, number> = dict();
   let full = 0;
   for (const run of r.runs) {
     runsByRole[run.role]++;
@@ -57,7 +58,7 @@ export function summarize(r: ScanResult, withRuns = false): ScanSummary {
     inc(runsByStatus, run.status);
     if (run.commit.length === 40) full++;
   }
-  const nonRunByKind: Record<string, number> = {};
+  const nonRunByKind: Record<string, number> = dict();
   let parsed = 0,
     nonRun = 0;
   const corrupt: ScanSummary['files']['corrupt'] = [];

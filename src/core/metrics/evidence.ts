@@ -1,3 +1,4 @@
+import { dict } from '../model';
 import { metricDef, unitFamily, type MetricField } from './catalogue';
 
 /**
@@ -56,8 +57,8 @@ function fromCounts(c: Readonly<Record<string, number>>): Array<[string, number]
 }
 
 export function reconcileUnits(input: EvidenceInput): Reconciled {
-  const metrics: Record<string, number> = {};
-  const sources: Record<string, MetricSource> = {};
+  const metrics: Record<string, number> = dict();
+  const sources: Record<string, MetricSource> = dict();
   const notes: Reconciled['notes'] = [];
   const printed = input.printed ?? {};
   const printedFrom = input.printedFrom ?? 'the printed output';

@@ -4,3 +4,4 @@ export * from './commit';
 export * from './files';
 export * from './agentRun';
 export * from './workload';
+export * from './dict';

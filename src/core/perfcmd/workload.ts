@@ -1,3 +1,4 @@
+import { dict } from '../model';
 import { lengthRange, workloadNumber, type Workload, type WorkloadKey } from '../model';
 import { parsePerfCommand, type ParsedPerfCommand } from './parse';
 
@@ -75,8 +76,8 @@ function compute(p: ParsedPerfCommand): CommandWorkload | null {
   const given = new Map<string, string>();
   for (const f of p.flags) given.set(SHORT[f.name] ?? f.name, f.value?.text ?? 'true');
   const tool = p.script;
-  const values: Workload = {};
-  const flags: Record<string, string> = {};
+  const values: Workload = dict();
+  const flags: Record<string, string> = dict();
   const used = new Set<string>();
   /** A flag's value (marked used), else its default in this tool's table, else null. */
   const val = (...names: string[]): { value: string; from: string } | null => {

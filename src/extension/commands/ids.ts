@@ -26,6 +26,7 @@ export const COMMANDS = {
   compare: 'benchTriage.compare',
   diffAgentVsHuman: 'benchTriage.diffAgentVsHuman',
   annotate: 'benchTriage.annotate',
+  setCategory: 'benchTriage.setCategory',
   copyPerfCommand: 'benchTriage.copyPerfCommand',
   setHuggingFaceToken: 'benchTriage.setHuggingFaceToken',
   clearHuggingFaceToken: 'benchTriage.clearHuggingFaceToken',

@@ -4,6 +4,7 @@ import { CATEGORIES, draftRule, literalOf } from '../../core/classify';
 import { fromEmbeddedLogUri, fromLiveLogUri, fromRunTranscriptUri } from '../uris';
 import { register } from './args';
 import { COMMANDS } from './ids';
+import { readLabels } from './labels';
 
 type Scope = 'any' | 'error' | 'output';
 const SCOPES: Array<{ scope: Scope; label: string; detail: string }> = [
@@ -27,6 +28,25 @@ async function folderFor(uri: vscode.Uri): Promise<vscode.WorkspaceFolder | unde
 }
 
 const fmt = { tabSize: 2, insertSpaces: true, eol: '\n' };
+
+/** The evidence lines of every labelled run in the open folders (newest label first). */
+async function labelledLines(): Promise<Array<vscode.QuickPickItem & { text: string; category: string }>> {
+  const out: Array<vscode.QuickPickItem & { text: string; category: string }> = [];
+  for (const f of vscode.workspace.workspaceFolders ?? []) {
+    const r = await readLabels(f.uri);
+    if ('error' in r) continue;
+    for (const l of [...r.labels].reverse())
+      for (const line of [...l.lines].reverse())
+        out.push({
+          label: line.text.slice(0, 120),
+          description: `${l.category} · ${l.commit.slice(0, 8)} ${l.role}`,
+          detail: `${line.file}:${line.line}`,
+          text: line.text,
+          category: l.category,
+        });
+  }
+  return out.slice(0, 200);
+}
 
 /** Options a caller may pass instead of answering the pickers (tests, other commands). */
 interface Preset {
@@ -55,13 +75,32 @@ export function registerRuleCommands(context: vscode.ExtensionContext): void {
     const lens = arg && typeof arg === 'object' ? (arg as { uri?: unknown; line?: unknown }) : {};
     if (editor && typeof lens.line === 'number' && lens.uri === editor.document.uri.toString() && lens.line >= 1 && lens.line <= editor.document.lineCount)
       editor.selection = new vscode.Selection(lens.line - 1, 0, lens.line - 1, editor.document.lineAt(lens.line - 1).text.length);
-    const selected = editor && !editor.selection.isEmpty ? editor.document.getText(editor.selection) : '';
+    // From a label (Set Category…'s notification, or picked below): its evidence line and category.
+    const fromLabel =
+      lens && typeof (lens as { label?: unknown }).label === 'object' ? ((lens as { label: { text?: unknown; category?: unknown } }).label ?? {}) : null;
+    let selected = typeof fromLabel?.text === 'string' ? fromLabel.text : editor && !editor.selection.isEmpty ? editor.document.getText(editor.selection) : '';
+    let labelled = typeof fromLabel?.category === 'string' ? fromLabel.category : undefined;
+    // Nothing selected: the evidence of the runs people labelled is offered as the draft.
+    if (!literalOf(selected)) {
+      const offers = await labelledLines();
+      const pick = offers.length
+        ? await vscode.window.showQuickPick(offers, {
+            title: 'Create a rule from a labelled run’s evidence',
+            placeHolder: 'No log line is selected: pick a line of a run whose category was set by hand',
+            matchOnDetail: true,
+          })
+        : undefined;
+      if (pick) {
+        selected = pick.text;
+        labelled = pick.category;
+      }
+    }
     const literal = literalOf(selected);
-    if (!editor || !literal) {
+    if (!literal) {
       void vscode.window.showInformationMessage('Bench Triage: select the line of a log that states the failure, then run Create Rule from Selection.');
       return;
     }
-    const p = presetOf(preset);
+    const p = { ...presetOf(preset), ...(labelled && CATEGORIES.some(c => c.id === labelled) && !presetOf(preset).category ? { category: labelled } : {}) };
     const cat =
       p.category ??
       (
@@ -74,7 +113,7 @@ export function registerRuleCommands(context: vscode.ExtensionContext): void {
     const scope =
       p.scope ?? (await vscode.window.showQuickPick(SCOPES, { title: 'Where should the rule look?', placeHolder: 'Scope of the indication' }))?.scope;
     if (!scope) return;
-    const folder = await folderFor(editor.document.uri);
+    const folder = editor ? await folderFor(editor.document.uri) : vscode.workspace.workspaceFolders?.[0];
     if (!folder) {
       void vscode.window.showErrorMessage('Bench Triage: open a folder first; rules live in <folder>/.bench-triage/rules.json.');
       return;

@@ -2,7 +2,7 @@ import * as vscode from 'vscode';
 import type { FileRecord, Role, Run, RunStatus } from '../../core/model';
 import { ROLES } from '../../core/model';
 import { displayMetric, formatMetric } from '../../core/metrics';
-import { category, type Evidence, type Fixability } from '../../core/classify';
+import { category, type Classification, type Evidence, type Fixability } from '../../core/classify';
 import { MEASURED_OUTCOMES, outcomeTitle, shownVerdict, wantsMoreRuns, type CommitTriage, type RoleView } from '../../core/compare';
 import { EntryKeys } from '../../app/identity';
 import type { GroupBy } from '../settings';
@@ -238,6 +238,16 @@ export class EntryNode extends CommitNode {
 }
 
 /** One role of an entry: the node the role-level commands (Open Log, Open Result, Rerun this role) take. */
+/** A role's category as the tree shows it: where it comes from when a person or the learned stage gave it. */
+function roleWhat(c: Classification): string {
+  const t = `${category(c.category).title}${c.cause ? ` (${c.cause})` : ''}`;
+  if (c.strength === 'label') return `${t} · set by you`;
+  if (c.strength === 'learned' && c.learned?.guess) return `${t}? · learned, p ${c.learned.guess.p.toFixed(2)}`;
+  if (c.category === 'unclassified' && c.learned?.guess)
+    return `${t} · most like ${category(c.learned.guess.category).title} (p ${c.learned.guess.p.toFixed(2)})`;
+  return t;
+}
+
 export class RoleNode extends CommitNode {
   readonly kind = 'role' as const;
   constructor(
@@ -272,14 +282,7 @@ export class RoleNode extends CommitNode {
     const c = this.view.classification;
     const t = new vscode.TreeItem(this.role === 'agent' && r.agent ? `agent (${r.agent})` : this.role, vscode.TreeItemCollapsibleState.Collapsed);
     const pm = displayMetric(r.metrics, r.benchmarkMode);
-    const what =
-      r.status === 'success'
-        ? pm
-          ? formatMetric(pm.def, pm.value)
-          : 'success'
-        : c
-          ? `${category(c.category).title}${c.cause ? ` (${c.cause})` : ''}`
-          : firstLine(r.error) || r.originalStatus;
+    const what = r.status === 'success' ? (pm ? formatMetric(pm.def, pm.value) : 'success') : c ? roleWhat(c) : firstLine(r.error) || r.originalStatus;
     t.description = `${what} · ${r.source}${this.view.history.length ? ` · ${this.view.history.length + 1} attempts` : ''}`;
     t.iconPath = ICON[r.status];
     t.id = `${EntryKeys.format(this.folder.keyOf(this.entry))}|${this.role}|${groupBy}`;

@@ -56,6 +56,7 @@ export class CampaignNode extends RunsNode {
     super();
   }
   get contextValue() {
+    if (this.view.error) return 'campaign unreadable';
     const s = this.view.status;
     const open = s.running + s.queued > 0;
     return `campaign${this.view.live ? ' live' : ''}${open ? ' open' : ' ended'}`;
@@ -65,9 +66,17 @@ export class CampaignNode extends RunsNode {
     const s = v.status;
     const t = new vscode.TreeItem(`campaign ${v.select}`, vscode.TreeItemCollapsibleState.None);
     t.id = `campaign:${v.folder.toString()}:${v.id}`;
+    if (v.error) {
+      t.description = 'cannot be read';
+      t.iconPath = new vscode.ThemeIcon('error');
+      t.tooltip = v.error;
+      t.contextValue = this.contextValue;
+      t.accessibilityInformation = { label: `campaign ${v.id} cannot be read: ${v.error}` };
+      return t;
+    }
     t.description = `${describeStatus(s)}${v.live ? '' : s.running + s.queued ? ' · not running here' : ''}`;
     t.iconPath = new vscode.ThemeIcon(v.live ? 'sync~spin' : s.failed ? 'warning' : s.cancelled ? 'circle-slash' : 'rocket');
-    t.tooltip = `${v.id} in ${v.folder.fsPath}\n${s.total} ${v.builds ? 'image builds' : 'runs'}: ${describeStatus(s)}`;
+    t.tooltip = `${v.id} in ${v.folder.fsPath}\n${s.total} ${v.builds ? 'image builds' : 'runs'}: ${describeStatus(s)}${s.findings.length ? `\n${s.findings.slice(0, 5).join('\n')}` : ''}`;
     t.contextValue = this.contextValue;
     t.accessibilityInformation = { label: `campaign ${v.select}, ${describeStatus(s)}` };
     return t;

@@ -97,10 +97,17 @@ export const ENVIRONMENT_RULES: RuleSpec[] = [
       any('(ERROR: Could not find Python with vLLM)'),
       any('(ERROR: vLLM not found at \\S+)'),
       any("(cannot import name 'cuda_utils' from partially initialized module 'vllm')"),
-      any('(Could not load any common_ops library)'),
-      any("(No module named 'common_ops')"),
       any('(SGLang not found in container)'),
     ],
+  },
+  {
+    // A summary: the import errors it lists below (an undefined symbol, a missing system library)
+    // are the cause when a rule knows them (engine.ts: secondary when others).
+    id: 'install-failed.sgl-kernel',
+    category: 'install-failed',
+    strength: S,
+    description: "SGLang's kernels are not loadable: {1}",
+    indications: [any('(Could not load any common_ops library)'), any("(No module named 'common_ops')")],
   },
   {
     id: 'build-failed',

@@ -66,7 +66,8 @@ export const MEASUREMENT_RULES: RuleSpec[] = [
     description: 'The generated perf test targets code this commit does not have: {1}',
     indications: [
       any('("target_resolved": false)'),
-      any("(module '[\\w.]+' has no attribute '\\w+')"),
+      // vLLM's own modules only: a third-party module without an attribute is dependency drift.
+      any("(module 'vllm[\\w.]*' has no attribute '\\w+')"),
       any('(Failed to import (?:required classes|vLLM components): [^\\n]{0,80})'),
       any("(No module named '?benchmark\\.kernels[\\w.]*'?)"),
     ],
@@ -81,7 +82,8 @@ export const MEASUREMENT_RULES: RuleSpec[] = [
       any('(Initial test run failed - Please make sure benchmark arguments are correctly specified[^\\n]{0,80})'),
       any('^\\s{0,8}(Successful requests:\\s{1,60}0)\\s*$'),
       any("(error='(?:Bad Request|Not Found|Internal Server Error)'[^\\n]{0,40})"),
-      any('(HTTP/1\\.[01]" (?:400|404|422|500) [^\\n]{0,40})'),
+      // Client errors only: a server's 500 has its cause in the server's own log.
+      any('(HTTP/1\\.[01]" (?:400|404|422) [^\\n]{0,40})'),
       any('(All requests failed[^\\n]{0,60})', 'i'),
       // Bench Triage's own summary of a result file whose every request failed (core/ingest standalone).
       any('(All \\d{1,9} requests failed[^\\n]{0,160})'),

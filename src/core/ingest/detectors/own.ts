@@ -1,3 +1,4 @@
+import { dict } from '../../model';
 import { z } from 'zod';
 import { mapStatus } from '../status';
 import { ROLES, draft, hashOf, isObj, measured, normalisedMetrics, str, zNum, zStr, type Detector } from './common';
@@ -55,7 +56,7 @@ export function logsOf(
 /** Per-request samples as written by the runner: finite, non-negative, bounded in count. */
 function samplesOf(v: unknown): Record<string, number[]> | undefined {
   if (!isObj(v)) return undefined;
-  const out: Record<string, number[]> = {};
+  const out: Record<string, number[]> = dict();
   for (const [k, xs] of Object.entries(v))
     if (Array.isArray(xs) && xs.length <= 200_000) out[k] = xs.filter((x): x is number => typeof x === 'number' && Number.isFinite(x) && x >= 0);
   return Object.keys(out).length ? out : undefined;

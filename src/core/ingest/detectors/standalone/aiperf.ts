@@ -1,3 +1,4 @@
+import { dict } from '../../../model';
 import { z } from 'zod';
 import { lengthRange, workloadNumber } from '../../../model';
 import { percentileKey, valuesInMs, type LatencyFamily } from '../../../metrics';
@@ -192,7 +193,7 @@ export function aiperfSamples(
   problems: Array<{ field: string; message: string }>,
 ): Record<string, number[]> | undefined {
   const ok = lines.filter((l): l is NonNullable<typeof l> => !!l && !l.warmup && !l.error);
-  const out: Record<string, number[]> = {};
+  const out: Record<string, number[]> = dict();
   for (const [key, k] of [
     ['ttft_mean_ms', 'ttft'],
     ['tpot_mean_ms', 'tpot'],

@@ -1,3 +1,4 @@
+import { dict } from '../../../model';
 import { z } from 'zod';
 import { lengthRange, workloadNumber } from '../../../model';
 import { percentileKey, valuesInMs, type LatencyFamily } from '../../../metrics';
@@ -141,7 +142,7 @@ function samples(r: Reading, reqs: unknown, at: string): Record<string, number[]
   if (!isObj(reqs) || !Array.isArray(reqs.successful)) return undefined;
   const ok = reqs.successful.filter(isObj);
   const pick = (k: string) => ok.map(q => q[k]);
-  const out: Record<string, number[]> = {};
+  const out: Record<string, number[]> = dict();
   const t = valuesInMs(pick('time_to_first_token_ms'), 1, `${at}.successful.time_to_first_token_ms`, r.problems);
   if (t) out.ttft_mean_ms = t;
   const p = valuesInMs(pick('inter_token_latency_ms'), 1, `${at}.successful.inter_token_latency_ms`, r.problems);
