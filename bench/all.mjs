@@ -7,6 +7,7 @@ import { benchLsp } from './lsp.mjs';
 import { benchRunner } from './runner.mjs';
 import { benchEditor } from './editor.mjs';
 import { benchBadInput } from './badInput.mjs';
+import { benchHardening } from './hardening.mjs';
 import { benchWorkspace } from './workspace.mjs';
 import { benchRules } from './rules.mjs';
 import { benchCampaign } from './campaign.mjs';
@@ -68,6 +69,24 @@ for (const t of b.tracebacks)
 rows.push([
   `bad input: language server on a ${(b.lsp.bytes / 1048576).toFixed(1)} MB Markdown note, one edit → diagnostics (target ≤ 200 ms)`,
   `${ms(b.lsp.medianMs)} (worst of 9: ${ms(b.lsp.worstMs)})`,
+]);
+const hd = benchHardening();
+for (const d of hd.devzero)
+  rows.push([
+    `bad input: ${d.what} (target: a finding within 2 s, RSS ≤ 300 MB)`,
+    `${ms(d.ms)}, peak RSS ${d.rssMB.toFixed(0)} MB${d.refused ? '' : ' — NOT REFUSED'}`,
+  ]);
+rows.push([
+  `language server: a code action over ${hd.codeAction.rows.toLocaleString('en')} placeholder rows (target ≤ 500 ms)`,
+  `${ms(hd.codeAction.ms)} (${hd.codeAction.actions} actions), server peak ${hd.codeAction.peakMB.toFixed(0)} MB`,
+]);
+rows.push([
+  `language server: ${hd.burst.edits.toLocaleString('en')} one-character edits to the ${hd.burst.mb.toFixed(1)} MB dataset → diagnostics after the last (target ≤ 1 s)`,
+  `${ms(hd.burst.ms)}, server peak ${hd.burst.peakMB.toFixed(0)} MB`,
+]);
+rows.push([
+  'classify the ISO-Bench corpus with 10,000 user rules vs none (target ≤ 3×)',
+  `${ms(hd.rules.manyMs)} vs ${ms(hd.rules.plainMs)} (${(hd.rules.manyMs / hd.rules.plainMs).toFixed(2)}×)`,
 ]);
 const w = benchWorkspace();
 for (const [n, v] of Object.entries(w)) {

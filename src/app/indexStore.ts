@@ -8,6 +8,7 @@ import type { FileRecord, Role } from '../core/model';
 import type { ScanResult } from '../core/ingest';
 import type { CommitTriage } from '../core/compare';
 import { writeJsonAtomic } from '../runner/atomicJson';
+import { readTextBounded } from '../platform/boundedRead';
 
 /** The persistent index of a folder: every file's extract and its runs' classifications, by stamp (size:mtime). */
 export interface IndexData {
@@ -146,10 +147,19 @@ export function fileIndexStore(cacheDir: string, folder: string): IndexStore {
   const id = createHash('sha1').update(folder).digest('hex').slice(0, 16);
   const file = path.join(cacheDir, `index-${id}.json`),
     state = path.join(cacheDir, `state-${id}.json`);
+  let swept = false;
+  const sweep = async () => {
+    if (swept) return;
+    swept = true;
+    await sweepTemporaries(cacheDir);
+  };
   return {
     async load() {
+      await sweep();
       try {
-        return unpack(JSON.parse(await fs.readFile(file, 'utf8')));
+        const raw: unknown = JSON.parse(await readTextBounded(file, { maxBytes: INDEX_CAP, what: 'the index' }));
+        // Valid JSON of another shape (an older build, a hand edit, another tool): a cold scan, never a crash.
+        return indexShaped(raw) ? unpack(raw) : null;
       } catch {
         return null;
       }
@@ -158,8 +168,10 @@ export function fileIndexStore(cacheDir: string, folder: string): IndexStore {
       await writeJsonAtomic(file, pack(data), undefined, undefined, 0);
     },
     async loadState() {
+      await sweep();
       try {
-        return JSON.parse(await fs.readFile(state, 'utf8')) as StateData;
+        const raw: unknown = JSON.parse(await readTextBounded(state, { maxBytes: INDEX_CAP, what: 'the index state' }));
+        return stateShaped(raw) ? raw : null;
       } catch {
         return null;
       }
@@ -168,4 +180,71 @@ export function fileIndexStore(cacheDir: string, folder: string): IndexStore {
       await writeJsonAtomic(state, data, undefined, undefined, 0);
     },
   };
+}
+
+/** Larger than a JS string can hold anyway: such an index is a cold scan. */
+const INDEX_CAP = 512 * 1024 * 1024;
+const isObj = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
+
+/** The index's shape, checked field by field before use (cheap next to parsing it). */
+function indexShaped(raw: unknown): raw is Parameters<typeof unpack>[0] {
+  if (!isObj(raw) || typeof raw.version !== 'number' || typeof raw.build !== 'string' || typeof raw.folder !== 'string' || typeof raw.rulesKey !== 'string')
+    return false;
+  const l = raw.listing;
+  if (!isObj(l) || !Array.isArray(l.files) || !Array.isArray(l.records)) return false;
+  if (!l.files.every(f => Array.isArray(f) && typeof f[0] === 'string' && typeof f[1] === 'number' && (f[2] === null || typeof f[2] === 'number')))
+    return false;
+  if (!l.records.every(isObj)) return false;
+  if (!isObj(raw.files)) return false;
+  for (const f of Object.values(raw.files)) {
+    if (!isObj(f) || typeof f.s !== 'string' || !isObj(f.x) || (f.c !== undefined && !isObj(f.c))) return false;
+    if (f.x.drafts !== undefined && !Array.isArray(f.x.drafts)) return false;
+    if (f.x.facts !== undefined && !Array.isArray(f.x.facts)) return false;
+    for (const c of Object.values((f.c as Record<string, unknown> | undefined) ?? {}))
+      if (!isObj(c) || !Array.isArray(c.findings) || !c.findings.length) return false;
+  }
+  return true;
+}
+
+function stateShaped(raw: unknown): raw is StateData {
+  if (!isObj(raw) || typeof raw.version !== 'number' || typeof raw.build !== 'string' || typeof raw.folder !== 'string' || typeof raw.settingsKey !== 'string')
+    return false;
+  const r = raw.result;
+  if (!isObj(r) || !Array.isArray(r.runs) || !r.runs.every(x => isObj(x) && typeof x.id === 'string')) return false;
+  if (!Array.isArray(raw.classifications) || !raw.classifications.every(c => Array.isArray(c) && typeof c[0] === 'string' && isObj(c[1]))) return false;
+  if (!Array.isArray(raw.entries)) return false;
+  for (const e of raw.entries) {
+    if (!isObj(e) || typeof e.commit !== 'string' || !isObj(e.roles)) return false;
+    for (const v of Object.values(e.roles))
+      if (!isObj(v) || !(v.run === null || typeof v.run === 'string') || !Array.isArray(v.history) || !Array.isArray(v.attempts)) return false;
+  }
+  return true;
+}
+
+/**
+ * Temporary files of writes a killed process never finished (`index-….json.<pid>.tmp`): removed
+ * when their process is gone, or when they are older than a day (another machine's).
+ */
+export async function sweepTemporaries(cacheDir: string, now = Date.now()): Promise<string[]> {
+  const removed: string[] = [];
+  for (const name of await fs.readdir(cacheDir).catch(() => [] as string[])) {
+    const m = /^(?:index|state)-[0-9a-f]{16}\.json\.(\d+)\.tmp$/.exec(name);
+    if (!m) continue;
+    const pid = Number(m[1]);
+    const p = path.join(cacheDir, name);
+    const st = await fs.lstat(p).catch(() => null);
+    if (!st?.isFile()) continue;
+    let alive = pid === process.pid;
+    if (!alive)
+      try {
+        process.kill(pid, 0);
+        alive = true;
+      } catch (e) {
+        alive = (e as NodeJS.ErrnoException).code === 'EPERM';
+      }
+    if (alive && now - st.mtimeMs < 86_400_000) continue;
+    await fs.rm(p, { force: true });
+    removed.push(name);
+  }
+  return removed;
 }

@@ -12,6 +12,7 @@ import { parsePerfCommand, type BenchForms } from '../core/perfcmd';
 import { FINAL_STATES, newRunId, type PhaseRecord, type RunRecord } from '../runner/runRecord';
 import { readRunRecord } from '../runner/recordRead';
 import { ReadRefused, readTextBounded } from '../platform/boundedRead';
+import { patchProblem } from '../core/patch';
 
 /** An agent patch larger than this is refused (ISO-Bench's largest is a few hundred KB). */
 const MAX_PATCH_BYTES = 16 * 1024 * 1024;
@@ -165,6 +166,8 @@ export class Runs {
         if (e instanceof ReadRefused) throw new PlanRefused([{ role: 'agent', message: e.message }]);
         throw new PlanRefused([{ role: 'agent', message: `cannot read the patch ${patchPath}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}` }]);
       }
+      const problem = patchProblem(patchText);
+      if (problem) throw new PlanRefused([{ role: 'agent', message: `the patch ${patchPath} ${problem}` }]);
     }
     const agent = t.agentRun?.agent ?? null;
     return Promise.all(

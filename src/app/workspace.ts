@@ -71,7 +71,7 @@ export class Workspace {
   private readonly stamps = new Map<string, string>();
   private classifier: Classifier;
   private rulesKey: string;
-  result: ScanResult = { commits: [], runs: [], files: [], agentRuns: [], unlinkedAgentRuns: [], conflicts: [] };
+  result: ScanResult = emptyResult();
   classifications = new Map<string, Classification>();
   entries: CommitTriage[] = [];
   /** Rules that ran out of their time budget (user rules stop for that file; the CLI reports them). */
@@ -134,11 +134,18 @@ export class Workspace {
   async open(opts: LoadOptions = {}): Promise<{ warm: boolean; revalidated: Promise<WorkspaceChange> }> {
     // Fastest: the last state shown, under the same settings; the extracts follow behind.
     const state = (await this.index?.loadState().catch(() => null)) ?? null;
-    if (state && state.version === INDEX_VERSION && state.build === BUILD && state.folder === this.folder && state.settingsKey === this.settingsKey()) {
-      this.restoreState(state);
+    if (
+      state &&
+      state.version === INDEX_VERSION &&
+      state.build === BUILD &&
+      state.folder === this.folder &&
+      state.settingsKey === this.settingsKey() &&
+      this.tryRestore(state)
+    ) {
       this.pending = this.usableIndex().then(cached => {
-        if (cached) this.hydrate(cached, false);
-        else this.pending = null;
+        if (cached && this.tryHydrate(cached, false)) return;
+        this.pending = null;
+        this.extracts.clear();
       });
       const revalidated = this.pending.then(() =>
         this.extracts.size || !this.result.runs.length ? this.revalidate(opts.signal) : this.load(opts, null).then((): WorkspaceChange => ({ kind: 'full' })),
@@ -146,12 +153,38 @@ export class Workspace {
       return { warm: true, revalidated };
     }
     const cached = await this.usableIndex();
-    if (!cached) {
+    if (!cached || !this.tryHydrate(cached, true)) {
       await this.load(opts, null);
       return { warm: false, revalidated: Promise.resolve({ kind: 'none' }) };
     }
-    this.hydrate(cached, true);
     return { warm: true, revalidated: this.revalidate(opts.signal) };
+  }
+
+  /**
+   * An index that passed its shape check can still hold what this build can't use (a hand edit,
+   * another tool): anything thrown while restoring from it means a fresh scan, as promised.
+   */
+  private tryRestore(state: StateData): boolean {
+    try {
+      this.restoreState(state);
+      return true;
+    } catch {
+      this.result = emptyResult();
+      this.entries = [];
+      this.classifications = new Map();
+      return false;
+    }
+  }
+
+  private tryHydrate(cached: IndexData, compute: boolean): boolean {
+    try {
+      this.hydrate(cached, compute);
+      return true;
+    } catch {
+      this.extracts.clear();
+      this.stamps.clear();
+      return false;
+    }
   }
 
   /** Set while the extracts of a warm open are still loading: updates wait for them. */
@@ -620,4 +653,8 @@ function limiter(n: number, signal?: AbortSignal): (task: () => Promise<void>) =
       next();
     }
   };
+}
+
+function emptyResult(): ScanResult {
+  return { commits: [], runs: [], files: [], agentRuns: [], unlinkedAgentRuns: [], conflicts: [] };
 }

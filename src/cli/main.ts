@@ -10,7 +10,7 @@ import { labelCommand } from './labelCommand';
 import { campaignCommand } from './campaignCommand';
 import { buildCommand } from './buildCommand';
 import { secretEnvOf } from './runCommand';
-import { splitHostUrl, type HostConfig } from '../runner/hosts';
+import { hostAddressProblem, splitHostUrl, type HostConfig } from '../runner/hosts';
 import { METRICS, metricDef, OVERRIDE_KEYS, type PrimaryOverride } from '../core/metrics';
 
 const USAGE = `usage: bench-triage <command> [options]
@@ -64,7 +64,10 @@ const HOST_OPTIONS = ['host', 'gpus', 'max-parallel', 'tls-ca', 'tls-cert', 'tls
 
 function hostOf(p: Parsed): HostConfig {
   const v = p.values;
-  const { kind, docker } = splitHostUrl(v.get('host') ?? process.env.DOCKER_HOST ?? 'unix:///var/run/docker.sock');
+  const raw = v.get('host') ?? process.env.DOCKER_HOST ?? 'unix:///var/run/docker.sock';
+  const problem = hostAddressProblem(raw);
+  if (problem) throw new UsageError(`--host ${problem}`);
+  const { kind, docker } = splitHostUrl(raw);
   const gpus = Number(v.get('gpus') ?? 1);
   if (!Number.isInteger(gpus) || gpus < 0) throw new UsageError(`--gpus must be a whole number (got ${v.get('gpus')})`);
   const tlsParts = ['tls-ca', 'tls-cert', 'tls-key'].filter(k => v.has(k));
@@ -269,6 +272,9 @@ export async function main(argv: string[]): Promise<number> {
         for (const k of ['folder', 'commit', 'role']) if (!a.values.has(k)) throw new UsageError(`plan needs --${k}`);
         const gpus = Number(a.values.get('gpus') ?? 1);
         if (!Number.isInteger(gpus) || gpus < 0) throw new UsageError(`--gpus must be a whole number (got ${a.values.get('gpus')})`);
+        const planHost = a.values.get('host') ?? process.env.DOCKER_HOST ?? 'unix:///var/run/docker.sock';
+        const hostProblem = hostAddressProblem(planHost);
+        if (hostProblem) throw new UsageError(`--host ${hostProblem}`);
         return await planCommand(
           {
             folder: a.values.get('folder')!,

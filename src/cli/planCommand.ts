@@ -1,3 +1,4 @@
+import { shellWords } from './terminal';
 import { planRun, PlanError, type HostConfig, type RunPlan } from '../runner/plan';
 import { formsByRole } from '../app/runs';
 import { resolveTarget, type Target } from './target';
@@ -52,8 +53,14 @@ export async function planCommand(a: PlanArgs, out: (s: string) => void, err: (s
         for (const n of p.translation.notes) out(`             · ${n}`);
         for (const d of p.translation.differences) out(`             ! still differs: ${d}`);
       }
-      if (p.server) out(`  server     ${p.server.argv.join(' ')}\n  readiness  GET ${p.server.readiness.url} (≤ ${p.server.readiness.timeoutS} s)`);
-      out(`  benchmark  ${p.benchmark.argv.join(' ')}\n  script     ${p.benchmark.scriptSource}\n  metrics    ${p.metrics}\n  results    ${p.resultDir}`);
+      if (p.server) out(`  server     ${shellWords(p.server.argv)}\n  readiness  GET ${p.server.readiness.url} (≤ ${p.server.readiness.timeoutS} s)`);
+      const own = Object.entries(p.env).filter(([k]) => k !== 'PYTHONUNBUFFERED' && k !== 'VLLM_WORKER_MULTIPROC_METHOD');
+      if (own.length) out(`  env        ${shellWords(own.map(([k, v]) => `${k}=${v}`))} (from the perf command)`);
+      if (p.host.gpus === 0 && p.tensorParallel >= 1)
+        out(
+          `  ! --gpus 0: the run asks for ${p.tensorParallel} GPU${p.tensorParallel === 1 ? '' : 's'}; this host gives it none (a host without GPUs, e.g. a test engine)`,
+        );
+      out(`  benchmark  ${shellWords(p.benchmark.argv)}\n  script     ${p.benchmark.scriptSource}\n  metrics    ${p.metrics}\n  results    ${p.resultDir}`);
       const detailed = {
         'in-argv': '--save-detailed',
         'check-at-launch': '--save-detailed if the script defines it (checked at launch)',

@@ -93,7 +93,9 @@ export async function runCommand(a: RunArgs, out: (s: string) => void, err: (s: 
   const settings = plain.checkout ? { ...plain, forms: await formsByRole(target.commit, target.roles, plain.checkout) } : plain;
   if (a.dryRun) {
     try {
-      out(JSON.stringify(runs.plan(target, settings), null, 2));
+      // What would run, whole: the --env entries in the environment, secrets by name only.
+      const plans = runs.plan(target, settings).map(p => ({ ...p, env: { ...p.env, ...env }, secretEnv: Object.keys(secretEnv) }));
+      out(JSON.stringify(plans, null, 2));
       return 0;
     } catch (e) {
       refusals(e, err);

@@ -1,7 +1,7 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { BuildSettings } from '../runner/buildPlan';
-import { splitHostUrl, type HostConfig } from '../runner/hosts';
+import { hostAddressProblem, maskHostPassword, splitHostUrl, type HostConfig } from '../runner/hosts';
 import { DEFAULT_TEMPLATES, type ImageTemplates } from '../runner/plan';
 import { metricDef, OVERRIDE_KEYS, type PrimaryOverride } from '../core/metrics';
 import { MAX_LABELS_BYTES, MAX_RULES_BYTES, parseLabels, parseRulesFile, type Label, type Rule } from '../core/classify';
@@ -18,16 +18,27 @@ const config = (scope?: vscode.Uri) => vscode.workspace.getConfiguration('benchT
 export function configuredHosts(scope?: vscode.Uri): HostConfig[] {
   const c = config(scope);
   const hosts = (c.get<Array<Partial<HostConfig>>>('hosts') ?? []).filter(h => h && typeof h === 'object');
-  if (!hosts.length) return [{ label: 'H100', docker: '', gpus: c.get<number>('hostGpus', 1) }];
-  return hosts.map((h, i) => ({
-    label: String(h.label ?? `host ${i + 1}`),
-    // `swarm+unix://…`, `swarm+ssh://…`, `swarm://manager:2376` name a swarm manager.
-    ...splitHostUrl(String(h.docker ?? '')),
-    gpus: Number.isInteger(h.gpus) ? Number(h.gpus) : 1,
-    maxParallel: typeof h.maxParallel === 'number' ? h.maxParallel : undefined,
-    tls: h.tls,
-    ssh: h.ssh,
-  }));
+  if (!hosts.length) {
+    const g = c.get<unknown>('hostGpus', 1);
+    const gpus = typeof g === 'number' && Number.isInteger(g) && g >= 0 ? g : 1;
+    if (gpus !== g) warnOnce(`benchTriage.hostGpus: ${JSON.stringify(g)?.slice(0, 40)} is not a whole number of GPUs; 1 applies`);
+    return [{ label: 'H100', docker: '', gpus }];
+  }
+  return hosts.map((h, i) => {
+    const raw = String(h.docker ?? '');
+    const problem = raw ? hostAddressProblem(raw) : null;
+    // A host that cannot be used is said once; its password never reaches a message or a record.
+    if (problem) warnOnce(`benchTriage.hosts[${i}].docker: ${problem}`);
+    return {
+      label: maskHostPassword(String(h.label ?? `host ${i + 1}`)),
+      // `swarm+unix://…`, `swarm+ssh://…`, `swarm://manager:2376` name a swarm manager.
+      ...splitHostUrl(maskHostPassword(raw)),
+      gpus: Number.isInteger(h.gpus) ? Number(h.gpus) : 1,
+      maxParallel: typeof h.maxParallel === 'number' ? h.maxParallel : undefined,
+      tls: h.tls,
+      ssh: h.ssh,
+    };
+  });
 }
 
 export function imageTemplates(scope?: vscode.Uri): ImageTemplates {

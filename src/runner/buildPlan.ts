@@ -1,3 +1,4 @@
+import { maskSecretShapes } from '../core/logs/secretShapes';
 import type { Commit, Role } from '../core/model';
 import type { HostConfig } from './hosts';
 import { DEFAULT_TEMPLATES, imageFor, type ImageTemplates } from './plan';
@@ -77,6 +78,8 @@ export class BuildPlanError extends Error {}
 
 /** A Docker image reference we are willing to tag (no placeholder left, no spaces or shell text). */
 const IMAGE_REF = /^[a-z0-9]+(?:[._-][a-z0-9]+)*(?::\d+)?(?:\/[a-z0-9]+(?:[._-][a-z0-9]+)*)*(?::[\w][\w.-]{0,127})?$/;
+/** Names that say a value is a credential (the same test `--env` uses). */
+const SECRET_NAME = /TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|API_?KEY|ACCESS_?KEY|PRIVATE_?KEY/i;
 const ARG_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 /**
@@ -109,6 +112,12 @@ export function planBuild(commit: Commit, role: Role, opts: { host: HostConfig; 
   for (const [k, v] of Object.entries(args)) {
     if (!ARG_NAME.test(k)) throw new BuildPlanError(`build arg "${k}" is not a name (letters, digits, _)`);
     if (typeof v !== 'string' || /[\u0000-\u001f]/.test(v)) throw new BuildPlanError(`build arg ${k} must be one line of text`);
+    // Build args stay in the image (`docker history`, `docker inspect`) and in build.json: a secret
+    // is refused by name or by shape, and its value is never repeated in the message.
+    if (SECRET_NAME.test(k) || maskSecretShapes(v) !== v)
+      throw new BuildPlanError(
+        `build arg ${k} looks like a secret: build args are kept in the image's history (docker history) and in the build record, so it is refused. An image build needs no credentials; give them to the runs instead (--secret-env ${k}, or Set Secret… in the editor)`,
+      );
   }
   const lines = s.dockerfile?.length ? s.dockerfile : DEFAULT_DOCKERFILE;
   if (!lines.some(l => /^\s*FROM\s/i.test(l))) throw new BuildPlanError('benchTriage.build.dockerfile has no FROM line');

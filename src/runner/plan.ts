@@ -156,7 +156,8 @@ export function planRun(commit: Commit, role: Role, opts: PlanOptions): RunPlan 
     host: opts.host,
     image,
     agentPatch: role === 'agent' ? opts.agentPatch! : null,
-    env: { PYTHONUNBUFFERED: '1', VLLM_WORKER_MULTIPROC_METHOD: 'spawn' },
+    // The perf command's own `NAME=value` prefix (VLLM_USE_V1=1 …) is part of what ran: kept, after the runner's defaults.
+    env: { PYTHONUNBUFFERED: '1', VLLM_WORKER_MULTIPROC_METHOD: 'spawn', ...Object.fromEntries(parsed.env.map(e => [e.name, e.value])) },
     recipes: (opts.recipes ?? []).map(recipe),
     server: serving
       ? {

@@ -120,9 +120,12 @@ function modelsOf(record: JsonNode | undefined): string[] {
 /** Dataset rows: one JSON object per line, with `perf_command` (string or null). */
 function analyzeJsonl(text: string, opts: AnalyzeOptions, out: Analysis): void {
   let offset = 0;
-  for (const line of text.split('\n')) {
-    const start = offset;
-    offset += line.length + 1;
+  for (const raw of text.split('\n')) {
+    // A byte-order mark before the first row is not part of it (the CLI reads such files too).
+    const bom = offset === 0 && raw.charCodeAt(0) === 0xfeff ? 1 : 0;
+    const line = bom ? raw.slice(1) : raw;
+    const start = offset + bom;
+    offset += raw.length + 1;
     if (!line.trim()) continue;
     if (line.length > LARGE_LINE) {
       out.findings.push({

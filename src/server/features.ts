@@ -20,8 +20,24 @@ export interface Fix {
   preferred?: boolean;
 }
 
+/** Sites sorted by start, per analysis: a lookup is a binary search (a code action over 20 000 rows looks up each). */
+const sorted = new WeakMap<Analysis, PerfCommandSite[]>();
+
 export function siteAt(a: Analysis, offset: number): PerfCommandSite | null {
-  return a.sites.find(s => s.token.start <= offset && offset <= s.token.end) ?? null;
+  let s = sorted.get(a);
+  if (!s) sorted.set(a, (s = [...a.sites].sort((x, y) => x.token.start - y.token.start)));
+  let lo = 0,
+    hi = s.length - 1,
+    at = -1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    if (s[mid].token.start <= offset) {
+      at = mid;
+      lo = mid + 1;
+    } else hi = mid - 1;
+  }
+  // Sites do not overlap: the last one starting at or before the offset is the only candidate.
+  return at >= 0 && offset <= s[at].token.end ? s[at] : null;
 }
 
 /** Decoded index of a document offset inside a site's string. */

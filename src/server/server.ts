@@ -10,10 +10,12 @@ import {
   CodeActionKind,
   CompletionItemKind,
   MarkupKind,
+  type CodeAction,
   type Diagnostic,
   type Connection,
 } from 'vscode-languageserver/node';
-import { TextDocument } from 'vscode-languageserver-textdocument';
+import type { TextDocument } from 'vscode-languageserver-textdocument';
+import { LineDocument } from './lineDocument';
 import { analyze, type Analysis, type AnalyzeOptions, type Finding } from './analyze';
 import { complete, fixes, hover } from './features';
 import { scan } from '../core/ingest/scan';
@@ -31,6 +33,26 @@ export interface ServerSettings {
 }
 const DEFAULTS: ServerSettings = { hostGpus: 1, blockedModels: ['deepseek-v3', 'deepseek-r1', 'nemotron-4-340b', 'dbrx', 'Llama-4-Scout'] };
 
+/**
+ * Settings as the client sent them, checked: a value of the wrong type is a configuration error
+ * said once, and the default applies (never a check that breaks or silently turns off).
+ */
+export function readSettings(raw: unknown): { settings: ServerSettings; problems: string[] } {
+  const r = (raw && typeof raw === 'object' ? raw : {}) as Record<string, unknown>;
+  const problems: string[] = [];
+  const out: ServerSettings = { ...DEFAULTS };
+  const shown = (v: unknown) => JSON.stringify(v)?.slice(0, 60) ?? String(v);
+  if (r.hostGpus !== undefined) {
+    if (typeof r.hostGpus === 'number' && Number.isInteger(r.hostGpus) && r.hostGpus >= 0 && r.hostGpus <= 1024) out.hostGpus = r.hostGpus;
+    else problems.push(`benchTriage.hostGpus: ${shown(r.hostGpus)} is not a whole number of GPUs; ${DEFAULTS.hostGpus} applies`);
+  }
+  if (r.blockedModels !== undefined) {
+    if (Array.isArray(r.blockedModels) && r.blockedModels.every(m => typeof m === 'string')) out.blockedModels = r.blockedModels as string[];
+    else problems.push(`benchTriage.blockedModels: ${shown(r.blockedModels)} is not a list of model names; the built-in list applies`);
+  }
+  return { settings: out, problems };
+}
+
 const SEVERITY: Record<Finding['severity'], DiagnosticSeverity> = {
   error: DiagnosticSeverity.Error,
   warning: DiagnosticSeverity.Warning,
@@ -40,6 +62,8 @@ const SEVERITY: Record<Finding['severity'], DiagnosticSeverity> = {
 
 /** Diagnostics a document gets at most; the rest are summed up in one more. */
 export const MAX_DIAGNOSTICS = 300;
+/** Quick fixes offered for one request (a range over a whole 20 000-row file asks for all of them). */
+const MAX_ACTIONS = 200;
 const MAX_MESSAGE = 500;
 
 /** Findings as LSP diagnostics, capped in number and message length (a 5 MB line must not become 189 MB of diagnostics). */
@@ -71,10 +95,19 @@ export function toDiagnostics(doc: TextDocument, findings: readonly Finding[]): 
 }
 
 export function startServer(connection: Connection): void {
-  const documents = new TextDocuments(TextDocument);
+  // Documents kept by line: an edit costs the lines it touches, not the whole text (see LineDocument).
+  const documents = new TextDocuments<LineDocument>({
+    create: (uri, languageId, version, content) => new LineDocument(uri, languageId, version, content),
+    update: (doc, changes, version) => {
+      doc.update(changes, version);
+      return doc;
+    },
+  });
   const analyses = new Map<string, { version: number; a: Analysis }>();
   const timers = new Map<string, NodeJS.Timeout>();
   let settings: ServerSettings = DEFAULTS;
+  // Said once the client is ready to show them (after `initialized`).
+  let settingProblems: string[] = [];
   let roots: string[] = [];
 
   const options = (): AnalyzeOptions => ({
@@ -115,8 +148,9 @@ export function startServer(connection: Connection): void {
   };
 
   connection.onInitialize(params => {
-    const init = (params.initializationOptions ?? {}) as Partial<ServerSettings>;
-    settings = { ...DEFAULTS, ...init };
+    const read = readSettings(params.initializationOptions);
+    settings = read.settings;
+    settingProblems = read.problems;
     roots = (params.workspaceFolders ?? []).flatMap(f => {
       try {
         return [fileURLToPath(f.uri)];
@@ -135,9 +169,15 @@ export function startServer(connection: Connection): void {
     };
   });
 
+  connection.onInitialized(() => {
+    for (const m of settingProblems) void connection.window.showWarningMessage(m);
+    settingProblems = [];
+  });
+
   connection.onDidChangeConfiguration(change => {
-    const s = (change.settings?.benchTriage ?? {}) as Partial<ServerSettings>;
-    settings = { ...DEFAULTS, ...s };
+    const read = readSettings(change.settings?.benchTriage);
+    settings = read.settings;
+    for (const m of read.problems) void connection.window.showWarningMessage(m);
     analyses.clear();
     for (const d of documents.all()) publish(d, true);
   });
@@ -203,17 +243,30 @@ export function startServer(connection: Connection): void {
       const a = analysisOf(doc);
       const start = doc.offsetAt(p.range.start),
         end = doc.offsetAt(p.range.end);
-      return a.findings
-        .filter(f => f.start <= end && f.end >= start)
-        .flatMap(f =>
-          fixes(a, f).map(x => ({
+      // Each action carries the diagnostics of its own finding (same code, same start), found by
+      // key: linear in the findings and diagnostics of the range, never one list per action.
+      const key = (code: unknown, line: number, ch: number) => `${String(code)}@${line}:${ch}`;
+      const byKey = new Map<string, Diagnostic[]>();
+      for (const d of p.context.diagnostics.slice(0, MAX_DIAGNOSTICS + 1)) {
+        const k = key(d.code, d.range.start.line, d.range.start.character);
+        (byKey.get(k) ?? byKey.set(k, []).get(k)!).push(d);
+      }
+      const out: CodeAction[] = [];
+      for (const f of a.findings) {
+        if (f.start > end || f.end < start) continue;
+        const pos = doc.positionAt(f.start);
+        for (const x of fixes(a, f)) {
+          out.push({
             title: x.title,
             kind: CodeActionKind.QuickFix,
             isPreferred: x.preferred,
-            diagnostics: p.context.diagnostics.filter(d => d.code === f.code),
+            diagnostics: byKey.get(key(f.code, pos.line, pos.character)) ?? [],
             edit: { changes: { [doc.uri]: [{ range: { start: doc.positionAt(x.edit.start), end: doc.positionAt(x.edit.end) }, newText: x.edit.newText }] } },
-          })),
-        );
+          });
+          if (out.length >= MAX_ACTIONS) return out;
+        }
+      }
+      return out;
     } catch {
       return [];
     }

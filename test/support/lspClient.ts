@@ -16,8 +16,8 @@ export class StdioServer {
   readonly published = new Map<string, PublishDiagnosticsParams>();
   exited: number | null = null;
 
-  constructor(serverJs = path.resolve(__dirname, '../../dist/server.js')) {
-    this.proc = spawn(process.execPath, [serverJs, '--stdio'], { stdio: ['pipe', 'pipe', 'inherit'] });
+  constructor(serverJs = path.resolve(__dirname, '../../dist/server.js'), nodeArgs: string[] = []) {
+    this.proc = spawn(process.execPath, [...nodeArgs, serverJs, '--stdio'], { stdio: ['pipe', 'pipe', 'inherit'] });
     this.proc.on('exit', code => {
       this.exited = code ?? -1;
     });

@@ -219,3 +219,45 @@ describe('hardening: the tool’s own records read back as input (issue 23, item
     assert.ok((await readRunRecord(dir)).ok, 'the same record without the planted path reads');
   });
 });
+
+describe('hardening: a corrupt cache heals (issue 23, item 8)', function () {
+  this.timeout(120_000);
+  const DEMO = path.resolve(__dirname, '../../demo/workspace');
+
+  it('an index or state of the wrong shape is a fresh scan with the same answer; killed writes’ temporaries are swept', () => {
+    const cache = fs.mkdtempSync(path.join(os.tmpdir(), 'bt-cache-'));
+    try {
+      const first = runCli('classify', DEMO, '--json', '--cache', cache);
+      assert.equal(first.status, 0, first.stderr);
+      const files = fs.readdirSync(cache);
+      const index = files.find(f => /^index-[0-9a-f]{16}\.json$/.test(f))!;
+      const state = files.find(f => /^state-[0-9a-f]{16}\.json$/.test(f))!;
+      assert.ok(index && state, files.join(' '));
+      const good = { index: fs.readFileSync(path.join(cache, index), 'utf8'), state: fs.readFileSync(path.join(cache, state), 'utf8') };
+      const idx = JSON.parse(good.index);
+      const st = JSON.parse(good.state);
+      const firstKey = Object.keys(idx.files)[0];
+      const bad: Array<[string, string]> = [
+        ['[]', good.state],
+        ['{"version": 1}', '{"version": 1}'],
+        [JSON.stringify({ ...idx, files: [] }), JSON.stringify({ ...st, entries: [{ commit: 'x', roles: { agent: 7 } }] })],
+        [JSON.stringify({ ...idx, files: { ...idx.files, [firstKey]: { s: 1 } } }), JSON.stringify({ ...st, result: { runs: 'all' } })],
+        [JSON.stringify({ ...idx, listing: { files: [[1, 2, 3]], records: [] } }), JSON.stringify({ ...st, classifications: [[1]] })],
+        // Shape-true but unusable inside: an entry's roles lack a role.
+        [good.index, JSON.stringify({ ...st, entries: st.entries.map((e: { roles: object }) => ({ ...e, roles: {} })) })],
+      ];
+      for (const [i, s] of bad) {
+        fs.writeFileSync(path.join(cache, index), i);
+        fs.writeFileSync(path.join(cache, state), s);
+        const dead = path.join(cache, `${index}.999999999.tmp`);
+        fs.writeFileSync(dead, '{"half');
+        const r = runCli('classify', DEMO, '--json', '--cache', cache);
+        assert.equal(r.status, 0, r.stderr);
+        assert.deepEqual(JSON.parse(r.stdout), JSON.parse(first.stdout), `index ${i.slice(0, 60)} / state ${s.slice(0, 60)}`);
+        assert.ok(!fs.existsSync(dead), 'the dead process’s temporary is swept');
+      }
+    } finally {
+      fs.rmSync(cache, { recursive: true, force: true });
+    }
+  });
+});

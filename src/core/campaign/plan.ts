@@ -50,6 +50,9 @@ export function parseSelector(text: string): Selector {
     const m = /^([a-z]+)\s*(!?=)\s*(.+)$/.exec(part);
     if (!m) throw new Error(`--select "${part}": expected key=value (keys: ${KEYS.join(', ')})`);
     if (!(KEYS as readonly string[]).includes(m[1])) throw new Error(`--select "${part}": unknown key ${m[1]} (keys: ${KEYS.join(', ')})`);
+    // A role that does not exist would select nothing without a word.
+    if (m[1] === 'role' && !(ROLES as readonly string[]).includes(m[3].trim()))
+      throw new Error(`--select "${part}": role ${m[3].trim()} is not one of ${ROLES.join(', ')}`);
     clauses.push({ key: m[1] as Key, value: m[3].trim(), negate: m[2] === '!=' });
   }
   if (!clauses.length) throw new Error('--select is empty (e.g. category=wheel-missing)');

@@ -247,12 +247,12 @@ export function triage(runs: readonly Run[], classifications: ReadonlyMap<string
           { tieBand, override: opts.primaryMetric, mode, requestRate: keptUpRate(roles.human.run!, roles.agent.run!) },
         );
         if (!comparison) {
-          pair.reasons.push('human and agent share no metric');
+          pair.reasons.push(noSharedMetric(roles.human.run!, roles.agent.run!));
           pair.ok = false;
         }
       }
       // The 3-way reasons already name every difference between any roles; only a finding of the pair alone is added.
-      if (!comparison && bothMeasured) comp.reasons.push('human and agent share no metric');
+      if (!comparison && bothMeasured) comp.reasons.push(noSharedMetric(roles.human.run!, roles.agent.run!));
       if (allMeasured && comparison && baselineUsable && comparison.baseline === null) comp.reasons.push('no metric was measured by all three roles');
       const ok = comp.reasons.length === 0;
       if (comparison && pair.ok) verdict = comparison.verdict;
@@ -362,4 +362,14 @@ export function byProject<T extends { project: string }>(entries: readonly T[]):
   const m = new Map<string, T[]>();
   for (const e of entries) (m.get(e.project) ?? m.set(e.project, []).get(e.project)!).push(e);
   return [...m].sort(([a], [b]) => a.localeCompare(b));
+}
+
+/** Why human and agent gave no comparison: no metric in common, or common ones that can't be compared (a zero baseline). */
+function noSharedMetric(h: Run, a: Run): string {
+  const shared = Object.keys(h.metrics).filter(k => k in a.metrics);
+  if (!shared.length) return 'human and agent share no metric';
+  const zero = shared.filter(k => h.metrics[k] === 0);
+  return zero.length
+    ? `human's ${zero.slice(0, 3).join(', ')} ${zero.length === 1 ? 'is' : 'are'} 0: no relative change can be taken against it`
+    : `human and agent share ${shared.slice(0, 3).join(', ')} but no headline metric`;
 }

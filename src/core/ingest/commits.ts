@@ -28,6 +28,23 @@ export class CommitIndex {
     return this.full.size;
   }
 
+  /** The full hashes a prefix matches (at most `max`): more than one means it can't be attributed. */
+  matches(id: string, max = 3): string[] {
+    const p = id.toLowerCase();
+    if (p.length === 40 || !isHex(p)) return [];
+    const arr = (this.sorted ??= [...this.full].sort());
+    let lo = 0,
+      hi = arr.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (arr[mid] < p) lo = mid + 1;
+      else hi = mid;
+    }
+    const out: string[] = [];
+    for (let i = lo; i < arr.length && arr[i].startsWith(p) && out.length < max; i++) out.push(arr[i]);
+    return out;
+  }
+
   /** The 40-hex hash for a prefix when exactly one is known, else the prefix itself. */
   resolve(id: string): string {
     const p = id.toLowerCase();

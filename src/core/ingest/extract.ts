@@ -1,6 +1,6 @@
 import { dict } from '../model';
 import type { FileRecord, Role } from '../model';
-import { parseJson } from './json';
+import { duplicateKey, lineColumn, parseJson } from './json';
 import { aiperfRequest, aiperfSamples, detect, STANDALONE_IDS, type DetectContext, type RunDraft } from './detectors';
 import { MANIFEST_NAME, parseManifest, type Manifest } from './manifest';
 import { baseName, nonRunByPath } from './detectors/nonRun';
@@ -351,6 +351,18 @@ function extractJson(path: string, text: string, siblings: ReadonlyMap<string, s
   if (d.kind === 'nonRun')
     return { path, record: { kind: 'nonRun', path, what: d.what }, drafts: [], facts: d.what === 'hf-records' || d.what === 'export' ? rowsOf(v, 3) : [] };
   if (d.kind === 'unknown') return { path, record: { kind: 'unknown', path, reason: d.reason }, drafts: [], facts: [] };
+  // A result holding a key twice (`"status": "error", …, "status": "success"`) reads as whichever
+  // came last: which was meant is unknown, so the file is not used, and the key is named.
+  const dup = duplicateKey(text);
+  if (dup) {
+    const { line, column } = lineColumn(text, dup.offset);
+    return {
+      path,
+      record: { kind: 'corrupt', path, error: `${dup.message} at line ${line} column ${column}`, offset: dup.offset, line, column },
+      drafts: [],
+      facts: [],
+    };
+  }
   const rowProject = isObj(v) ? ((isObj(v.instance) ? projectOfRow(v.instance as Obj) : null) ?? projectOfRow(v as Obj)) : null;
   const drafts = d.drafts.map(r => {
     const notes = r.unattributed ? nanNotes(parsed.notes) : (parsed.notes ?? []);

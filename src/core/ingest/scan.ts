@@ -84,7 +84,8 @@ export async function listFolder(
     batch = [];
   };
   for await (const f of source.list(signal, listOptions)) {
-    if (!isRelevant(f.path)) continue;
+    // A linked folder (no extension) is recorded like a linked file, whatever its name.
+    if (!isRelevant(f.path) && !(f.kind === 'symlink' && !baseName(f.path).includes('.'))) continue;
     if (onFolder && source.groupedByFolder) {
       const dir = f.path.slice(0, f.path.lastIndexOf('/') + 1);
       if (dir !== batchDir) {
@@ -100,6 +101,8 @@ export async function listFolder(
     }
     if (f.kind === 'symlink') {
       const d = await source.describe?.(f.path);
+      // An extension-less link to a regular file (a venv's `python`) is no result: passed over as any such file is.
+      if (!isRelevant(f.path) && d?.regular) continue;
       records.push({
         kind: 'skipped',
         path: f.path,
@@ -261,7 +264,20 @@ export function assemble(listing: Listing, extracts: ReadonlyMap<string, FileExt
   // Resolve prefixes only now that every full hash in the folder is known.
   // Each file yields at most one run per role, so file + role identifies a run.
   const runs: Run[] = drafts.map(d => {
-    return runOf(d, redirect.get(d.commit) ?? index.resolve(d.commit), d.parent ? index.resolve(d.parent) : null);
+    const run = runOf(d, redirect.get(d.commit) ?? index.resolve(d.commit), d.parent ? index.resolve(d.parent) : null);
+    if (run.commit.length < 40 && !redirect.has(d.commit)) {
+      // A prefix two commits share: attributed to neither, and said so (not a silent "unknown").
+      const both = index.matches(run.commit);
+      if (both.length > 1)
+        run.problems = [
+          ...run.problems,
+          {
+            field: d.commitField ?? 'commit',
+            message: `commit id ${run.commit} matches ${both.length > 2 ? 'several' : 'two'} commits (${both.map(h => h.slice(0, 12)).join(', ')}): not attributed to either; give the full hash`,
+          },
+        ];
+    }
+    return run;
   });
   const commits = facts.resolve(redirect);
   for (const r of runs) {
@@ -399,12 +415,24 @@ export function runOf(d: RunDraft, commit: string, parent: string | null): Run {
     version: d.version,
     parent,
     timestamp: d.timestamp,
-    durationS: d.durationS,
-    problems: d.problems,
+    durationS: plausibleDuration(d.durationS),
+    problems:
+      plausibleDuration(d.durationS) === d.durationS
+        ? d.problems
+        : [
+            ...d.problems,
+            { field: 'durationS', message: `${d.durationS} s is not a run's duration (at most ${MAX_RUN_S / 86_400} days): left out of estimates` },
+          ],
     provenance: d.provenance,
     ...(d.identity ? { identity: d.identity } : {}),
     ...(d.workload ? { workload: d.workload } : {}),
     ...(d.failedRequests ? { failedRequests: d.failedRequests } : {}),
     ...(d.labels ? { labels: d.labels } : {}),
   };
+}
+
+/** A run longer than this is a writer's error, not a duration (it would plan 1e296 GPU-hours). */
+const MAX_RUN_S = 30 * 86_400;
+function plausibleDuration<T extends number | null | undefined>(d: T): T | null {
+  return typeof d === 'number' && !(Number.isFinite(d) && d >= 0 && d <= MAX_RUN_S) ? null : d;
 }

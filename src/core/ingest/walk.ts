@@ -42,7 +42,9 @@ export async function* walkFiles(
       for (const e of entries) {
         const p = rel ? `${rel}/${e.name}` : e.name;
         if (e.link) {
-          if (INTERESTING.test(e.name)) batch.push({ path: p, size: 0, kind: 'symlink' });
+          // Links to result files, and links that look like folders (no extension): a linked
+          // results folder is recorded as not read, never passed over without a word.
+          if (INTERESTING.test(e.name) || !e.name.includes('.')) batch.push({ path: p, size: 0, kind: 'symlink' });
           continue;
         }
         if (e.dir) {

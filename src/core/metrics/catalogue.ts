@@ -265,13 +265,23 @@ export function addMetrics(into: NormalisedMetrics, container: unknown, hint: Al
   for (const [key, raw] of Object.entries(container as Record<string, unknown>)) {
     if (only && !only.has(key)) continue;
     let value: number;
+    const known = lookupAlias(key, hint);
+    const said = (what: string) => into.problems.push({ field: prefix + key, message: what });
     if (typeof raw === 'number') value = raw;
-    else if (typeof raw === 'string' && NUMERIC_STRING.test(raw) && lookupAlias(key, hint)) {
+    else if (typeof raw === 'string' && NUMERIC_STRING.test(raw) && known) {
       value = Number(raw);
-      into.problems.push({ field: prefix + key, message: `number written as a string ("${raw.trim().slice(0, 40)}"); read as ${value}` });
-    } else continue;
-    if (!Number.isFinite(value)) continue;
-    const a = lookupAlias(key, hint);
+      said(`number written as a string ("${raw.trim().slice(0, 40)}"); read as ${value}`);
+    } else {
+      // A metric this tool knows whose value it can't read is said, never silently dropped.
+      if (known && raw !== null && raw !== undefined && BY_KEY.get(known.canonical)?.kind !== 'param')
+        said(`${JSON.stringify(raw)?.slice(0, 40) ?? typeof raw} is not a number (${Array.isArray(raw) ? 'an array' : typeof raw}): left out`);
+      continue;
+    }
+    if (!Number.isFinite(value)) {
+      if (known) said(`${typeof raw === 'string' ? `"${raw.trim().slice(0, 40)}"` : String(value)} is not a finite number: left out`);
+      continue;
+    }
+    const a = known;
     if (!a) {
       if (!IGNORED.has(key)) into.unknown.push(key);
       continue;
@@ -283,6 +293,16 @@ export function addMetrics(into: NormalisedMetrics, container: unknown, hint: Al
       continue;
     }
     const v = a.scale ? value * a.scale : value;
+    // A throughput of 0 from a run that produced a result measured nothing: no ratio can be taken against it.
+    if (v === 0 && def.kind === 'metric' && def.direction === 'higher') {
+      said(`0 ${def.unit} for ${def.label}: nothing was measured, left out`);
+      continue;
+    }
+    // Below the smallest normal double a value is noise of the writer (1e-320): no ratio can be taken against it.
+    if (v !== 0 && Math.abs(v) < 2.2250738585072014e-308) {
+      said(`${value} is too small to compare (a denormal): left out`);
+      continue;
+    }
     const bucket = def.kind === 'count' ? into.counts : into.metrics;
     if (!(a.canonical in bucket)) {
       bucket[a.canonical] = v;

@@ -81,3 +81,22 @@ export function applyFilePatch(base: string, fp: FilePatch): { ok: true; text: s
     };
   return { ok: true, text: r };
 }
+
+/**
+ * Why an agent patch can't be used, or null: not text, no file in it, or a file outside the
+ * checkout (an absolute path or `..`), which `git apply` would refuse only after the run started.
+ */
+export function patchProblem(text: string): string | null {
+  if (text.includes('\0') || /^GIT binary patch$/m.test(text)) return 'is binary (a binary patch or NUL bytes), not a text diff';
+  let files: FilePatch[];
+  try {
+    files = splitPatch(text);
+  } catch (e) {
+    return e instanceof Error ? e.message : String(e);
+  }
+  if (!files.length) return 'holds no file change (no diff hunks)';
+  for (const f of files)
+    if (f.path.startsWith('/') || /^[A-Za-z]:/.test(f.path) || f.path.split(/[\\/]/).includes('..'))
+      return `touches ${JSON.stringify(f.path.slice(0, 200))}, outside the checkout`;
+  return null;
+}

@@ -21,6 +21,7 @@ export interface PerfProblem {
     | 'model-too-large'
     | 'blocked-model'
     | 'version-bug'
+    | 'positional'
     | 'syntax';
   severity: 'error' | 'warning' | 'information';
   message: string;
@@ -41,6 +42,8 @@ export interface ParsedPerfCommand {
   flags: Flag[];
   model: string | null;
   tensorParallel: number;
+  /** `NAME=value` words before the program (`VLLM_USE_V1=1 python …`): the run's environment, kept and shown. */
+  env: Array<{ name: string; value: string }>;
   problems: PerfProblem[];
 }
 
@@ -110,18 +113,42 @@ export function parsePerfCommand(cmd: string, opts: CheckOptions = {}): ParsedPe
       start: 0,
       end: cmd.length,
     });
-    return { script: null, kind: null, form: null, flagTable: null, argv, flags, model: null, tensorParallel: 1, problems };
+    return { script: null, kind: null, form: null, flagTable: null, argv, flags, model: null, tensorParallel: 1, env: [], problems };
   }
   const table = flagTable(s.kind, s.form);
+  const env: ParsedPerfCommand['env'] = [];
+  for (const tok of t.tokens) {
+    const m = /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/s.exec(tok.text);
+    if (!m) break;
+    env.push({ name: m[1], value: m[2] });
+  }
   for (let i = s.argStart; i < t.tokens.length; i++) {
     const tok = t.tokens[i];
-    if (!tok.text.startsWith('-')) continue;
+    if (!tok.text.startsWith('-') || /^-\d/.test(tok.text)) {
+      // A word no flag takes: the benchmark clients take no positional arguments (argparse refuses them), and a rerun would not pass it on.
+      problems.push({
+        code: 'positional',
+        severity: 'error',
+        message: /^\[--?[\w-]+\]$/.test(tok.text)
+          ? `"${tok.text}" is the usage text's way of writing an optional flag, not an argument: write ${tok.text.slice(1, -1)} or leave it out`
+          : `"${tok.text.slice(0, 80)}" is a positional argument; ${s.script} takes none (give it to the flag it belongs to)`,
+        start: tok.start,
+        end: tok.end,
+      });
+      continue;
+    }
     const eq = tok.text.indexOf('=');
     const name = (eq > 0 ? tok.text.slice(0, eq) : tok.text).replace(/_/g, '-');
     const nameTok = { text: name, start: tok.start, end: eq > 0 ? tok.start + eq : tok.end };
     let value: Token | null = null;
     if (eq > 0) value = { text: tok.text.slice(eq + 1), start: tok.start + eq + 1, end: tok.end };
-    else if (i + 1 < t.tokens.length && !t.tokens[i + 1].text.startsWith('--') && (table?.[name]?.takesValue ?? true)) value = t.tokens[++i];
+    else if (
+      i + 1 < t.tokens.length &&
+      !t.tokens[i + 1].text.startsWith('--') &&
+      // A switch may take an optional boolean (`--enable-chunked-prefill False`: argparse's nargs='?').
+      ((table?.[name]?.takesValue ?? true) || /^(?:true|false|yes|no|on|off|0|1)$/i.test(t.tokens[i + 1].text))
+    )
+      value = t.tokens[++i];
     flags.push({ name, nameTok, value });
     if (table && !(name in table)) {
       const server = s.kind === 'serving' && SERVER_ONLY.has(name);
@@ -185,7 +212,15 @@ export function parsePerfCommand(cmd: string, opts: CheckOptions = {}): ParsedPe
         : { code: 'no-model', severity: 'error', message: `no --model: ${s.script} would fall back to a default model`, start: 0, end: cmd.length },
     );
   const tpFlag = flags.find(f => f.name === '--tensor-parallel-size' || f.name === '-tp');
-  const tensorParallel = tpFlag?.value && /^\d+$/.test(tpFlag.value.text) ? Number(tpFlag.value.text) : 1;
+  const tensorParallel = tpFlag?.value && /^[1-9]\d{0,3}$/.test(tpFlag.value.text) ? Number(tpFlag.value.text) : 1;
+  if (tpFlag && !(tpFlag.value && /^[1-9]\d{0,3}$/.test(tpFlag.value.text)))
+    problems.push({
+      code: 'tensor-parallel',
+      severity: 'error',
+      message: `${tpFlag.name} ${tpFlag.value ? `"${tpFlag.value.text.slice(0, 40)}"` : 'without a value'}: a tensor-parallel size is a whole number of GPUs, 1 or more`,
+      start: tpFlag.nameTok.start,
+      end: tpFlag.value?.end ?? tpFlag.nameTok.end,
+    });
   const gpus = opts.hostGpus ?? 1;
   if (tpFlag && tensorParallel > gpus)
     problems.push({
@@ -225,7 +260,7 @@ export function parsePerfCommand(cmd: string, opts: CheckOptions = {}): ParsedPe
       data: { version: opts.vllmVersion },
     });
   }
-  return { script: s.script, kind: s.kind, form: s.form, flagTable: table, argv, flags, model, tensorParallel, problems };
+  return { script: s.script, kind: s.kind, form: s.form, flagTable: table, argv, flags, model, tensorParallel, env, problems };
 }
 
 /** The offline command closest to a serving one (the #8791 quick fix). */

@@ -22,7 +22,11 @@ function describeIssue(schema: SchemaId, issue: { path: PropertyKey[]; message: 
 export function detect(value: unknown, ctx: DetectContext): Detection {
   const nonRun = nonRunByShape(value, ctx.path);
   if (nonRun) return { kind: 'nonRun', what: nonRun };
-  if (!isObj(value)) return { kind: 'unknown', reason: `top-level ${value === null ? 'null' : typeof value}, not an object` };
+  if (!isObj(value))
+    return {
+      kind: 'unknown',
+      reason: `top level is ${value === null ? 'null' : Array.isArray(value) ? `an array (${value.length} items)` : `a ${typeof value}`}, not an object`,
+    };
   for (const d of DETECTORS) {
     if (!d.matches(value, ctx)) continue;
     const parsed = d.schema.safeParse(value);
