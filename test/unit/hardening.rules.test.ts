@@ -126,6 +126,20 @@ describe('hardening: user rules (issue 23, item 2)', function () {
     }
   });
 
+  it('classify-log reads a UTF-16 log as such (it says so) and finds its error', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'bt-utf16-'));
+    try {
+      const text = 'INFO starting\ntorch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB\n';
+      writeFileSync(path.join(dir, 'le.log'), Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text, 'utf16le')]));
+      const r = cli('classify-log', path.join(dir, 'le.log'), '--json');
+      assert.equal(r.status, 0, r.stderr);
+      assert.match(r.stderr, /le\.log: a UTF-16 \(le\) log, read as such/);
+      assert.equal(JSON.parse(r.stdout)[0].category, 'gpu-oom');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('rules test says what it skipped: links, unknown TSV categories, missing files; a BOM does not hide "# expected:"', () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'bt-rulestest-'));
     try {

@@ -353,7 +353,7 @@ function extractJson(path: string, text: string, siblings: ReadonlyMap<string, s
   if (d.kind === 'unknown') return { path, record: { kind: 'unknown', path, reason: d.reason }, drafts: [], facts: [] };
   // A result holding a key twice (`"status": "error", …, "status": "success"`) reads as whichever
   // came last: which was meant is unknown, so the file is not used, and the key is named.
-  const dup = duplicateKey(text);
+  const dup = duplicateKey(text, v);
   if (dup) {
     const { line, column } = lineColumn(text, dup.offset);
     return {

@@ -47,7 +47,7 @@ export function parseJson(input: string, opts: { keepInfinity?: boolean; rejectD
   try {
     const value: unknown = JSON.parse(text);
     if (opts.rejectDuplicateKeys) {
-      const dup = duplicateKey(text);
+      const dup = duplicateKey(text, value);
       if (dup) return { ok: false, message: dup.message, offset: dup.offset, ...lineColumn(text, dup.offset) };
     }
     return { ok: true, value };
@@ -66,12 +66,43 @@ export function parseJson(input: string, opts: { keepInfinity?: boolean; rejectD
   }
 }
 
+/** Keys of every object in a parsed value (iterative: deep values must not overflow the stack). */
+function keysIn(value: unknown): number {
+  let n = 0;
+  const stack: unknown[] = [value];
+  while (stack.length) {
+    const v = stack.pop();
+    if (!v || typeof v !== 'object') continue;
+    if (Array.isArray(v)) {
+      for (const x of v) if (x && typeof x === 'object') stack.push(x);
+      continue;
+    }
+    for (const k in v) {
+      n++;
+      const x = (v as Record<string, unknown>)[k];
+      if (x && typeof x === 'object') stack.push(x);
+    }
+  }
+  return n;
+}
+
+/** String tokens of a JSON text, each with whether a `:` follows (a key). Aligned: every match starts at an opening quote. */
+// Unrolled (`[^"\\]*` runs between escapes): a 100 MB string is one step, not 100 M backtracking frames.
+const STRING_TOKEN = /"[^"\\]*(?:\\.[^"\\]*)*"(\s*:)?/g;
+
 /**
- * The first key an object holds twice, in a text JSON.parse accepted. JSON.parse keeps the last
- * silently, so `{"status": "error", …, "status": "success"}` would read as a success. Jumps from
- * one quote or bracket to the next (a regex scan), so arrays of numbers cost little.
+ * The first key an object holds twice, in a text JSON.parse accepted (`value` is what it gave).
+ * JSON.parse keeps the last silently, so `{"status": "error", …, "status": "success"}` would read
+ * as a success. A cheap count first: the keys written in the text against the keys the value
+ * holds; only when they differ is the text walked to name the key.
  */
-export function duplicateKey(text: string): { key: string; message: string; offset: number } | null {
+export function duplicateKey(text: string, value?: unknown): { key: string; message: string; offset: number } | null {
+  if (value !== undefined) {
+    let written = 0;
+    STRING_TOKEN.lastIndex = 0;
+    for (let m = STRING_TOKEN.exec(text); m; m = STRING_TOKEN.exec(text)) if (m[1]) written++;
+    if (written === keysIn(value)) return null;
+  }
   const structural = /["{}[\]]/g;
   // One entry per open container: the keys seen, or null for an array.
   const stack: Array<Set<string> | null> = [];

@@ -92,7 +92,6 @@ export const STRUCTURE_LITERALS = [
   'successful requests',
   'failed requests',
   'succeeded',
-  'usage:',
   'libnvidia',
   'nvidia-container',
   'oci runtime',
