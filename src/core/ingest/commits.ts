@@ -32,16 +32,9 @@ export class CommitIndex {
   matches(id: string, max = 3): string[] {
     const p = id.toLowerCase();
     if (p.length === 40 || !isHex(p)) return [];
-    const arr = (this.sorted ??= [...this.full].sort());
-    let lo = 0,
-      hi = arr.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (arr[mid] < p) lo = mid + 1;
-      else hi = mid;
-    }
+    const arr = this.sortedHashes();
     const out: string[] = [];
-    for (let i = lo; i < arr.length && arr[i].startsWith(p) && out.length < max; i++) out.push(arr[i]);
+    for (let i = lowerBound(arr, p); i < arr.length && arr[i].startsWith(p) && out.length < max; i++) out.push(arr[i]);
     return out;
   }
 
@@ -49,15 +42,23 @@ export class CommitIndex {
   resolve(id: string): string {
     const p = id.toLowerCase();
     if (p.length === 40 || !isHex(p)) return p;
-    const arr = (this.sorted ??= [...this.full].sort());
-    let lo = 0,
-      hi = arr.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (arr[mid] < p) lo = mid + 1;
-      else hi = mid;
-    }
-    if (lo < arr.length && arr[lo].startsWith(p) && !(lo + 1 < arr.length && arr[lo + 1].startsWith(p))) return arr[lo];
-    return p;
+    const both = this.matches(p, 2);
+    return both.length === 1 ? both[0] : p;
   }
+
+  private sortedHashes(): string[] {
+    return (this.sorted ??= [...this.full].sort());
+  }
+}
+
+/** The first index whose value is not below `p` (binary search over sorted strings). */
+function lowerBound(arr: readonly string[], p: string): number {
+  let lo = 0,
+    hi = arr.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (arr[mid] < p) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
