@@ -31,18 +31,18 @@ export interface CampaignArgs {
 /** The folder's entries and scan (scan → classify → triage), the same as `classify` gives. */
 async function analysisOf(folder: string) {
   const an = await analyzeFolder(folder, { rules: loadUserRules(folder, undefined, () => {}) });
-  return { entries: an.entries, result: an.workspace.result };
+  return { entries: an.entries, result: an.workspace.result, categoryOf: (id: string) => an.classifications.get(id)?.category ?? null };
 }
 
 async function planFor(a: CampaignArgs): Promise<CampaignPlan> {
   if (!a.select) throw new Error('campaign plan/start needs --select (e.g. category=wheel-missing)');
   const selector = parseSelector(a.select);
-  const { entries, result } = await analysisOf(a.folder);
+  const { entries, result, categoryOf } = await analysisOf(a.folder);
   if (a.build) {
     const named = selector.clauses.some(c => c.key === 'role');
     return buildCampaignPlanFor({
       all: entries,
-      picked: selectEntries(entries, selector),
+      picked: selectEntries(entries, selector, categoryOf),
       commits: result.commits,
       only: named ? rolesOf(selector) : undefined,
       builds: new Builds(),
@@ -51,7 +51,7 @@ async function planFor(a: CampaignArgs): Promise<CampaignPlan> {
   }
   return campaignPlanFor({
     all: entries,
-    picked: selectEntries(entries, selector),
+    picked: selectEntries(entries, selector, categoryOf),
     commits: result.commits,
     roles: rolesOf(selector),
     repeats: a.repeats,

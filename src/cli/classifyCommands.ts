@@ -2,6 +2,7 @@ import { constants, promises as fs, statSync } from 'node:fs';
 import { kindOf } from '../platform/boundedRead';
 import { Classifier, LogClassifier, parseLabel, type LogLabel, type Rule } from '../core/classify';
 import { buildReport, renderMarkdown } from '../core/report';
+import { parseSelector, selectEntries } from '../core/campaign/plan';
 import { lineChunks } from '../platform/lineChunks';
 import type { PrimaryOverride } from '../core/metrics';
 import { analyzeFolder, entryJson, loadUserRules } from './analyzeFolder';
@@ -29,8 +30,9 @@ export interface AnalysisArgs {
   allowFailedRequests?: boolean;
 }
 
-export async function classifyCommand(a: AnalysisArgs & { json: boolean }, out: Out, err: Out): Promise<number> {
+export async function classifyCommand(a: AnalysisArgs & { json: boolean; select?: string }, out: Out, err: Out): Promise<number> {
   requireFolder(a.folder, 'classify');
+  const selector = a.select ? parseSelector(a.select) : null;
   const rules = loadUserRules(a.folder, a.rules, err);
   const an = await analyzeFolder(a.folder, {
     tieBand: a.tieBand,
@@ -41,11 +43,13 @@ export async function classifyCommand(a: AnalysisArgs & { json: boolean }, out: 
   });
   for (const b of an.workspace.budgetReports)
     err(`rule ${b.rule} exceeded its time budget on ${clean(b.file)} (${b.elapsedMs} ms); user rules were stopped for that file\n`);
+  // `--select` as campaigns take it; `ever=CATEGORY` finds a commit by any attempt's category, not only its latest.
+  const entries = selector ? selectEntries(an.entries, selector, id => an.classifications.get(id)?.category ?? null) : an.entries;
   if (a.json) {
-    out(JSON.stringify(an.entries.map(entryJson), null, 2));
+    out(JSON.stringify(entries.map(entryJson), null, 2));
     return 0;
   }
-  for (const e of an.entries) {
+  for (const e of entries) {
     const role = e.blockingRole ? e.roles[e.blockingRole] : null;
     const why = role?.classification
       ? ` — ${e.blockingRole}: ${clean(role.classification.description.split('\n')[0]).slice(0, 120)}`

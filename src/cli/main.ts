@@ -17,7 +17,7 @@ const USAGE = `usage: bench-triage <command> [options]
 
 commands:
   scan <folder> [--json] [--runs]             every result, run and agent run found in <folder>
-  classify <folder> [--json] [--tie-band N] [--rules FILE] [--metric [MODE=]KEY]... [--allow-failed-requests] [--cache DIR]
+  classify <folder> [--json] [--tie-band N] [--rules FILE] [--metric [MODE=]KEY]... [--allow-failed-requests] [--cache DIR] [--select 'ever=wheel-missing']
                                               outcome, per-role findings with evidence, verdict on every metric, comparability
   classify-log <file>... [--json] [--rules FILE]
                                               classify plain log files (streaming)
@@ -54,7 +54,8 @@ commands:
                                               many runs, repeats interleaved (B, H, A, B, H, A …), through a durable
                                               queue in F/.bench-triage/campaigns/<id>/ on a pool of hosts (--host
                                               repeatable; each takes as many runs at once as it has --gpus);
-                                              select keys: category outcome agent commit project model fixability verdict role
+                                              select keys: category ever outcome agent commit project model fixability verdict role
+                                              (ever=X: any attempt of the commit failed with X, not only its latest)
       [--build --checkout DIR]                 a campaign of image builds instead: the images the selected commits'
                                               failures call for (fixability rebuild; role= picks roles), one per image,
                                               one at a time per host; resume builds an interrupted image again
@@ -179,11 +180,12 @@ export async function main(argv: string[]): Promise<number> {
         return await scanCommand({ folder: a.positional[0], json: a.flags.has('json'), runs: a.flags.has('runs') }, out, err);
       }
       case 'classify': {
-        const a = parseArgs(rest, ['json', 'allow-failed-requests'], ['tie-band', 'rules', 'metric', 'cache']);
+        const a = parseArgs(rest, ['json', 'allow-failed-requests'], ['tie-band', 'rules', 'metric', 'cache', 'select']);
         if (a.positional.length !== 1) throw new UsageError('classify needs exactly one folder');
         return await classifyCommand(
           {
             folder: a.positional[0],
+            select: a.values.get('select'),
             json: a.flags.has('json'),
             tieBand: tieBandOf(a),
             rules: a.values.get('rules'),

@@ -34,7 +34,7 @@ export interface CampaignPlan {
 }
 
 /** A selection clause: `key=value` (`!=` negates); clauses joined by `,` must all hold. */
-const KEYS = ['category', 'outcome', 'agent', 'commit', 'project', 'model', 'fixability', 'verdict', 'role'] as const;
+const KEYS = ['category', 'ever', 'outcome', 'agent', 'commit', 'project', 'model', 'fixability', 'verdict', 'role'] as const;
 type Key = (typeof KEYS)[number];
 
 export interface Selector {
@@ -59,7 +59,10 @@ export function parseSelector(text: string): Selector {
   return { clauses };
 }
 
-function values(e: CommitTriage, key: Key): string[] {
+/** A run's category by its id (every attempt's, not only the latest's): what `ever=` looks at. */
+export type CategoryOf = (runId: string) => string | null;
+
+function values(e: CommitTriage, key: Key, categoryOf?: CategoryOf): string[] {
   const roles = ROLES.map(r => e.roles[r]);
   switch (key) {
     case 'category':
@@ -78,17 +81,27 @@ function values(e: CommitTriage, key: Key): string[] {
       return roles.flatMap(v => (v.classification ? [v.classification.fixability] : []));
     case 'verdict':
       return [e.verdict];
+    case 'ever':
+      // Every attempt of every role: a commit that once failed for a missing wheel and later for something else is found.
+      return ROLES.flatMap(r => {
+        const v = e.roles[r];
+        const runs = [v.run, ...v.history].filter((x): x is NonNullable<typeof x> => !!x);
+        return runs.flatMap(run => {
+          const c = categoryOf?.(run.id) ?? (run === v.run ? (v.classification?.category ?? null) : null);
+          return c ? [c] : [];
+        });
+      });
     case 'role':
       return [];
   }
 }
 
 /** The entries a selector picks (`commit=` matches a prefix; every other key an exact value). */
-export function selectEntries(entries: readonly CommitTriage[], s: Selector): CommitTriage[] {
+export function selectEntries(entries: readonly CommitTriage[], s: Selector, categoryOf?: CategoryOf): CommitTriage[] {
   return entries.filter(e =>
     s.clauses.every(c => {
       if (c.key === 'role') return true; // picks roles, not entries (rolesOf)
-      const hit = values(e, c.key).some(v => (c.key === 'commit' ? v.startsWith(c.value) : v === c.value));
+      const hit = values(e, c.key, categoryOf).some(v => (c.key === 'commit' ? v.startsWith(c.value) : v === c.value));
       return c.negate ? !hit : hit;
     }),
   );

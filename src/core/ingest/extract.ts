@@ -302,6 +302,8 @@ const looksAppended = (message: string, text: string) => /extra data after the J
 
 function extractJson(path: string, text: string, siblings: ReadonlyMap<string, string>): FileExtract {
   const byPath = nonRunByPath(path);
+  // The tool's own records are read by their own readers (with their own findings), never as results.
+  if (byPath === 'tool-record') return { path, record: { kind: 'nonRun', path, what: byPath }, drafts: [], facts: [] };
   const agentFile = isAgentItemFile(path) && AGENT_ITEM_FILES.has(baseName(path));
   // Appended results (`{…}\n{…}`) go line by line at once: parsing the whole text first only finds "extra data".
   if (!byPath && !agentFile && appendedShape(text)) {

@@ -15,6 +15,10 @@ export const NON_RUN_KINDS = [
   'run-record',
   'manifest',
   'per-request',
+  /** Anything else under `.bench-triage/` (campaigns, claims, labels, rules …): the tool's own, read by its own readers. */
+  'tool-record',
+  /** A rerun the host refused before it started: shown on the run, never an attempt of the role. */
+  'refused-run',
 ] as const;
 export const NonRunKindSchema = z.enum(NON_RUN_KINDS);
 export type NonRunKind = z.infer<typeof NonRunKindSchema>;

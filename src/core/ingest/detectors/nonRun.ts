@@ -15,6 +15,8 @@ export function nonRunByPath(path: string): NonRunKind | null {
   if (name === 'notes.json' && path.includes('.bench-triage/')) return 'notes';
   // The runner's own step-by-step record next to each result.json (its result is in result.json).
   if (name === 'run.json' && /(^|\/)\.bench-triage\/runs\//.test(path)) return 'run-record';
+  // Under `.bench-triage/` only the runner's results and the builds' records are results; the rest is the tool's own.
+  if (/(^|\/)\.bench-triage\//.test(path) && !/(^|\/)\.bench-triage\/(runs\/.*\/result\.json|builds\/.*\/build\.json)$/.test(path)) return 'tool-record';
   return null;
 }
 
@@ -30,6 +32,8 @@ export function nonRunByShape(v: unknown, path: string): NonRunKind | null {
     return 'export';
   }
   if (!isObj(v)) return null;
+  // A run the host refused never started: it is no attempt (the Runs view shows the refusal from its run.json).
+  if (v.schema === 'bench-triage.run/v1' && v.status === 'refused') return 'refused-run';
   if (Array.isArray(v.results) && ('total_commits' in v || 'completed' in v || 'total' in v)) return 'progress-log';
   if ('generated_at' in v && ('results' in v || 'summary' in v)) return 'report';
   if ('title' in v && 'findings' in v) return 'report';
