@@ -9,6 +9,8 @@ for p in $PKGS; do dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"; done
 [ -z "$missing" ] && exit 0
 SUDO=""; [ "$(id -u)" = 0 ] || SUDO="sudo"
 echo "installing:$missing" >&2
-$SUDO apt-get update -qq
+# shellcheck source=apt-lib.sh
+. "$(dirname "$0")/apt-lib.sh"
+apt_retry $SUDO apt-get update -qq
 # shellcheck disable=SC2086
-DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends $missing >&2
+apt_retry $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing >&2

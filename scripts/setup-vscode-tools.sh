@@ -8,6 +8,13 @@ TOOLS_DIR="${BENCH_TRIAGE_TOOLS:-$HOME/.cache/bench-triage/vscode-tools}"
 CODE_SERVER_VERSION=4.100.3
 PLAYWRIGHT_CORE_VERSION=1.56.1
 mkdir -p "$TOOLS_DIR"; TOOLS_DIR="$(cd "$TOOLS_DIR" && pwd)"
+# One install at a time into the shared cache: two checkouts setting up at once would otherwise
+# write the same node_modules together and break each other. The second waits, then finds it done.
+exec 9>"$TOOLS_DIR/.install.lock"
+if ! flock -n 9; then
+  echo "another set-up is installing VS Code into $TOOLS_DIR; waiting for it" >&2
+  flock 9
+fi
 stamp="$TOOLS_DIR/.installed-$CODE_SERVER_VERSION-$PLAYWRIGHT_CORE_VERSION"
 if [ -f "$stamp" ] && [ -x "$TOOLS_DIR/node_modules/.bin/code-server" ]; then echo "$TOOLS_DIR"; exit 0; fi
 

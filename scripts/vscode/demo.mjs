@@ -7,13 +7,15 @@ const require = createRequire(import.meta.url);
 const { startCodeServer, workbenchUrl } = require('./codeServer.cjs');
 const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..');
 const workspace = path.resolve(process.env.BENCH_TRIAGE_DEMO ?? path.join(ROOT, 'demo/workspace'));
-const runDir = path.join(ROOT, 'test-results', 'demo');
+// One folder per port: two demos at once keep their own user data.
+const port = Number(process.env.BENCH_TRIAGE_PORT ?? 8080);
+const runDir = path.join(ROOT, 'test-results', port === 8080 ? 'demo' : `demo-${port}`);
 
 const server = await startCodeServer({
   runDir,
   folder: workspace,
   host: process.env.BENCH_TRIAGE_HOST ?? '127.0.0.1',
-  port: Number(process.env.BENCH_TRIAGE_PORT ?? 8080),
+  port,
 });
 const url = workbenchUrl(server, { folder: workspace, devPaths: [ROOT] });
 console.log(`Bench Triage demo: VS Code ${server.base} with the extension on ${workspace}`);

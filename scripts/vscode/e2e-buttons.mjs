@@ -45,6 +45,8 @@ const readSettings = () => readFileSync(settingsFile, 'utf8');
  * screenshots the window, records the menu entries it covers.
  */
 async function step(name, covers, fn, { settings = null } = {}) {
+  // E2E_ONLY=regex runs only the steps it names (a developer's loop; CI runs every step).
+  if (process.env.E2E_ONLY && !new RegExp(process.env.E2E_ONLY).test(name)) return;
   const before = readSettings();
   let err = null;
   try {
@@ -58,6 +60,16 @@ async function step(name, covers, fn, { settings = null } = {}) {
   }
   const file = path.join(shots, `${String(++shotNo).padStart(2, '0')}-${name.replace(/\W+/g, '-').slice(0, 70)}.png`);
   await page?.screenshot({ path: file }).catch(() => {});
+  // A failed step may leave a modal dialog open: it would block every later step.
+  if (
+    err &&
+    page &&
+    (await page
+      .locator('.monaco-dialog-box')
+      .count()
+      .catch(() => 0))
+  )
+    await page.keyboard.press('Escape').catch(() => {});
   results.push([name, err]);
   console.log(
     `[e2e]   ${err ? '✗' : '✔'} ${name}${
@@ -116,7 +128,9 @@ try {
   engineUp = true;
   const folder = demo.folder;
   settingsFile = path.join(folder, '.vscode/settings.json');
-  const server = await startCodeServer({ runDir, folder });
+  // DOCKER_HOST: with no host set, the extension's stand-in is the local engine; here that is the
+  // suite's own engine, never the machine's.
+  const server = await startCodeServer({ runDir, folder, env: { DOCKER_HOST: demo.engine } });
   const ctx = await launchBrowser(runDir).catch(async e => {
     await server.stop();
     throw e;
@@ -165,14 +179,17 @@ try {
         return !!b && !!l && b.y >= l.y - 1 && b.y + b.height <= l.y + l.height + 1;
       };
       if (await inView()) return r;
-      if (!(await r.count()) || (await r.boundingBox().catch(() => null))?.y < ((await p.locator('.monaco-list').first().boundingBox())?.y ?? 0)) {
-        await p.locator('.monaco-list').first().hover();
-        await page.mouse.wheel(0, -100000);
+      // By keyboard, with the mouse away: a wheel over the list lands on whatever hover a row's
+      // tooltip opened under the pointer, and the list does not move.
+      await dismiss();
+      const list = p.locator('.monaco-list').first();
+      await list.focus();
+      if (!(await r.count()) || (await r.boundingBox().catch(() => null))?.y < ((await list.boundingBox())?.y ?? 0)) {
+        await page.keyboard.press('Home');
         await page.waitForTimeout(250);
       }
       for (let i = 0; i < 60 && !(await inView()); i++) {
-        await p.locator('.monaco-list').first().hover();
-        await page.mouse.wheel(0, 120);
+        await page.keyboard.press('PageDown');
         await page.waitForTimeout(250);
       }
       await r.waitFor();
@@ -328,7 +345,7 @@ try {
       },
     );
 
-    await step('Clear Filter from the title bar overflow menu', [entry('view/title', 'benchTriage.clearFilter', '1_filter')], async () => {
+    await step('Clear Filter from the title bar overflow menu', [entry('view/title', 'benchTriage.clearFilter', '1_filter@1')], async () => {
       await row(commits, 'GPU out of memory').click();
       await overflow(commits, title('benchTriage.clearFilter'));
       await row(commits, 'Complete 3-way').waitFor();
@@ -376,6 +393,52 @@ try {
       await clearNotifications();
       await closeEditors();
     });
+
+    await step(
+      'Dashboard rows lead somewhere: a category row filters the Commits view to exactly its count, a fixability row to its own, a not-comparable row opens that commit; no "(none)" agent row, no empty table',
+      [],
+      async () => {
+        await titleButton(commits, title('benchTriage.dashboard'));
+        const w = webview();
+        await w.locator('h1', { hasText: 'Bench Triage' }).waitFor();
+        const tables = await w.locator('table').count();
+        for (let i = 0; i < tables; i++) assert((await w.locator('table').nth(i).locator('tbody tr').count()) > 0, `table ${i} is empty`);
+        assert(!(await w.locator('tr', { hasText: '(none)' }).count()), 'a "(none)" agent row');
+        const oom = w.locator('table[aria-label^="Commits per category"] tbody tr', { hasText: 'GPU out of memory' }).first();
+        const n = Number(await oom.locator('td').nth(1).textContent());
+        await oom.click();
+        await until('the Commits view filtered to outcome=gpu-oom', async () =>
+          /filter: outcome=gpu-oom/.test((await commits.locator('.pane-header .description').textContent()) ?? ''),
+        );
+        const oomGroup = commits.locator('.monaco-list-row', { hasText: 'GPU out of memory' }).first();
+        await oomGroup.waitFor();
+        assert((await rows(commits).count()) >= 1 && (await oomGroup.textContent()).includes(String(n)), `the group shows ${n}`);
+        await page.screenshot({ path: path.join(shots, 'dashboard-row-opens-group.png') });
+        const fixRow = w.locator('table[aria-label^="Failures per fixability"] tbody tr').first();
+        const fixCount = Number(await fixRow.locator('td').nth(1).textContent());
+        await fixRow.click();
+        await until('the Commits view filtered to blocked=…', async () =>
+          /filter: blocked=/.test((await commits.locator('.pane-header .description').textContent()) ?? ''),
+        );
+        const groupCounts = (await commits.locator('.monaco-list-row[aria-level="1"] .label-description').allTextContents()).map(Number);
+        assert(groupCounts.reduce((a, b) => a + b, 0) === fixCount, `groups ${groupCounts.join('+')} vs the row's ${fixCount}`);
+        const nc = w.locator('table[aria-label^="Not comparable"] tbody tr').first();
+        if (await nc.count()) {
+          const commit = ((await nc.locator('td').first().textContent()) ?? '').trim();
+          const why = nc.locator('td.wrap');
+          assert((await why.evaluate(e => getComputedStyle(e).textAlign)) === 'left', 'the why-not text reads left-aligned');
+          await nc.click();
+          await page
+            .locator('.tab', { hasText: new RegExp(commit) })
+            .first()
+            .waitFor();
+        }
+        // Keys go to the workbench again, not to the webview that has the focus.
+        await rows(commits).first().click();
+        await clearFilterByPalette();
+        await closeEditors();
+      },
+    );
 
     // ---------- context menu and inline actions on a commit entry and its roles ----------
     /** Opens a row's children without closing them when they are open already (a click toggles). */
@@ -429,6 +492,29 @@ try {
         await closeEditors();
       },
     );
+
+    await step('Diff Agent vs Human Patch without a vLLM checkout: the two patches side by side file by file, not as two walls of text', [], async () => {
+      const settings = readSettings();
+      const unset = JSON.parse(settings);
+      delete unset['benchTriage.vllmCheckout'];
+      writeFileSync(settingsFile, JSON.stringify(unset, null, 1));
+      try {
+        await page.waitForTimeout(500); // the settings file change reaches the extension
+        await menu(row(commits, '2e18d6d1'), 'Diff Agent vs Human Patch');
+        await page
+          .locator('.tab', { hasText: /file by file/ })
+          .first()
+          .waitFor({ timeout: 30000 });
+        await page.locator('.monaco-editor .view-line', { hasText: 'agent: explicit clock' }).first().waitFor();
+        await page.locator('.monaco-editor .view-line', { hasText: 'human: one flush per line' }).first().waitFor();
+        // One file per pair: the header of a multi-file diff names vllm/logger.py.
+        await page.locator('.multiDiffEntry', { hasText: 'logger.py' }).first().waitFor();
+        await page.screenshot({ path: path.join(shots, 'patch-diff-file-by-file.png') });
+      } finally {
+        writeFileSync(settingsFile, settings);
+        await closeEditors();
+      }
+    });
 
     await step(
       'Copy Perf Command (context menu of an entry) copies the dataset command',
@@ -554,6 +640,58 @@ try {
       },
     );
 
+    // ---------- a host that cannot run is said before anything starts (issue 24, item 1) ----------
+    await step(
+      "with the demo's hosts unset, Rerun says the local engine cannot give GPUs and offers host set-up; nothing is started or recorded, the tree and counts stay",
+      [],
+      async () => {
+        const runsDir = path.join(folder, '.bench-triage/runs');
+        const runFiles = () =>
+          existsSync(runsDir) ? execFileSync('find', [runsDir, '-name', '*.json'], { encoding: 'utf8' }).split('\n').filter(Boolean).sort() : [];
+        const before = {
+          files: runFiles(),
+          triage: classify(folder)
+            .map(e => `${e.commit}:${e.outcome}`)
+            .sort(),
+        };
+        const settings = readSettings();
+        const unset = JSON.parse(settings);
+        delete unset['benchTriage.hosts'];
+        writeFileSync(settingsFile, JSON.stringify(unset, null, 1));
+        try {
+          await clearNotifications();
+          await expandTo('No vLLM wheel', '45e8d64f');
+          await expand(row(commits, '45e8d64f'));
+          await inline(await roleRow('baseline'), title('benchTriage.rerun'));
+          const dialog = page.locator('.monaco-dialog-box', { hasText: 'cannot run this' });
+          await dialog.waitFor({ timeout: 30000 });
+          const text = (await dialog.textContent()) ?? '';
+          assert(
+            /local engine \(no host set\) cannot run this/.test(text) &&
+              /no NVIDIA container runtime/.test(text) &&
+              /Nothing was started or recorded/.test(text),
+            text,
+          );
+          assert(await dialog.locator('.monaco-button', { hasText: 'Set Up Hosts…' }).count(), 'Set Up Hosts… is offered');
+          await page.screenshot({ path: path.join(shots, 'host-cannot-run.png') });
+        } finally {
+          // Closed whatever happened: an open modal would block every later step.
+          await page.keyboard.press('Escape');
+          await page
+            .locator('.monaco-dialog-box')
+            .waitFor({ state: 'detached' })
+            .catch(() => {});
+          writeFileSync(settingsFile, settings);
+        }
+        assert(JSON.stringify(runFiles()) === JSON.stringify(before.files), 'no run file was written');
+        const after = classify(folder)
+          .map(e => `${e.commit}:${e.outcome}`)
+          .sort();
+        assert(JSON.stringify(after) === JSON.stringify(before.triage), 'the triage is as before');
+        await row(commits, 'No vLLM wheel').waitFor();
+      },
+    );
+
     // ---------- runs: Rerun from the context menu and inline, the Runs view's buttons ----------
     await step(
       'Rerun on H100 (context menu of the complete entry) runs all three roles; the commit stays one complete, comparable entry',
@@ -604,21 +742,36 @@ try {
     });
 
     await step(
-      'Rerun (inline on a role) of f6978a76 human succeeds and does not make the models differ',
+      'Rerun (inline on a role) of f6978a76 human says the other roles came from another pipeline and offers them too; they run, and the commit is comparable',
       [entry('view/item/context', 'benchTriage.rerun', 'inline@2')],
       async () => {
         await expandTo('Model not supported', 'f6978a76');
         await expand(row(commits, 'f6978a76'));
         const human = await roleRow('human');
         await inline(human, title('benchTriage.rerun'));
-        await until(
-          'the human run of f6978a76 to succeed',
-          async () => /succeeded/.test((await runs.locator('.monaco-list-row', { hasText: 'f6978a76 human' }).allTextContents()).join('|')),
-          120000,
+        const dialog = page.locator('.monaco-dialog-box', { hasText: 'could not be compared with the other roles' });
+        await dialog.waitFor();
+        const text = (await dialog.textContent()) ?? '';
+        assert(/pipelines differ/.test(text) && /Rerun human Only/.test(text), text);
+        const wider = dialog.locator('.monaco-button', { hasText: /^Rerun (All Three Roles|baseline and human)$/ });
+        const roles = /All Three/.test((await wider.textContent()) ?? '') ? ['baseline', 'human', 'agent'] : ['baseline', 'human'];
+        await page.screenshot({ path: path.join(shots, 'rerun-all-roles-offer.png') });
+        await wider.click();
+        const e = await until(
+          `${roles.join(', ')} of f6978a76 to succeed`,
+          async () => {
+            const x = classify(folder).find(y => y.commit.startsWith('f6978a76'));
+            return x && roles.every(r => x.roles[r]?.status === 'success') ? x : null;
+          },
+          300000,
         );
-        const e = classify(folder).find(x => x.commit.startsWith('f6978a76'));
-        assert(!e.comparability.reasons.some(r => /models differ/.test(r)), e.comparability.reasons.join('; '));
-        assert(e.roles.human.status === 'success', `human ${e.roles.human.status}`);
+        for (const r of roles)
+          await runs
+            .locator('.monaco-list-row', { hasText: `f6978a76 ${r}` })
+            .first()
+            .waitFor();
+        const why = [...e.comparability.reasons, ...e.pair.reasons].join('; ');
+        assert(!/models differ|pipelines differ/.test(why), why);
       },
     );
 
@@ -1050,8 +1203,8 @@ try {
     );
 
     await step(
-      'Build Image on H100… (context menu of the "No vLLM wheel" commit): the live build log opens and follows; Rerun from the notification moves the commit out of the group',
-      [entry('view/item/context', 'benchTriage.buildImage', '1_run@3')],
+      'Build Image on H100… (context menu of the "No vLLM wheel" commit): the live build log opens and follows; the notification offers Rerun, and Rerun inline on the finished build moves the commit out of the group',
+      [entry('view/item/context', 'benchTriage.buildImage', '1_run@3'), entry('view/item/context', 'benchTriage.rerun', 'inline@0')],
       async () => {
         await clearNotifications();
         await menuUntil(await expandTo('No vLLM wheel', WHEEL), title('benchTriage.buildImage'), page.locator('.quick-input-widget .quick-input-box input'));
@@ -1074,7 +1227,12 @@ try {
         await done.waitFor({ timeout: 60000 });
         const rerun = done.locator('.monaco-button', { hasText: /^Rerun / });
         assert(/Rerun baseline/.test((await rerun.textContent()) ?? ''), 'the rerun covers the baseline');
-        await rerun.click();
+        // The same action stays on the build's row in the Runs view (a toast vanishes): pressed there.
+        await inline(runs.locator('.monaco-list-row', { hasText: `${WHEEL} baseline image` }).first(), title('benchTriage.rerun'));
+        // The other roles came from the campaign's pipeline: asked, the baseline alone is rerun here.
+        const ask = page.locator('.monaco-dialog-box', { hasText: 'could not be compared with the other roles' });
+        await ask.waitFor();
+        await ask.locator('.monaco-button', { hasText: 'Rerun baseline Only' }).click();
         await until(
           'the rerun to move the commit out of "No vLLM wheel"',
           async () => {
@@ -1094,6 +1252,100 @@ try {
           await clearFilterByPalette().catch(() => {});
           await closeEditors().catch(() => {});
           await clearNotifications().catch(() => {});
+        }
+      },
+    );
+
+    await step(
+      'Filter: Ever Failed With… (title bar overflow) → No vLLM wheel shows the commit the rerun moved out of that group, its earlier category on the row',
+      [entry('view/title', 'benchTriage.filterEverFailed', '1_filter@0')],
+      async () => {
+        const expected = JSON.parse(
+          execFileSync(process.execPath, [path.join(ROOT, 'dist/cli.js'), 'classify', folder, '--json', '--select', 'ever=wheel-missing'], {
+            encoding: 'utf8',
+            maxBuffer: 64 << 20,
+          }),
+        ).map(e => e.commit.slice(0, 8));
+        assert(expected.includes(WHEEL.slice(0, 8)), `the CLI's ever=wheel-missing: ${expected.join(', ')}`);
+        await row(commits, 'Complete 3-way').click();
+        await overflow(commits, title('benchTriage.filterEverFailed'));
+        // The pick lists each category with how many commits ever failed that way.
+        await quickPick('No vLLM wheel', { enter: false }); // the list renders only what is in view: narrowed first
+        const item = page.locator('.quick-input-list .monaco-list-row', { hasText: 'No vLLM wheel' }).first();
+        await item.waitFor();
+        assert(/wheel-missing/.test((await item.textContent()) ?? ''), await item.textContent());
+        await item.click();
+        try {
+          await until(
+            'the view to say its filter',
+            async () => /filter: ever=wheel-missing/.test((await commits.locator('.pane-header .description').textContent()) ?? ''),
+            15000,
+          );
+          // The groups the commits are in now: opened, so their commits show.
+          // One at a time: a click re-renders the list, and a row found before it is gone.
+          for (let i = 0; i < 12; i++) {
+            const g = commits.locator('.monaco-list-row[aria-level="1"][aria-expanded="false"]').first();
+            if (!(await g.count())) break;
+            await g.click().catch(() => {});
+            await page.waitForTimeout(300);
+          }
+          await until('the filter to show the commit', async () => (await rows(commits).allTextContents()).join('|').includes(WHEEL.slice(0, 8)));
+          const texts = await rows(commits).allTextContents();
+          const shown = expected.filter(c => texts.some(t => t.includes(c)));
+          assert(shown.length === expected.length, `shown ${shown.join(', ')} of ${expected.join(', ')}`);
+          // The rerun moved it out of "No vLLM wheel"; the filter still finds it, and its row says why.
+          assert(!texts.some(t => /^No vLLM wheel/.test(t.trim())), texts.join('|'));
+          const wheelRow = texts.find(t => t.includes(WHEEL.slice(0, 8))) ?? '';
+          assert(/was: wheel-missing/.test(wheelRow), `the row says what it failed with before: ${wheelRow}`);
+        } finally {
+          await page.screenshot({ path: path.join(shots, 'ever-failed-filter.png') }).catch(() => {});
+          await clearFilterByPalette().catch(() => {});
+        }
+      },
+    );
+
+    await step(
+      'Narrow panes: at a 300 px sidebar a commit row shows its verdict and roles before the subject; in a narrow editor the Compare table shows the Verdict column',
+      [],
+      async () => {
+        const sidebar = page.locator('.part.sidebar');
+        const box0 = await sidebar.boundingBox();
+        // Drag the sash between the sidebar and the editor to 300 px (VS Code's default width).
+        const drag = async width => {
+          const b = await sidebar.boundingBox();
+          const y = b.y + b.height / 2;
+          await page.mouse.move(b.x + b.width + 1, y);
+          await page.mouse.down();
+          await page.mouse.move(b.x + width, y, { steps: 8 });
+          await page.mouse.up();
+        };
+        try {
+          await drag(300);
+          const r = await expandTo('Complete 3-way', '2e18d6d1');
+          const rowBox = await r.boundingBox();
+          const desc = r.locator('.label-description');
+          const text = ((await desc.textContent()) ?? '').trim();
+          assert(/^(win|tie|loss|unknown)\??( · |$)/.test(text), `the description starts with the verdict: "${text}"`);
+          const descBox = await desc.boundingBox();
+          assert(
+            descBox && descBox.x + 60 < rowBox.x + rowBox.width,
+            `the verdict is in view (description at ${descBox?.x}, row ends at ${rowBox.x + rowBox.width})`,
+          );
+          await page.screenshot({ path: path.join(shots, 'narrow-sidebar-tree.png') });
+          // A narrow editor: the window at 900 px leaves the Compare view about 550 px.
+          await page.setViewportSize({ width: 900, height: 1250 });
+          await menu(r, 'Compare');
+          const w = webview();
+          const verdictHead = w.locator('#metrics th', { hasText: /^Verdict$/ });
+          await verdictHead.waitFor();
+          const editor = await page.locator('.part.editor').boundingBox();
+          const vb = await verdictHead.boundingBox();
+          assert(vb && vb.x + vb.width <= editor.x + editor.width, `Verdict column ends at ${vb && vb.x + vb.width}, the editor at ${editor.x + editor.width}`);
+          await page.screenshot({ path: path.join(shots, 'narrow-compare.png') });
+        } finally {
+          await page.setViewportSize({ width: 1500, height: 1250 });
+          if (box0) await drag(box0.width).catch(() => {});
+          await closeEditors().catch(() => {});
         }
       },
     );
@@ -1167,7 +1419,8 @@ try {
     await ctx.close().catch(() => {});
     await server.stop();
   }
-  const missing = MENU_ENTRIES.filter(k => !covered.has(k));
+  // Only with every step: a subset (E2E_ONLY) covers what it covers.
+  const missing = process.env.E2E_ONLY ? [] : MENU_ENTRIES.filter(k => !covered.has(k));
   results.push(['every menu entry of package.json was pressed by a step', missing.length ? new Error(`not covered: ${missing.join(', ')}`) : null]);
   console.log(
     `[e2e]   ${missing.length ? '✗' : '✔'} every menu entry of package.json was pressed by a step${missing.length ? `: missing ${missing.join(', ')}` : ''}`,

@@ -5,7 +5,7 @@ import { DockerRuntime } from '../runner/dockerRuntime';
 import { SwarmRuntime } from '../runner/swarmRuntime';
 import { Runner, type RunEvents } from '../runner/execute';
 import { HostQueue } from '../runner/hostQueue';
-import { hostKind, type HostConfig } from '../runner/hosts';
+import { gpuRefusal, hostKind, type HostConfig } from '../runner/hosts';
 import { DEFAULT_TEMPLATES, planRun, PlanError, type ImageTemplates, type RunPlan } from '../runner/plan';
 import { benchFormsAt } from '../runner/containerFiles';
 import { parsePerfCommand, type BenchForms } from '../core/perfcmd';
@@ -74,10 +74,14 @@ export async function formsByRole(commit: Commit, roles: readonly Role[], checko
   return out;
 }
 
+/** Whether a host can take runs, and if not why (`kind` picks the remedy the editor offers). */
+export type HostReadiness = { ok: true } | { ok: false; kind: 'no-gpu-runtime' | 'unreachable'; reason: string };
+
 /** Every role refused, each with its reason (nothing ran). */
 export class PlanRefused extends Error {
   constructor(readonly refusals: Array<{ role: Role; message: string }>) {
-    super(refusals.map(r => `${r.role}: ${r.message}`).join('; '));
+    // The plan's own "refused: " prefix is said once, by whoever shows this.
+    super(refusals.map(r => `${r.role}: ${r.message.replace(/^refused:\s*/, '')}`).join('; '));
   }
 }
 
@@ -110,6 +114,32 @@ export class Runs {
   private readonly listeners = new Set<(e: RunsEvent) => void>();
 
   constructor(private readonly runtimes: RuntimeFactory = runtimeFor) {}
+
+  private readonly readiness = new Map<string, { at: number; answer: Promise<HostReadiness> }>();
+
+  /**
+   * Whether a host can take a run at all (its engine answers; GPUs it promises have a runtime),
+   * asked before anything is planned or recorded so that the editor says so before the click,
+   * never as a refused attempt. Kept for a minute per host; `fresh` asks again.
+   */
+  hostReadiness(host: HostConfig, opts: { fresh?: boolean; signal?: AbortSignal } = {}): Promise<HostReadiness> {
+    const key = JSON.stringify([host.label, host.docker, host.kind ?? '', host.gpus]);
+    const hit = this.readiness.get(key);
+    if (hit && !opts.fresh && Date.now() - hit.at < 60_000) return hit.answer;
+    const answer = (async (): Promise<HostReadiness> => {
+      const rt = this.runtimes(host);
+      try {
+        await rt.ping(opts.signal);
+        const facts = await rt.facts();
+        const refusal = gpuRefusal(host, facts.runtimes, rt.where);
+        return refusal ? { ok: false, kind: 'no-gpu-runtime', reason: refusal } : { ok: true };
+      } catch (e) {
+        return { ok: false, kind: 'unreachable', reason: `${rt.where} does not answer: ${(e as Error).message}` };
+      }
+    })();
+    this.readiness.set(key, { at: Date.now(), answer });
+    return answer;
+  }
 
   /** Listens to every state change, phase and note of the runs; returns the unsubscribe. */
   onEvent(fn: (e: RunsEvent) => void): () => void {

@@ -51,7 +51,9 @@ export function activate(context: vscode.ExtensionContext): BenchTriageApi {
   // Read-only documents: embedded logs, live run logs, run transcripts, diff sides.
   const readonly = { isReadonly: true, isCaseSensitive: true };
   const diffDocs = new DiffDocuments();
+  const generatedDocs = new DiffDocuments();
   context.subscriptions.push(
+    vscode.workspace.registerTextDocumentContentProvider(SCHEMES.generated, generatedDocs),
     vscode.workspace.registerFileSystemProvider(SCHEMES.embeddedLog, new EmbeddedLogFs(), readonly),
     vscode.workspace.registerFileSystemProvider(SCHEMES.liveLog, new LiveLogFs(), readonly),
     vscode.workspace.registerFileSystemProvider(SCHEMES.runTranscript, new RunTranscriptFs(), readonly),
@@ -169,7 +171,7 @@ export function activate(context: vscode.ExtensionContext): BenchTriageApi {
 
   registerViewCommands(context, store, commitsTree, webviews, decorate);
   registerOpenCommands(context);
-  registerRunCommands(context, store, runs, () => void vscode.commands.executeCommand('benchTriage.runs.focus'));
+  registerRunCommands(context, store, runs, () => void vscode.commands.executeCommand('benchTriage.runs.focus'), generatedDocs);
   registerCompareCommands(context, store, webviews, diffDocs);
   registerNoteCommands(context, store);
   registerRuleCommands(context);

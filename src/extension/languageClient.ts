@@ -46,7 +46,11 @@ export class TriageLanguageClient implements vscode.Disposable {
         { scheme: 'file', language: 'markdown' },
       ],
       synchronize: { configurationSection: 'benchTriage' },
-      initializationOptions: { hostGpus: config.get<number>('hostGpus', 1), blockedModels: config.get<string[]>('blockedModels') },
+      initializationOptions: {
+        hostGpus: config.get<number>('hostGpus', 1),
+        hosts: config.get<unknown[]>('hosts'),
+        blockedModels: config.get<string[]>('blockedModels'),
+      },
       errorHandler,
       outputChannelName: 'Bench Triage Language Server',
     };

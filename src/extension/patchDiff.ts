@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import { execa } from 'execa';
-import { applyFilePatch, MAX_PATCH_BYTES, splitPatch, type FilePatch } from '../core/patch';
+import { applyFilePatch, MAX_PATCH_BYTES, pairFilePatches, splitPatch, type FilePatch } from '../core/patch';
 import { parseJson } from '../core/ingest';
 import type { Commit } from '../core/model';
 import type { FolderScan, Store } from './store';
@@ -21,7 +21,8 @@ export class DiffDocuments implements vscode.TextDocumentContentProvider {
 }
 
 export interface DiffResult {
-  mode: 'files' | 'patches';
+  /** files: whole files on the parent; patch-files: the two patches file by file (no parent to apply them to). */
+  mode: 'files' | 'patch-files';
   files: string[];
 }
 
@@ -82,12 +83,6 @@ export async function diffAgentVsHuman(store: Store, docs: DiffDocuments, commit
     void vscode.window.showInformationMessage(
       `Bench Triage: the parent ${commit.parent.slice(0, 12)} is not in the vLLM checkout ${checkout}: comparing the two patches (fetch it for whole files).`,
     );
-  if (!checkout || !commit.parent || !parentKnown) {
-    const left = docs.put(uri('human', 'human.patch'), humanPatch);
-    const right = docs.put(uri('agent', `${run.agent ?? 'agent'}.patch`), agentPatch);
-    await vscode.commands.executeCommand('vscode.diff', left, right, `${short}: human patch ↔ agent patch (${run.agent ?? 'agent'})`);
-    return { mode: 'patches', files: ['human.patch', `${run.agent ?? 'agent'}.patch`] };
-  }
   let human: Map<string, FilePatch>, agentFiles: Map<string, FilePatch>;
   try {
     human = new Map(splitPatch(humanPatch).map(f => [f.path, f]));
@@ -100,6 +95,31 @@ export async function diffAgentVsHuman(store: Store, docs: DiffDocuments, commit
   } catch (e) {
     void vscode.window.showErrorMessage(`Bench Triage: the agent patch ${run.patch.path} cannot be read: ${(e as Error).message}`);
     return;
+  }
+  if (!checkout || !commit.parent || !parentKnown) {
+    // Without the parent: each file's hunks beside the other patch's, as a multi-file diff editor
+    // lists them; files only one patch touches come after, named so.
+    const pairs = pairFilePatches([...human.values()], [...agentFiles.values()]);
+    const agentName = run.agent ?? 'agent';
+    const resources: Array<[vscode.Uri, vscode.Uri, vscode.Uri]> = [];
+    const labels: string[] = [];
+    const add = (label: string, p: { human: string | null; agent: string | null }) => {
+      labels.push(label);
+      resources.push([
+        diffUri(short, 'human', label),
+        docs.put(uri('human', label), p.human ?? '(the human patch leaves this file alone)\n'),
+        docs.put(uri('agent', label), p.agent ?? `(the ${agentName} patch leaves this file alone)\n`),
+      ]);
+    };
+    for (const p of pairs.both) add(p.path, p);
+    for (const p of pairs.humanOnly) add(`only in human patch/${p.path}`, p);
+    for (const p of pairs.agentOnly) add(`only in agent patch/${p.path}`, p);
+    await vscode.commands.executeCommand(
+      'vscode.changes',
+      `${short}: human ↔ ${agentName} patch, file by file (${pairs.both.length} both touch, ${pairs.humanOnly.length} human only, ${pairs.agentOnly.length} agent only; set benchTriage.vllmCheckout for whole files)`,
+      resources,
+    );
+    return { mode: 'patch-files', files: labels };
   }
   const paths = [...new Set([...human.keys(), ...agentFiles.keys()])].sort();
   const resources: Array<[vscode.Uri, vscode.Uri, vscode.Uri]> = [];

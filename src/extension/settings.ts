@@ -22,7 +22,8 @@ export function configuredHosts(scope?: vscode.Uri): HostConfig[] {
     const g = c.get<unknown>('hostGpus', 1);
     const gpus = typeof g === 'number' && Number.isInteger(g) && g >= 0 ? g : 1;
     if (gpus !== g) warnOnce(`benchTriage.hostGpus: ${JSON.stringify(g)?.slice(0, 40)} is not a whole number of GPUs; 1 applies`);
-    return [{ label: 'H100', docker: '', gpus }];
+    // Named for what it is: with no host set, runs go to the local engine (DOCKER_HOST), not to an H100.
+    return [{ label: 'local engine (no host set)', docker: '', gpus }];
   }
   return hosts.map((h, i) => {
     const raw = String(h.docker ?? '');

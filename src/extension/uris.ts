@@ -13,6 +13,8 @@ export const SCHEMES = {
   runTranscript: 'bench-triage-transcript',
   /** The two sides of an agent-vs-human diff. */
   diff: 'bench-triage-diff',
+  /** Documents the extension writes for reading (Explain): read-only, never an Untitled buffer to save. */
+  generated: 'bench-triage-doc',
 } as const;
 
 /** A JSON field's log text; the name ends in `.vllm.log` for the log language. */

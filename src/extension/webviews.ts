@@ -6,6 +6,7 @@ import type { ComparisonData, DashboardData, HostToWebview, WebviewToHost } from
 import { openEvidence } from './evidence';
 import { tieBandSetting } from './settings';
 import type { FolderScan, Store } from './store';
+import { COMMANDS } from './commands/ids';
 
 const tieBand = (scope: vscode.Uri) => tieBandSetting(scope);
 
@@ -107,6 +108,11 @@ export class Webviews implements vscode.Disposable {
     if (m.type === 'exportReport') await this.exportReport();
     if (m.type === 'runMore' && p.data.view === 'comparison' && m.commit === p.data.commit && Number.isInteger(m.n) && m.n >= 1 && m.n <= 20)
       await this.runMore(m.commit, m.agent, m.n);
+    // Only selectors of the keys the Dashboard's rows use, with a value no longer than an id.
+    if (m.type === 'filterTree' && typeof m.filter === 'string' && /^(outcome|blocked|agent)=[\w.:/@+-]{1,120}$/.test(m.filter)) {
+      await vscode.commands.executeCommand(COMMANDS.filter, m.filter);
+      await vscode.commands.executeCommand('benchTriage.commits.focus');
+    }
     if (m.type === 'setIncludeIncomparable' && typeof m.include === 'boolean') {
       this.includeIncomparable = m.include;
       const d = this.dataFor('dashboard');

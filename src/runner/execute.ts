@@ -11,7 +11,7 @@ import { readRunRecord } from './recordRead';
 import type { RunPlan } from './plan';
 import { FINAL_STATES, newRunId, RECORD_SCHEMA, runDir, saveRecord, saveResult, type PhaseRecord, type RunRecord, type RunState } from './runRecord';
 import type { ContainerRuntime } from './runtime';
-import { hostKind } from './hosts';
+import { gpuRefusal, hostKind } from './hosts';
 
 export const LABEL = {
   runId: 'bench-triage.run-id',
@@ -278,11 +278,10 @@ export class Runner {
     // manager's own runtimes say nothing about the node the task lands on).
     if (hostKind(host) === 'swarm' && host.gpus > 0)
       this.note(dir, r, `swarm: the run reserves ${r.gpuIds.length || 1} NVIDIA-GPU generic resource(s); the swarm holds it until a node has them free`);
-    else if (host.gpus > 0 && !facts.runtimes.includes('nvidia'))
-      throw new RunEnd(
-        'refused',
-        `${this.runtime.where} has no NVIDIA container runtime, so it cannot give the run GPUs (runtimes: ${facts.runtimes.join(', ') || 'none'}); install nvidia-container-toolkit, or set gpus: 0 for a CPU-only test host`,
-      );
+    else {
+      const refusal = gpuRefusal(host, facts.runtimes, this.runtime.where);
+      if (refusal) throw new RunEnd('refused', refusal);
+    }
     if (!(await this.runtime.hasImage(r.image))) {
       this.note(dir, r, `pulling ${r.image} …`);
       try {

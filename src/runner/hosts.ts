@@ -40,6 +40,16 @@ export class HostConfigError extends Error {}
 export const hostKind = (h: HostConfig): HostKind => h.kind ?? 'docker';
 
 /**
+ * Why a plain engine cannot give a run the GPUs its host promises (null when it can): the one
+ * message of the runner's preflight and of the check the editor makes before the first click.
+ * On a swarm the node's runtime maps the reserved generic resources, so the manager's says nothing.
+ */
+export function gpuRefusal(host: HostConfig, runtimes: readonly string[], where: string): string | null {
+  if (hostKind(host) === 'swarm' || host.gpus <= 0 || runtimes.includes('nvidia')) return null;
+  return `${where} has no NVIDIA container runtime, so it cannot give the run GPUs (runtimes: ${runtimes.join(', ') || 'none'}); install nvidia-container-toolkit, or set gpus: 0 for a CPU-only test host`;
+}
+
+/**
  * A host address with its kind: `swarm+unix:///var/run/docker.sock`, `swarm+ssh://user@h100`,
  * `swarm+tcp://manager:2376` or `swarm://manager:2376` (TCP) name a swarm manager; any other
  * address is a plain Docker engine.

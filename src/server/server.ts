@@ -46,6 +46,13 @@ export function readSettings(raw: unknown): { settings: ServerSettings; problems
     if (typeof r.hostGpus === 'number' && Number.isInteger(r.hostGpus) && r.hostGpus >= 0 && r.hostGpus <= 1024) out.hostGpus = r.hostGpus;
     else problems.push(`benchTriage.hostGpus: ${shown(r.hostGpus)} is not a whole number of GPUs; ${DEFAULTS.hostGpus} applies`);
   }
+  // The host a run goes to by default is the first of benchTriage.hosts (as Explain and Rerun take
+  // it); hostGpus speaks only when no host is set. Two screens never give one host two GPU counts.
+  const first = Array.isArray(r.hosts) ? (r.hosts as unknown[])[0] : undefined;
+  if (first && typeof first === 'object') {
+    const g = (first as { gpus?: unknown }).gpus;
+    out.hostGpus = typeof g === 'number' && Number.isInteger(g) && g >= 0 && g <= 1024 ? g : 1;
+  }
   if (r.blockedModels !== undefined) {
     if (Array.isArray(r.blockedModels) && r.blockedModels.every(m => typeof m === 'string')) out.blockedModels = r.blockedModels as string[];
     else problems.push(`benchTriage.blockedModels: ${shown(r.blockedModels)} is not a list of model names; the built-in list applies`);

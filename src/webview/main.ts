@@ -54,22 +54,23 @@ function keyboardRows(table: HTMLTableElement): HTMLTableElement {
 }
 
 function metricsTable(rows: MetricRow[]): HTMLElement {
-  const heads = ['Metric', 'Baseline', 'Human', 'Agent', 'Human vs baseline', 'Agent vs baseline', 'Agent vs human', '95 % CI', 'p', 'Basis', 'Verdict'];
+  // What decides first: in a narrow editor the columns on the right are the ones cut off.
+  const heads = ['Metric', 'Verdict', 'Agent vs human', '95 % CI', 'p', 'Basis', 'Human', 'Agent', 'Baseline', 'Human vs baseline', 'Agent vs baseline'];
   const body = rows.map(r => {
     const tr = el(
       'tr',
       { tabindex: '0', class: `${r.primary ? 'primary ' : ''}${r.headline ? 'headline' : ''}`, title: r.unitEvidence ? `unit from: ${r.unitEvidence}` : '' },
       el('th', { scope: 'row' }, `${r.label} (${unitText(r.unit)})${r.direction === 'lower' ? ' ↓' : r.direction === 'higher' ? ' ↑' : ''}`),
-      el('td', {}, fmt(r.baseline)),
-      el('td', {}, fmt(r.human)),
-      el('td', {}, fmt(r.agent)),
-      deltaCell(r.humanDelta),
-      deltaCell(r.agentDelta),
+      el('td', { class: r.verdict ? `verdict-${r.verdict}` : '' }, r.verdict ?? '—'),
       deltaCell(r.agentVsHuman),
       el('td', {}, interval(r.ci)),
       el('td', {}, pval(r.p)),
       el('td', {}, r.basis === 'single' ? 'single run' : r.basis ? `${r.basis} (${r.n?.human ?? 0} vs ${r.n?.agent ?? 0})` : '—'),
-      el('td', { class: r.verdict ? `verdict-${r.verdict}` : '' }, r.verdict ?? '—'),
+      el('td', {}, fmt(r.human)),
+      el('td', {}, fmt(r.agent)),
+      el('td', {}, fmt(r.baseline)),
+      deltaCell(r.humanDelta),
+      deltaCell(r.agentDelta),
     );
     if (r.primary) tr.setAttribute('aria-label', `${r.label}: headline metric`);
     return tr;
@@ -281,17 +282,46 @@ function renderComparison(d: ComparisonData): void {
   }
 }
 
-function table(caption: string, head: string[], rows: Array<Array<string | number>>): HTMLTableElement {
+/**
+ * A Dashboard table; none at all when it has no rows. With `open`, every row leads to what it
+ * counts (click, Enter or Space) and says where in its tooltip.
+ */
+function table(
+  caption: string,
+  head: string[],
+  rows: Array<Array<string | number>>,
+  open?: { title: (i: number) => string; go: (i: number) => void; wrap?: number },
+): HTMLTableElement | null {
+  if (!rows.length) return null;
+  const body = rows.map((r, i) => {
+    const tr = el(
+      'tr',
+      { tabindex: '0', ...(open ? { class: 'opens', title: open.title(i), role: 'link' } : {}) },
+      ...r.map((c, j) => el('td', j === open?.wrap ? { class: 'wrap' } : {}, String(c))),
+    );
+    if (open) {
+      tr.addEventListener('click', () => open.go(i));
+      tr.addEventListener('keydown', ev => {
+        if (ev.key === 'Enter' || ev.key === ' ') {
+          ev.preventDefault();
+          open.go(i);
+        }
+      });
+    }
+    return tr;
+  });
   return keyboardRows(
     el(
       'table',
       { 'aria-label': caption },
       el('caption', {}, caption),
       el('thead', {}, el('tr', {}, ...head.map(h => el('th', { scope: 'col' }, h)))),
-      el('tbody', {}, ...rows.map(r => el('tr', { tabindex: '0' }, ...r.map(c => el('td', {}, String(c)))))),
+      el('tbody', {}, ...body),
     ),
   );
 }
+
+const showInTree = (filter: string) => vscode.postMessage({ type: 'filterTree', filter });
 
 const verdictRows = (rows: VerdictRow[]) => rows.map(v => [v.label, v.win, v.tie, v.loss, v.single, v.unknown, v.agentFailed, v.mixed]);
 const VERDICT_HEAD = ['Win', 'Tie', 'Loss', 'Of these single-run (hints)', 'Unknown', 'Agent failed', 'Mixed'];
@@ -308,30 +338,41 @@ function renderProject(p: DashboardProject, include: boolean): HTMLElement {
       `${t.commits} commits, ${t.entries} entries: ${t.complete} complete, ${t.agentVsHuman} agent vs human only, ${t.incomparable} incomparable, ${t.partial} partial, ${t.failed} failed`,
     ),
   );
-  sec.append(
+  // Agents with nothing counted (the "(none)" of entries without an agent run) are no row of zeros.
+  const agents = p.agents.filter(a => a.key !== '(none)' && a.win + a.tie + a.loss + a.unknown + a.agentFailed + a.mixed > 0);
+  const tables = [
     table(
       `Commits per category (${p.project})`,
       ['Category', 'Count', 'Fixability'],
       p.byCategory.map(c => [c.title, c.count, c.fixability ?? '—']),
+      { title: i => `Show the ${p.byCategory[i].count} in the Commits view`, go: i => showInTree(`outcome=${p.byCategory[i].outcome}`) },
     ),
     table(
       `Failures per fixability (${p.project})`,
       ['Fixability', 'Count'],
-      p.byFixability.map(f => [f.fixability, f.count]),
+      p.byFixability.map(f => [f.title, f.count]),
+      { title: i => `Show the ${p.byFixability[i].count} in the Commits view`, go: i => showInTree(`blocked=${p.byFixability[i].fixability}`) },
     ),
-    table(`Verdicts per agent (${p.project})`, ['Agent', ...VERDICT_HEAD], verdictRows(p.agents)),
+    table(`Verdicts per agent (${p.project})`, ['Agent', ...VERDICT_HEAD], verdictRows(agents), {
+      title: i => `Show ${agents[i].label}'s commits in the Commits view`,
+      go: i => showInTree(`agent=${agents[i].key}`),
+    }),
     table(`Verdicts per headline metric (${p.project})`, ['Headline metric', ...VERDICT_HEAD], verdictRows(p.metrics)),
-  );
+  ];
+  sec.append(...tables.filter((t): t is HTMLTableElement => !!t));
   if (!include && p.leftOut)
     sec.append(el('p', {}, `${p.leftOut} measured ${p.leftOut === 1 ? 'entry is' : 'entries are'} not comparable and left out of these counts.`));
-  if (p.incomparable.length)
-    sec.append(
-      table(
-        `Not comparable (${p.project})`,
-        ['Commit', 'Agent', 'Why not'],
-        p.incomparable.map(i => [i.commit.slice(0, 8), i.agent ?? '—', i.reasons.join('; ')]),
-      ),
-    );
+  const notComparable = table(
+    `Not comparable (${p.project})`,
+    ['Commit', 'Agent', 'Why not'],
+    p.incomparable.map(i => [i.commit.slice(0, 8), i.agent ?? '—', i.reasons.join('; ')]),
+    {
+      title: i => `Open the Comparison of ${p.incomparable[i].commit.slice(0, 8)}`,
+      go: i => vscode.postMessage({ type: 'openCommit', commit: p.incomparable[i].commit, agent: p.incomparable[i].agent }),
+      wrap: 2,
+    },
+  );
+  if (notComparable) sec.append(notComparable);
   if (p.scatter.length) {
     const canvas = el('canvas', { role: 'img', 'aria-label': `Human vs agent improvement over baseline for ${p.scatter.length} commits of ${p.project}` });
     sec.append(el('h3', {}, 'Human vs agent improvement over baseline (%)'), el('div', { class: 'chart' }, canvas));

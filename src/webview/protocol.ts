@@ -10,4 +10,6 @@ export type WebviewToHost =
   | { type: 'exportReport' }
   /** Plan (and, confirmed, run) N more interleaved attempts of every role of the shown commit. */
   | { type: 'runMore'; commit: string; agent: string | null; n: number }
-  | { type: 'setIncludeIncomparable'; include: boolean };
+  | { type: 'setIncludeIncomparable'; include: boolean }
+  /** Show in the Commits view what a Dashboard row counts (a selector: `outcome=…`, `blocked=…`, `agent=…`). */
+  | { type: 'filterTree'; filter: string };

@@ -40,7 +40,15 @@ describe('Commits view on the small fixture workspace', () => {
     assert.match(String(entries[0].label), /^5e6f7a8b/);
     assert.match(String(entries[0].description), /B✓ H✗ A✗/);
     const complete = (await commitsTree.getChildren(g.get('Complete 3-way')!.node)).map(n => commitsTree.getTreeItem(n));
-    assert.equal(String(complete[0].label), '1a2b3c4d [Core] Speed up decode by removing a copy');
+    // What decides first (a 300 px sidebar cuts the end): the short id, then verdict and roles, the subject last.
+    assert.equal(String(complete[0].label), '1a2b3c4d');
+    const d = String(complete[0].description);
+    assert.ok(d.endsWith('[Core] Speed up decode by removing a copy'), d);
+    assert.ok(d.indexOf('B✓ H✓ A✓') >= 0 && d.indexOf('B✓ H✓ A✓') < d.indexOf('[Core]'), d);
+    assert.match(
+      (complete[0].tooltip as vscode.MarkdownString).value.replace(/&nbsp;/g, ' '),
+      /B✓ H✓ A✓ = baseline succeeded, human succeeded, agent succeeded/,
+    );
   });
 
   it('shows each role with its cause, and an evidence item that opens the log at the evidence line', async () => {
@@ -80,7 +88,20 @@ describe('Commits view on the small fixture workspace', () => {
   it('regroups by fixability and by agent, and filters', async () => {
     const { commitsTree } = await api();
     await vscode.commands.executeCommand('benchTriage.groupBy', 'fixability');
-    assert.deepEqual([...(await groups(commitsTree)).keys()].sort(), ['measured', 'recipe']);
+    // Fixabilities in words, never raw ids.
+    const byFix = await groups(commitsTree);
+    assert.deepEqual([...byFix.keys()].sort(), ['measured', 'rerun with a known fix']);
+    // blocked=recipe (what a Dashboard fixability row sends) shows exactly that group's commits.
+    const recipeCount = byFix.get('rerun with a known fix')!.count;
+    await vscode.commands.executeCommand('benchTriage.groupBy', 'category');
+    await vscode.commands.executeCommand('benchTriage.filter', 'blocked=recipe');
+    const filtered = [...(await groups(commitsTree)).values()];
+    assert.equal(String(filtered.reduce((n, g) => n + Number(g.count), 0)), recipeCount);
+    // A selector with an unknown key is said and changes nothing.
+    await vscode.commands.executeCommand('benchTriage.filter', 'nokey=1');
+    assert.equal(commitsTree.filter, 'blocked=recipe');
+    await vscode.commands.executeCommand('benchTriage.clearFilter');
+    await vscode.commands.executeCommand('benchTriage.groupBy', 'fixability');
     await vscode.commands.executeCommand('benchTriage.groupBy', 'agent');
     assert.deepEqual([...(await groups(commitsTree)).keys()].sort(), ['(no agent run)', 'claude_code']);
     await vscode.commands.executeCommand('benchTriage.groupBy', 'category');

@@ -45,6 +45,9 @@ describe('CodeLens on the real ISO-Bench files', function () {
     // Explain runs and shows the plan of each role (a document, nothing executed).
     await vscode.commands.executeCommand(ls[4].command!.command, ...ls[4].command!.arguments!);
     assert.match(vscode.window.activeTextEditor!.document.getText(), new RegExp(`What a run of ${commit.slice(0, 12)} will do[\\s\\S]*## human`));
+    // A read-only document of its own, not an Untitled buffer that asks to be saved.
+    assert.equal(vscode.window.activeTextEditor!.document.uri.scheme, 'bench-triage-doc');
+    assert.equal(vscode.window.activeTextEditor!.document.isUntitled, false);
     const all = await vscode.commands.getCommands(true);
     for (const l of ls.slice(0, 4)) assert.ok(all.includes(l.command!.command));
   });

@@ -11,19 +11,49 @@ const text = async (u: vscode.Uri) => (await vscode.workspace.openTextDocument(u
 const BASE = 'import torch\n\n\n# Model runner fixture.\n\n\n\n\ndef prepare(batch):\n    out = torch.tensor(batch).clone()\n    return out\n';
 
 describe('Diff agent vs human patch', () => {
-  it('without a vLLM checkout, opens the two patches side by side', async () => {
+  it('without a vLLM checkout, opens the two patches file by file: files both touch first, then each one only one patch touches, apart', async () => {
     await api();
     const root = vscode.workspace.workspaceFolders![0].uri;
-    const r = await vscode.commands.executeCommand<{ mode: string }>('benchTriage.diffAgentVsHuman', '5e6f7a8b9c0d1e2f3a4b5c6d7e8f9a0b1c2d3e4f');
-    assert.equal(r.mode, 'patches');
-    const input = vscode.window.tabGroups.activeTabGroup.activeTab?.input;
-    assert.ok(input instanceof vscode.TabInputTextDiff, 'a diff editor is open');
-    const dataset = fs.readFileSync(vscode.Uri.joinPath(root, 'dataset.jsonl').fsPath, 'utf8').split('\n')[0];
-    assert.equal(await text(input.original), JSON.parse(dataset).diff_text);
-    assert.equal(
-      await text(input.modified),
-      fs.readFileSync(vscode.Uri.joinPath(root, 'state/runs/vllm/claude_code/default/2025-12-22_21-40-38/vllm_core-0000/model_patch.diff').fsPath, 'utf8'),
+    const r = await vscode.commands.executeCommand<{ mode: string; files: string[] }>(
+      'benchTriage.diffAgentVsHuman',
+      '5e6f7a8b9c0d1e2f3a4b5c6d7e8f9a0b1c2d3e4f',
     );
+    assert.equal(r.mode, 'patch-files');
+    const input = vscode.window.tabGroups.activeTabGroup.activeTab?.input as { textDiffs?: Array<{ original: vscode.Uri; modified: vscode.Uri }> } | undefined;
+    assert.ok(input?.textDiffs, 'a multi-file diff editor is open');
+    // What the two patches touch, computed here from their texts (diff's own parser).
+    const { parsePatch } = await import('diff');
+    const files = (t: string) =>
+      new Set(parsePatch(t).flatMap(p => (p.hunks.length ? [(p.newFileName !== '/dev/null' ? p.newFileName : p.oldFileName)!.replace(/^[ab]\//, '')] : [])));
+    const humanText = JSON.parse(fs.readFileSync(vscode.Uri.joinPath(root, 'dataset.jsonl').fsPath, 'utf8').split('\n')[0]).diff_text as string;
+    const agentText = fs.readFileSync(
+      vscode.Uri.joinPath(root, 'state/runs/vllm/claude_code/default/2025-12-22_21-40-38/vllm_core-0000/model_patch.diff').fsPath,
+      'utf8',
+    );
+    const h = files(humanText),
+      a = [...files(agentText)].filter(f => !f.endsWith('model_patch.diff'));
+    const expected = [
+      ...[...h].filter(f => a.includes(f)).sort(),
+      ...[...h]
+        .filter(f => !a.includes(f))
+        .sort()
+        .map(f => `only in human patch/${f}`),
+      ...a
+        .filter(f => !h.has(f))
+        .sort()
+        .map(f => `only in agent patch/${f}`),
+    ];
+    assert.deepEqual(r.files, expected);
+    assert.equal(input.textDiffs.length, expected.length);
+    // Each side holds that file's hunks as the patch wrote them, never the other files'.
+    for (const d of input.textDiffs) {
+      const label = d.original.path.replace(/^\/\w+\/human\//, '');
+      const file = label.replace(/^only in (human|agent) patch\//, '');
+      const [left, right] = [await text(d.original), await text(d.modified)];
+      assert.ok(left.startsWith(file) || /leaves this file alone/.test(left), left.slice(0, 80));
+      assert.ok(right.startsWith(file) || /leaves this file alone/.test(right), right.slice(0, 80));
+      for (const side of [left, right]) for (const line of side.split('\n')) if (line.startsWith('@@')) assert.match(line, /^@@ -\d+,\d+ \+\d+,\d+ @@$/);
+    }
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
   });
 

@@ -57,7 +57,7 @@ describe('Rerun on H100 against the fake host (real VS Code, real dockerd)', fun
     const sub = a.runs.onDidChange(r => {
       if (r) seen.add(r.run.record.status);
     });
-    const done = vscode.commands.executeCommand('benchTriage.rerun', human) as Thenable<unknown>;
+    const done = vscode.commands.executeCommand('benchTriage.rerun', human, undefined, 'role') as Thenable<unknown>;
     const live = await until('a running benchmark phase', () => a.runs.list().find(r => r.record.phases.some(p => p.name === 'benchmark' && p.launchedAt)));
     // The Runs view shows it, with the host's label.
     const runNode = await runNodeOf(a, live.key);
@@ -157,6 +157,8 @@ describe('Rerun on H100 against the fake host (real VS Code, real dockerd)', fun
     const done = vscode.commands.executeCommand(
       'benchTriage.rerun',
       entry.roles.find(r => r.role === 'human'),
+      undefined,
+      'role',
     );
     const live = await until('a running benchmark', () => a.runs.active().find(r => r.record.phases.some(p => p.name === 'benchmark' && p.launchedAt)));
     const id = live.record.containerId!;

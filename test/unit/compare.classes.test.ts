@@ -1,4 +1,5 @@
 import * as assert from 'node:assert/strict';
+import { parseSelector, selectEntries } from '../../src/core/campaign/plan';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { analyze } from '../../src/app/analyze';
@@ -140,6 +141,13 @@ describe('comparisons that hold against the campaign’s own table (ISO-Bench, r
         Object.fromEntries(dash.byFixability.map(f => [f.fixability, f.count])),
         Object.fromEntries(tree),
         `${p.project}: Dashboard vs tree fixability`,
+      );
+      // Each Dashboard row opens the tree filtered to what it counts (issue 24, item 8): the same number.
+      for (const f of dash.byFixability) assert.equal(selectEntries(mine, parseSelector(`blocked=${f.fixability}`)).length, f.count, `blocked=${f.fixability}`);
+      for (const c of dash.byCategory) assert.equal(selectEntries(mine, parseSelector(`outcome=${c.outcome}`)).length, c.count, `outcome=${c.outcome}`);
+      assert.ok(
+        dash.byFixability.every(f => !/^[a-z-]+$/.test(f.title) || f.title === 'investigate'),
+        'fixabilities in words',
       );
     }
     const lat = at('fa63e710');

@@ -7,6 +7,7 @@ import { parsePerfCommand } from '../../src/core/perfcmd';
 import { patchProblem } from '../../src/core/patch';
 import { addMetrics, emptyMetrics } from '../../src/core/metrics';
 import { scan } from '../../src/core/ingest';
+import { duplicateKey } from '../../src/core/ingest/json';
 import { hostAddressProblem, maskHostPassword } from '../../src/runner/hosts';
 import { planBuild } from '../../src/runner/buildPlan';
 import { parseSelector } from '../../src/core/campaign/plan';
@@ -223,6 +224,24 @@ describe('hardening: smaller silent cases (issue 23, item 9)', () => {
     const f = r.files.find(x => x.path === 'a/result.json')!;
     assert.equal(f.kind, 'corrupt');
     assert.match((f as { error: string }).error, /duplicate key "status"/);
+  });
+
+  it('a key held twice is found however the text is spaced, and colons in strings never hide one (property)', () => {
+    // Keys from a small alphabet so that duplicates are common; values strings that hold colons and quotes.
+    const key = fc.constantFrom('a', 'b', 'url', 'a:b', 'x"y');
+    const val = fc.oneof(fc.integer(), fc.constantFrom('http://h:8000', 'a :b', '":', 'plain'));
+    const space = fc.constantFrom('', ' ', '\n  ', '\t');
+    fc.assert(
+      fc.property(fc.array(fc.tuple(key, val, space, space), { maxLength: 6 }), fc.boolean(), (entries, nest) => {
+        const body = entries.map(([k, v, s1, s2]) => `${JSON.stringify(k)}${s1}:${s2}${JSON.stringify(v)}`).join(',');
+        const text = nest ? `{"outer": {${body}}, "list": [{${body}}]}` : `{${body}}`;
+        const expected = new Set(entries.map(e => e[0])).size !== entries.length;
+        const found = duplicateKey(text, JSON.parse(text));
+        assert.equal(!!found, expected, text);
+        if (found) assert.ok(entries.some(e => e[0] === found.key));
+      }),
+      { numRuns: 2000 },
+    );
   });
 
   it('a commit prefix two dataset commits share is attributed to neither, with a reason on the run', async () => {

@@ -74,3 +74,41 @@ describe('history is findable: ever=CATEGORY (issue 24, item 3)', function () {
     assert.deepEqual([...new Set((JSON.parse(cli.stdout) as Array<{ commit: string }>).map(e => e.commit))].sort(), [...expected].sort());
   });
 });
+
+describe('earlier attempts and reruns that strand a role (issue 24, items 2 and 3)', function () {
+  this.timeout(120_000);
+  it('on ISO-Bench, a commit whose latest outcome is not wheel-missing names it among its earlier categories', async () => {
+    const { ISOBENCH, requireCorpus } = await import('./helpers');
+    const { analyzeFolder } = await import('../../src/cli/analyzeFolder');
+    const { earlierCategories, failedAttempts } = await import('../../src/core/compare');
+    requireCorpus();
+    const an = await analyzeFolder(ISOBENCH, { labels: [] });
+    const categoryOf = (id: string) => an.classifications.get(id)?.category ?? null;
+    const hidden = an.entries.filter(e => e.outcome !== 'wheel-missing' && failedAttempts(e, categoryOf).some(a => a.category === 'wheel-missing'));
+    assert.ok(hidden.length > 0, 'some commits once failed for a missing wheel and show another outcome');
+    for (const e of hidden) {
+      // Counts are attempts of that category that are not the shown ones.
+      for (const x of earlierCategories(e, categoryOf))
+        assert.equal(x.count, failedAttempts(e, categoryOf).filter(a => !a.latest && a.category === x.category).length);
+    }
+  });
+
+  it('rerunning one role strands the others when another pipeline measured them; all three or own-runner roles do not', async () => {
+    const { strandedBy } = await import('../../src/core/compare');
+    const { analyzeFolder } = await import('../../src/cli/analyzeFolder');
+    const { ISOBENCH, requireCorpus } = await import('./helpers');
+    requireCorpus();
+    const an = await analyzeFolder(ISOBENCH, { labels: [] });
+    const e = an.entries.find(x => x.roles.human.run && x.roles.baseline.run && x.roles.human.run.provenance.schema !== 'BT1')!;
+    assert.ok(e, 'an ISO-Bench commit with human and baseline runs');
+    assert.deepEqual(
+      strandedBy(e, ['agent']).map(x => x.role),
+      ['baseline', 'human'],
+    );
+    assert.deepEqual(strandedBy(e, ['baseline', 'human', 'agent']), []);
+    // Once the other roles are the runner's own, a single-role rerun is comparable with them.
+    const own = structuredClone(e);
+    for (const r of ['baseline', 'human'] as const) own.roles[r].run!.provenance.schema = 'BT1';
+    assert.deepEqual(strandedBy(own, ['agent']), []);
+  });
+});

@@ -152,5 +152,9 @@ describe('language server under load (issue 23, item 3)', function () {
     assert.match(r.problems.join('\n'), /benchTriage\.hostGpus: "abc" is not a whole number/);
     assert.match(r.problems.join('\n'), /benchTriage\.blockedModels: "llama" is not a list of model names/);
     assert.deepEqual(readSettings({ hostGpus: 4, blockedModels: ['x'] }), { settings: { hostGpus: 4, blockedModels: ['x'] }, problems: [] });
+    // The first host's GPUs, as Explain and Rerun take the default host (issue 24, item 7); hostGpus only without hosts.
+    assert.equal(readSettings({ hostGpus: 4, hosts: [{ label: 'fake', gpus: 0 }, { gpus: 8 }] }).settings.hostGpus, 0);
+    assert.equal(readSettings({ hostGpus: 4, hosts: [{ label: 'no gpus field' }] }).settings.hostGpus, 1);
+    assert.equal(readSettings({ hostGpus: 4, hosts: [] }).settings.hostGpus, 4);
   });
 });

@@ -1,5 +1,6 @@
 import { BUILD_SOURCE, ROLES, type Role } from '../model';
-import type { CommitTriage } from '../compare';
+import { category } from '../classify';
+import { failedAttempts, type CategoryOf, type CommitTriage } from '../compare';
 
 /**
  * A campaign: a set of (commit, role, agent, repeat) runs, planned before anything runs. Repeats
@@ -34,7 +35,7 @@ export interface CampaignPlan {
 }
 
 /** A selection clause: `key=value` (`!=` negates); clauses joined by `,` must all hold. */
-const KEYS = ['category', 'ever', 'outcome', 'agent', 'commit', 'project', 'model', 'fixability', 'verdict', 'role'] as const;
+const KEYS = ['category', 'ever', 'outcome', 'agent', 'commit', 'project', 'model', 'fixability', 'blocked', 'verdict', 'role'] as const;
 type Key = (typeof KEYS)[number];
 
 export interface Selector {
@@ -59,8 +60,7 @@ export function parseSelector(text: string): Selector {
   return { clauses };
 }
 
-/** A run's category by its id (every attempt's, not only the latest's): what `ever=` looks at. */
-export type CategoryOf = (runId: string) => string | null;
+export type { CategoryOf };
 
 function values(e: CommitTriage, key: Key, categoryOf?: CategoryOf): string[] {
   const roles = ROLES.map(r => e.roles[r]);
@@ -79,18 +79,14 @@ function values(e: CommitTriage, key: Key, categoryOf?: CategoryOf): string[] {
       return e.model ? [e.model] : [];
     case 'fixability':
       return roles.flatMap(v => (v.classification ? [v.classification.fixability] : []));
+    case 'blocked':
+      // The fixability of what blocks the entry: the one the tree's Group By fixability and the Dashboard count.
+      return e.blockingRole ? [e.roles[e.blockingRole].classification?.fixability ?? category(e.outcome).fixability] : [];
     case 'verdict':
       return [e.verdict];
     case 'ever':
       // Every attempt of every role: a commit that once failed for a missing wheel and later for something else is found.
-      return ROLES.flatMap(r => {
-        const v = e.roles[r];
-        const runs = [v.run, ...v.history].filter((x): x is NonNullable<typeof x> => !!x);
-        return runs.flatMap(run => {
-          const c = categoryOf?.(run.id) ?? (run === v.run ? (v.classification?.category ?? null) : null);
-          return c ? [c] : [];
-        });
-      });
+      return failedAttempts(e, categoryOf).map(a => a.category);
     case 'role':
       return [];
   }

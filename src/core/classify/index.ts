@@ -16,3 +16,4 @@ export { tokensOf } from './learned/tokens';
 export { decideStructure, EXCEPTION_TABLE, FACT_TABLE } from './structure/table';
 export { StructureReader } from './structure/reader';
 export { stripPrefixes } from './structure/prefix';
+export { fixabilityWords } from './fixabilityWords';

@@ -4,3 +4,4 @@ export * from './verdict';
 export * from './triage';
 export * from './repeats';
 export * from './outcomes';
+export * from './attempts';

@@ -98,10 +98,20 @@ const STRING_TOKEN = /"[^"\\]*(?:\\.[^"\\]*)*"(\s*:)?/g;
  */
 export function duplicateKey(text: string, value?: unknown): { key: string; message: string; offset: number } | null {
   if (value !== undefined) {
+    // A key's colon follows its closing quote or whitespace, so counting those colons bounds the keys
+    // written from above with one native search: as many as the keys parsed rules a duplicate out
+    // (`"http://…"` is not counted; `"a :b"` is, and only sends the text to the finer count below).
+    const parsed = keysIn(value);
+    let colons = 0;
+    for (let i = text.indexOf(':'); i >= 0 && colons <= parsed; i = text.indexOf(':', i + 1)) {
+      const before = text.charCodeAt(i - 1);
+      if (before === 0x22 || WS(before)) colons++;
+    }
+    if (colons === parsed) return null;
     let written = 0;
     STRING_TOKEN.lastIndex = 0;
     for (let m = STRING_TOKEN.exec(text); m; m = STRING_TOKEN.exec(text)) if (m[1]) written++;
-    if (written === keysIn(value)) return null;
+    if (written === parsed) return null;
   }
   const structural = /["{}[\]]/g;
   // One entry per open container: the keys seen, or null for an array.

@@ -1,5 +1,6 @@
 import { formatWhen } from './when';
 import { category } from '../classify/taxonomy';
+import { fixabilityWords } from '../classify/fixabilityWords';
 import type { CommitTriage } from '../compare/triage';
 import { relativeChange } from '../compare/stats';
 import { suggestedRepeats } from '../compare/repeats';
@@ -79,7 +80,8 @@ export function comparisonData(e: CommitTriage, tieBand: number): ComparisonData
         title: cl ? category(cl.category).title : run.originalStatus,
         cause: cl?.cause ?? null,
         description: cl?.description ?? run.error ?? '',
-        fixability: cl?.fixability ?? null,
+        // In words (`needs more GPUs`), never the raw id.
+        fixability: cl?.fixability ? fixabilityWords(cl.fixability) : null,
         evidence: cl?.evidence ?? null,
         findings: (cl?.findings ?? []).map(f => ({
           category: f.category,
@@ -164,8 +166,13 @@ export function dashboardData(r: TriageReport): DashboardData {
       return {
         project: p.project,
         totals: p.totals,
-        byCategory: p.summary.map(s => ({ outcome: s.outcome, title: s.title, count: s.count, fixability: s.fixability })),
-        byFixability: [...byFix].map(([fixability, count]) => ({ fixability, count })),
+        byCategory: p.summary.map(s => ({
+          outcome: s.outcome,
+          title: s.title,
+          count: s.count,
+          fixability: s.fixability ? fixabilityWords(s.fixability) : null,
+        })),
+        byFixability: [...byFix].map(([fixability, count]) => ({ fixability, title: fixabilityWords(fixability), count })),
         agents: Object.entries(p.agents).map(([a, v]) => row(a, a, v)),
         metrics: Object.entries(p.metrics).map(([k, v]) => row(k, `${metricDef(k)?.label ?? k} (${metricDef(k)?.unit ?? '?'})`, v)),
         leftOut: p.leftOut,

@@ -103,7 +103,8 @@ export interface DashboardProject {
   project: string;
   totals: { entries: number; commits: number; complete: number; agentVsHuman: number; incomparable: number; partial: number; failed: number };
   byCategory: Array<{ outcome: string; title: string; count: number; fixability: string | null }>;
-  byFixability: Array<{ fixability: string; count: number }>;
+  /** `fixability` the id (what the tree filter takes), `title` its words. */
+  byFixability: Array<{ fixability: string; title: string; count: number }>;
   agents: VerdictRow[];
   metrics: VerdictRow[];
   leftOut: number;

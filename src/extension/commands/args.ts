@@ -4,7 +4,7 @@ import type { CommitTriage } from '../../core/compare';
 import { EntryKeys } from '../../app/identity';
 import type { FolderScan, Store } from '../store';
 import { EntryNode, RoleNode } from '../tree/commitNodes';
-import { RunNode } from '../tree/runsTree';
+import { BuildNode, RunNode } from '../tree/runsTree';
 import type { CommandId } from './ids';
 
 /**
@@ -32,6 +32,9 @@ export const isRole = (v: unknown): v is Role => typeof v === 'string' && (ROLES
  * string, a commit hash (prefix), or `{ commit, agent }` from a webview. Null for anything else.
  */
 export function targetOf(store: Store, arg: unknown, role?: unknown): Target | null {
+  // A finished image build in the Runs view: its commit, the role the image is for (the action
+  // stays there, where a notification's button would vanish).
+  if (arg instanceof BuildNode) return targetOf(store, { commit: arg.build.record.commit }, arg.build.record.role);
   if (arg instanceof RoleNode)
     return {
       folder: arg.folder,

@@ -8,6 +8,7 @@ export const COMMANDS = {
   groupBy: 'benchTriage.groupBy',
   filter: 'benchTriage.filter',
   clearFilter: 'benchTriage.clearFilter',
+  filterEverFailed: 'benchTriage.filterEverFailed',
   dashboard: 'benchTriage.dashboard',
   exportReport: 'benchTriage.exportReport',
   openFile: 'benchTriage.openFile',

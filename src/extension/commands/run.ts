@@ -4,10 +4,13 @@ import { PlanRefused } from '../../app/runs';
 import { planRun, PlanError } from '../../runner/plan';
 import { proposeRecipes, RECIPES } from '../../runner/recipes';
 import { configuredHosts, imageTemplates } from '../settings';
-import { agentRunFor, TrustError, type RunService } from '../runService';
+import { agentRunFor, requireTrust, TrustError, type RunService } from '../runService';
+import { pipelineOf, strandedBy } from '../../core/compare';
+import type { HostConfig } from '../../runner/hosts';
 import type { Store } from '../store';
 import { isRole, pickCommitFirst, register, runNodeOf, targetOf, type Target } from './args';
 import { COMMANDS } from './ids';
+import { SCHEMES } from '../uris';
 
 export async function pickHost(scope: vscode.Uri, title = 'Run on which host?') {
   const hosts = configuredHosts(scope);
@@ -24,21 +27,89 @@ function report(e: unknown): void {
     void vscode.window.showWarningMessage(e.message, 'Manage Workspace Trust').then(a => a && vscode.commands.executeCommand('workbench.trust.manage'));
     return;
   }
-  const msg = e instanceof PlanRefused ? `refused: ${e.message}` : e instanceof PlanError ? e.message : e instanceof Error ? e.message : String(e);
+  const msg = e instanceof PlanRefused ? `nothing started — ${e.message}` : e instanceof PlanError ? e.message : e instanceof Error ? e.message : String(e);
   void vscode.window.showErrorMessage(`Bench Triage: ${msg.replace(/^Bench Triage: /, '')}`);
 }
 
+const hostsUnset = (scope: vscode.Uri) => !(vscode.workspace.getConfiguration('benchTriage', scope).get<unknown[]>('hosts') ?? []).length;
+
 /** Rerun, Rerun with Fix, the CodeLens runs, Run N More, Explain, Cancel. */
-export function registerRunCommands(context: vscode.ExtensionContext, store: Store, runs: RunService, focusRuns: () => void): void {
-  const start = async (t: Target | null, recipes: string[] = []) => {
+export function registerRunCommands(
+  context: vscode.ExtensionContext,
+  store: Store,
+  runs: RunService,
+  focusRuns: () => void,
+  docs: { put(uri: vscode.Uri, text: string): vscode.Uri },
+): void {
+  let explained = 0;
+  /**
+   * Whether the host can take the run, said before anything is planned or recorded: a host that
+   * cannot is a question with its remedy (set up hosts), never a refused attempt in the triage.
+   */
+  const hostReady = async (host: HostConfig, scope: vscode.Uri): Promise<boolean> => {
+    const r = await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: `Bench Triage: checking ${host.label}…` }, () =>
+      runs.runs.hostReadiness(host, { fresh: true }),
+    );
+    if (r.ok) return true;
+    const setUp = 'Set Up Hosts…';
+    const a = await vscode.window.showWarningMessage(
+      `${host.label} cannot run this`,
+      {
+        modal: true,
+        detail: `${r.reason}\n\nNothing was started or recorded. ${hostsUnset(scope) ? 'No host is set (benchTriage.hosts): the local Docker engine stands in. ' : ''}Add a GPU host in the settings, or give this one gpus: 0 for a CPU-only test run.`,
+      },
+      setUp,
+    );
+    if (a === setUp) await vscode.commands.executeCommand('workbench.action.openWorkspaceSettings', { query: 'benchTriage.hosts' });
+    return false;
+  };
+
+  /**
+   * A rerun of some roles leaves the others measured by another pipeline (or not at all): the new
+   * run could never be compared with them ("pipelines differ"). Asks, all three by default.
+   * `scope` given ('all' | 'role') answers it in advance (tests, callers that know).
+   */
+  const widen = async (t: Target, scope: unknown): Promise<Target | null> => {
+    // The roles a run can be made of: the agent role needs an agent patch to apply.
+    const runnable = ROLES.filter(r => r !== 'agent' || t.roles.includes('agent') || agentRunFor(t.folder, t.commit, t.agent));
+    if (scope === 'role' || !t.entry) return t;
+    if (scope === 'all') return { ...t, roles: runnable };
+    const stranded = strandedBy(t.entry, t.roles).filter(x => runnable.includes(x.role));
+    if (!stranded.length) return t;
+    const which = t.roles.join(' and ');
+    const others = stranded
+      .map(x => {
+        const run = t.entry!.roles[x.role].run;
+        return run ? `${x.role}: ${pipelineOf(run)}` : `${x.role}: never measured`;
+      })
+      .join('; ');
+    const all = runnable.length === ROLES.length ? 'Rerun All Three Roles' : `Rerun ${runnable.join(' and ')}`;
+    const one = `Rerun ${which} Only`;
+    const a = await vscode.window.showWarningMessage(
+      `A new ${which} run of ${t.commit.slice(0, 8)} could not be compared with the other roles`,
+      {
+        modal: true,
+        detail: `This tool's runner would measure ${which}; the others were measured elsewhere (${others}). Runs of different pipelines are never compared (pipelines differ), so the verdict would stay unknown. ${all} gives one comparable set.`,
+      },
+      all,
+      one,
+    );
+    return a === all ? { ...t, roles: runnable } : a === one ? t : null;
+  };
+
+  const start = async (t: Target | null, recipes: string[] = [], scope?: unknown) => {
     if (!t) {
       pickCommitFirst();
       return;
     }
     try {
+      requireTrust('Rerun');
       const host = await pickHost(t.folder.root);
       if (!host) return;
-      const started = runs.start(t.folder, t.commit, t.roles, { host, recipes, agent: t.agent });
+      if (!(await hostReady(host, t.folder.root))) return;
+      const target = await widen(t, scope);
+      if (!target) return;
+      const started = runs.start(target.folder, target.commit, target.roles, { host, recipes, agent: target.agent });
       focusRuns();
       const records = await started;
       const bad = records.filter(r => r.status !== 'succeeded');
@@ -46,7 +117,7 @@ export function registerRunCommands(context: vscode.ExtensionContext, store: Sto
         void vscode.window.showWarningMessage(`Bench Triage: ${bad.map(r => `${r.role} ${r.status}${r.error ? ` — ${r.error}` : ''}`).join('; ')}`);
       else
         void vscode.window.showInformationMessage(
-          `Bench Triage: ${records.map(r => r.role).join(', ')} of ${t.commit.slice(0, 8)} succeeded on ${host.label}.`,
+          `Bench Triage: ${records.map(r => r.role).join(', ')} of ${target.commit.slice(0, 8)} succeeded on ${host.label}.`,
         );
       // The finished runs' result files reach the tree through the store (their commit only).
       await store.update([]);
@@ -57,9 +128,9 @@ export function registerRunCommands(context: vscode.ExtensionContext, store: Sto
     }
   };
 
-  register(context, COMMANDS.rerun, async (arg?: unknown, role?: unknown) => {
+  register(context, COMMANDS.rerun, async (arg?: unknown, role?: unknown, scope?: unknown) => {
     await store.ensureScanned();
-    return start(targetOf(store, arg, role));
+    return start(targetOf(store, arg, role), [], scope);
   });
   register(context, COMMANDS.rerunWithFix, async (arg?: unknown, recipeIds?: unknown) => {
     await store.ensureScanned();
@@ -80,7 +151,7 @@ export function registerRunCommands(context: vscode.ExtensionContext, store: Sto
       if (!picks?.length) return;
       ids = picks.map(p => p.label);
     }
-    return start(t, ids);
+    return start(t, ids, 'role');
   });
   register(context, COMMANDS.runCommit, async (commit?: unknown, roles?: unknown) => {
     await store.ensureScanned();
@@ -90,7 +161,7 @@ export function registerRunCommands(context: vscode.ExtensionContext, store: Sto
       return;
     }
     const which: Role[] = roles === 'all' ? [...ROLES] : Array.isArray(roles) && roles.length && roles.every(isRole) ? roles : [...ROLES];
-    return start({ ...t, roles: which });
+    return start({ ...t, roles: which }, [], 'role');
   });
   register(context, COMMANDS.explainPlan, async (commit?: unknown) => {
     await store.ensureScanned();
@@ -122,10 +193,12 @@ export function registerRunCommands(context: vscode.ExtensionContext, store: Sto
           '',
         );
       } catch (e) {
-        lines.push(`## ${role}`, '', `Refused: ${(e as Error).message}`, '');
+        lines.push(`## ${role}`, '', `Refused: ${(e as Error).message.replace(/^refused:\s*/, '')}`, '');
       }
     }
-    const doc = await vscode.workspace.openTextDocument({ language: 'markdown', content: lines.join('\n') });
+    // A read-only document named for the commit: an Untitled buffer would ask to be saved on close.
+    const uri = docs.put(vscode.Uri.from({ scheme: SCHEMES.generated, path: `/explain ${t.commit.slice(0, 8)} (${++explained}).md` }), lines.join('\n'));
+    const doc = await vscode.workspace.openTextDocument(uri);
     return vscode.window.showTextDocument(doc, { preview: true });
   });
   register(context, COMMANDS.cancelRun, (arg?: unknown) => {

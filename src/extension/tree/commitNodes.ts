@@ -2,8 +2,17 @@ import * as vscode from 'vscode';
 import type { FileRecord, Role, Run, RunStatus } from '../../core/model';
 import { ROLES } from '../../core/model';
 import { displayMetric, formatMetric } from '../../core/metrics';
-import { category, type Classification, type Evidence, type Fixability } from '../../core/classify';
-import { MEASURED_OUTCOMES, outcomeTitle, shownVerdict, wantsMoreRuns, type CommitTriage, type RoleView } from '../../core/compare';
+import { category, fixabilityWords, type Classification, type Evidence, type Fixability } from '../../core/classify';
+import {
+  earlierCategories,
+  MEASURED_OUTCOMES,
+  outcomeTitle,
+  pipelineOf,
+  shownVerdict,
+  wantsMoreRuns,
+  type CommitTriage,
+  type RoleView,
+} from '../../core/compare';
 import { EntryKeys } from '../../app/identity';
 import type { GroupBy } from '../settings';
 import type { FolderScan } from '../store';
@@ -52,6 +61,12 @@ export const MEASURED: Record<string, { title: string; icon: string; rank: numbe
 
 export function roleGlyphs(e: CommitTriage): string {
   return ROLES.map(r => `${ROLE_LETTER[r]}${GLYPH[e.roles[r].run?.status ?? 'not_run']}`).join(' ');
+}
+
+const STATUS_WORDS: Record<RunStatus, string> = { success: 'succeeded', failed: 'failed', timeout: 'timed out', skipped: 'skipped', not_run: 'not run' };
+/** The glyphs spelled out (`B✗ H· A·` means nothing to a newcomer): the tooltip's legend. */
+export function roleGlyphLegend(e: CommitTriage): string {
+  return `${roleGlyphs(e)} = ${ROLES.map(r => `${r} ${STATUS_WORDS[e.roles[r].run?.status ?? 'not_run']}`).join(', ')}`;
 }
 
 export const firstLine = (s: string | null, max = 90) => {
@@ -168,7 +183,7 @@ export class GroupNode extends CommitNode {
     t.iconPath = new vscode.ThemeIcon(this.icon);
     t.contextValue = this.contextValue;
     const def = MEASURED[this.key] ? null : category(this.key.replace(/^(fix|group|agent|model):/, ''));
-    t.tooltip = def && groupBy === 'category' ? `${def.description}\n\nFixability: ${def.fixability}` : this.title;
+    t.tooltip = def && groupBy === 'category' ? `${def.description}\n\nFixability: ${fixabilityWords(def.fixability)} (${def.fixability})` : this.title;
     t.accessibilityInformation = { label: `${this.title}, ${this.entries.length} commit${this.entries.length === 1 ? '' : 's'}` };
     return t;
   }
@@ -197,14 +212,19 @@ export class EntryNode extends CommitNode {
   }
   item(groupBy: GroupBy): vscode.TreeItem {
     const e = this.entry;
-    const t = new vscode.TreeItem(`${e.commit.slice(0, 8)}${e.subject ? ' ' + e.subject : ''}`, vscode.TreeItemCollapsibleState.Collapsed);
+    // What decides comes first: at the default 300 px sidebar a subject in the label pushed the
+    // verdict, agent and model out of sight, so the label is the short id and the subject goes last.
+    const t = new vscode.TreeItem(e.commit.slice(0, 8), vscode.TreeItemCollapsibleState.Collapsed);
     t.id = `${EntryKeys.format(this.key)}|${groupBy}`;
+    const earlier = earlierCategories(e, id => this.folder.classifications.get(id)?.category ?? null);
     t.description = [
       e.conflicts.length ? '⚠ data conflict' : '',
       e.verdict !== 'n/a' ? shownVerdict(e.verdict, e.comparison?.basis) : '',
-      e.model,
-      e.agent,
       roleGlyphs(e),
+      e.agent,
+      e.model,
+      earlier.length ? `was: ${earlier.map(x => x.category).join(', ')}` : '',
+      e.subject,
     ]
       .filter(Boolean)
       .join(' · ');
@@ -229,6 +249,9 @@ export class EntryNode extends CommitNode {
     if (e.baselineNote) md.appendText(`baseline not comparable: ${e.baselineNote}\n\n`);
     if (e.chosen) md.appendText(`compared: ${e.chosen.why}\n\n`);
     for (const x of e.conflicts) md.appendText(`data conflict: ${x}\n\n`);
+    if (earlier.length)
+      md.appendText(`earlier attempts failed with: ${earlier.map(x => `${category(x.category).title} (${x.category}) ×${x.count}`).join(', ')}\n\n`);
+    md.appendText(`${roleGlyphLegend(e)}\n\n`);
     t.tooltip = md;
     t.accessibilityInformation = {
       label: `commit ${e.commit.slice(0, 8)} ${e.subject ?? ''}, ${e.outcome}, ${ROLES.map(r => `${r} ${(e.roles[r].run?.status ?? 'not run').replace('_', ' ')}`).join(', ')}`,
@@ -272,7 +295,7 @@ export class RoleNode extends CommitNode {
     // No rule explains the run: its last error lines, where a person starts reading (and makes a rule).
     if (c?.category === 'unclassified' && c.candidates?.length) for (const ev of c.candidates) out.push(new EvidenceNode(this.folder, ev, 'last error'));
     else if (c?.evidence) out.push(new EvidenceNode(this.folder, c.evidence));
-    out.push(new FileNode(this.folder, this.run.provenance.file, `result file (${this.run.provenance.schema})`));
+    out.push(new FileNode(this.folder, this.run.provenance.file, `result file (${pipelineOf(this.run)})`));
     for (const p of this.run.logFiles) out.push(new FileNode(this.folder, p, p.slice(p.lastIndexOf('/') + 1)));
     for (const h of this.view.history) out.push(new AttemptNode(this.folder, h));
     return out;
@@ -288,7 +311,7 @@ export class RoleNode extends CommitNode {
     t.id = `${EntryKeys.format(this.folder.keyOf(this.entry))}|${this.role}|${groupBy}`;
     t.contextValue = this.contextValue;
     const md = new vscode.MarkdownString();
-    md.appendText(`${this.role} · ${r.status} (original status "${r.originalStatus}") · ${r.provenance.file} (${r.provenance.schema})\n\n`);
+    md.appendText(`${this.role} · ${r.status} (original status "${r.originalStatus}") · ${r.provenance.file} (written by ${pipelineOf(r)})\n\n`);
     if (c) md.appendText(`${category(c.category).title}: ${c.description}\nFixability: ${c.fixability} · rule ${c.rule ?? '—'} · ${c.strength}\n\n`);
     if (c && c.findings.length > 1)
       md.appendText(
@@ -350,7 +373,7 @@ export class AttemptNode extends CommitNode {
     super();
   }
   override children(): CommitNode[] {
-    return [new FileNode(this.folder, this.run.provenance.file, `result file (${this.run.provenance.schema})`)];
+    return [new FileNode(this.folder, this.run.provenance.file, `result file (${pipelineOf(this.run)})`)];
   }
   item(): vscode.TreeItem {
     const r = this.run;

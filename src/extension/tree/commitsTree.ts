@@ -1,7 +1,8 @@
 import * as vscode from 'vscode';
 import { ROLES } from '../../core/model';
-import { category, type Fixability } from '../../core/classify';
-import type { CommitTriage } from '../../core/compare';
+import { category, fixabilityWords, type Fixability } from '../../core/classify';
+import type { CategoryOf, CommitTriage } from '../../core/compare';
+import { parseSelector, selectEntries, type Selector } from '../../core/campaign/plan';
 import { groupBySetting, type GroupBy } from '../settings';
 import type { Store } from '../store';
 import { CommitNode, EntryNode, FIX_ICON, GroupNode, MEASURED, ProblemsNode, ProjectNode } from './commitNodes';
@@ -24,7 +25,7 @@ export function groupOf(e: CommitTriage, by: GroupBy): { key: string; title: str
         : { key: `group:${category(e.outcome).group}`, title: `Failed: ${category(e.outcome).group}`, icon: 'error' };
     case 'fixability': {
       const f = fixabilityOf(e);
-      return f ? { key: `fix:${f}`, title: f, icon: FIX_ICON[f] } : { key: 'measured', title: 'measured', icon: 'pass' };
+      return f ? { key: `fix:${f}`, title: fixabilityWords(f), icon: FIX_ICON[f] } : { key: 'measured', title: 'measured', icon: 'pass' };
     }
     case 'agent':
       return { key: `agent:${e.agent ?? ''}`, title: e.agent ?? '(no agent run)', icon: 'hubot' };
@@ -33,8 +34,25 @@ export function groupOf(e: CommitTriage, by: GroupBy): { key: string; title: str
   }
 }
 
-export function matchesFilter(e: CommitTriage, filter: string): boolean {
+/**
+ * A filter is either text (commit, subject, model, agent, category or cause) or, written as
+ * `key=value[,key=value]`, a selector as campaigns and `classify --select` take it: `ever=` finds
+ * earlier attempts, `outcome=`/`blocked=`/`agent=` exactly what the Dashboard's rows count.
+ */
+export function filterSelector(filter: string): Selector | null {
+  if (!/^\s*[a-z]+\s*!?=/.test(filter)) return null;
+  return parseSelector(filter);
+}
+
+export function matchesFilter(e: CommitTriage, filter: string, categoryOf?: CategoryOf): boolean {
   if (!filter) return true;
+  let selector: Selector | null = null;
+  try {
+    selector = filterSelector(filter);
+  } catch {
+    /* not a selector after all: read as text */
+  }
+  if (selector) return selectEntries([e], selector, categoryOf).length === 1;
   const f = filter.toLowerCase();
   const hay = [
     e.commit,
@@ -113,7 +131,7 @@ export class CommitsTree implements vscode.TreeDataProvider<CommitNode>, vscode.
   roots(): CommitNode[] {
     const entries = this.store
       .entries()
-      .filter(e => matchesFilter(e.entry, this.filterText))
+      .filter(e => matchesFilter(e.entry, this.filterText, id => e.folder.classifications.get(id)?.category ?? null))
       .map(e => new EntryNode(e.folder, e.entry));
     const projects = [...new Set(entries.map(e => e.entry.project))].sort();
     // Entries nothing names a project for stay with the others unless two real projects are there.

@@ -1,5 +1,6 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { timing } from '../../app/runTiming';
 import type { LiveRun } from '../../app/runs';
 import { RunKeys } from '../../app/identity';
 import { FINAL_STATES, type RunState } from '../../runner/runRecord';
@@ -23,11 +24,6 @@ const ICON: Record<RunState, [string, string?]> = {
   'agent-patch-failed': ['diff', 'testing.iconFailed'],
   refused: ['blocked', 'testing.iconErrored'],
 };
-
-export function elapsed(r: LiveRun, now = Date.now()): string {
-  const s = Math.max(0, Math.round(((r.endedMs ?? (r.fromDisk ? r.startedMs : now)) - r.startedMs) / 1000));
-  return s < 60 ? `${s}s` : `${Math.floor(s / 60)}m ${String(s % 60).padStart(2, '0')}s`;
-}
 
 /** The folder of a run's files, and its log files in phase order (stdout, stderr), then the runner's own log. */
 export function runFiles(r: LiveRun): { dir: string; logs: Array<{ file: string; label: string }> } {
@@ -127,11 +123,12 @@ export class RunNode extends RunsNode {
     const phase = r.phases.filter(p => p.launchedAt).at(-1)?.name;
     const when = r.startedAt ?? r.createdAt;
     const active = !FINAL_STATES.includes(r.status);
-    t.description = `${r.status}${phase && active ? ` · ${phase}` : ''} · ${active ? `since ${formatWhen(when).slice(11)}` : elapsed(this.run)}${this.run.fromDisk && when ? ` · ${formatWhen(when)}` : ''}`;
+    const took = timing(this.run);
+    t.description = `${r.status}${phase && active ? ` · ${phase}` : ''} · ${active ? `since ${formatWhen(when).slice(11)}${took.queued ? ` (waited ${took.queued})` : ''}` : took.text}${this.run.fromDisk && when ? ` · ${formatWhen(when)}` : ''}`;
     t.tooltip = new vscode.MarkdownString().appendText(
       `${r.role} of ${r.commit} on ${this.run.host.label}\n\n${r.status}${r.error ? `: ${r.error}` : ''}\n\nimage ${r.image}${r.recipes.length ? `\n\nrecipes: ${r.recipes.join(', ')}` : ''}${this.run.fromDisk ? '\n\n(from disk: run.json)' : ''}`,
     );
-    t.accessibilityInformation = { label: `${r.role} run of commit ${r.commit.slice(0, 8)} on ${this.run.host.label}: ${r.status}, ${elapsed(this.run)}` };
+    t.accessibilityInformation = { label: `${r.role} run of commit ${r.commit.slice(0, 8)} on ${this.run.host.label}: ${r.status}, ${took.text}` };
     t.contextValue = this.contextValue;
     t.id = RunKeys.format(this.run.key);
     return t;
