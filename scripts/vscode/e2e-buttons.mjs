@@ -1350,6 +1350,21 @@ try {
       },
     );
 
+    await step('no file the tool wrote (.bench-triage/: campaigns, claims, runs, builds, labels, notes) is listed as could not be used', [], async () => {
+      const scanned = JSON.parse(
+        execFileSync(process.execPath, [path.join(ROOT, 'dist/cli.js'), 'scan', folder, '--json'], { encoding: 'utf8', maxBuffer: 64 << 20 }),
+      );
+      const own = [...scanned.files.unknown, ...scanned.files.corrupt].map(f => f.path).filter(p => p.startsWith('.bench-triage/'));
+      assert(!own.length, `listed as unusable: ${own.join(', ')}`);
+      assert(existsSync(path.join(folder, '.bench-triage/campaigns')), 'the campaigns of earlier steps are there to be read');
+      const problems = row(commits, 'could not be used');
+      if (await problems.count()) {
+        await expand(problems);
+        const texts = (await rows(commits).allTextContents()).join('|');
+        assert(!/campaign\.json|\.bench-triage/.test(texts), texts);
+      }
+    });
+
     // ---------- the palette: what it hides ----------
     const hidden = pkg.contributes.menus.commandPalette.filter(e => e.when === 'false');
     for (const h of hidden)

@@ -170,6 +170,11 @@ await part('the end-to-end run on the fake H100 host', async () => {
     });
     await step('e2e: right-click a failed role → Rerun on H100; the run shows in the Runs view', async () => {
       await menu(commits.locator('.monaco-list-row[aria-label^="human,"]'), 'Rerun on H100');
+      // The other roles came from another pipeline: Rerun asks first (all three by default); the
+      // human alone is what this smoke test follows.
+      const ask = page.locator('.monaco-dialog-box', { hasText: 'could not be compared with the other roles' });
+      await ask.waitFor();
+      await ask.locator('.monaco-button', { hasText: 'Rerun human Only' }).click();
       await runsPane.locator('.monaco-list-row', { hasText: `${c8} human` }).waitFor();
       await runsPane
         .locator('.monaco-list-row', { hasText: /running|preflight|queued/ })

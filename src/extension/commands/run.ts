@@ -77,19 +77,26 @@ export function registerRunCommands(
     const stranded = strandedBy(t.entry, t.roles).filter(x => runnable.includes(x.role));
     if (!stranded.length) return t;
     const which = t.roles.join(' and ');
-    const others = stranded
-      .map(x => {
-        const run = t.entry!.roles[x.role].run;
-        return run ? `${x.role}: ${pipelineOf(run)}` : `${x.role}: never measured`;
-      })
-      .join('; ');
+    const elsewhere = stranded.flatMap(x => {
+      const run = t.entry!.roles[x.role].run;
+      return run ? [`${x.role} (${pipelineOf(run)})`] : [];
+    });
+    const never = stranded.filter(x => !t.entry!.roles[x.role].run).map(x => x.role);
+    const why = [
+      elsewhere.length
+        ? `${elsewhere.join(' and ')} ${elsewhere.length === 1 ? 'was' : 'were'} measured by another pipeline, and runs of different pipelines are never compared (pipelines differ).`
+        : '',
+      never.length ? `${never.join(' and ')} ${never.length === 1 ? 'has' : 'have'} never been measured.` : '',
+    ]
+      .filter(Boolean)
+      .join(' ');
     const all = runnable.length === ROLES.length ? 'Rerun All Three Roles' : `Rerun ${runnable.join(' and ')}`;
     const one = `Rerun ${which} Only`;
     const a = await vscode.window.showWarningMessage(
       `A new ${which} run of ${t.commit.slice(0, 8)} could not be compared with the other roles`,
       {
         modal: true,
-        detail: `This tool's runner would measure ${which}; the others were measured elsewhere (${others}). Runs of different pipelines are never compared (pipelines differ), so the verdict would stay unknown. ${all} gives one comparable set.`,
+        detail: `This tool's runner would measure ${which}. ${why} Alone, the verdict would stay unknown; ${all} gives one comparable set.`,
       },
       all,
       one,
