@@ -1038,11 +1038,18 @@ try {
         const left = campaignRow(/campaign group=Complete 3-way.*not running here/);
         await left.waitFor({ timeout: 60000 });
         await menu(left, title('benchTriage.resumeCampaign'));
-        await notification(`finished: ${n} succeeded, 0 failed of ${n}`).waitFor({ timeout: 400000 });
-        await clearNotifications();
+        // The end is read from the campaign's own records, not from a toast (toasts hide after a
+        // while, and one can hide before a poll sees it); the Runs view then says finished.
         const dir = path.join(folder, '.bench-triage', 'campaigns');
         const newest = readdirSync(dir).sort().at(-1);
-        const items = readdirSync(path.join(dir, newest, 'runs')).map(f => JSON.parse(readFileSync(path.join(dir, newest, 'runs', f), 'utf8')));
+        const itemsNow = () => readdirSync(path.join(dir, newest, 'runs')).map(f => JSON.parse(readFileSync(path.join(dir, newest, 'runs', f), 'utf8')));
+        const FINAL = ['succeeded', 'failed', 'cancelled', 'refused', 'interrupted', 'timeout'];
+        await until('every item of the resumed campaign to end', async () => itemsNow().length === n && itemsNow().every(i => FINAL.includes(i.state)), 400000);
+        await campaignRow(/campaign group=Complete 3-way.*finished|campaign group=Complete 3-way.*succeeded/)
+          .waitFor({ timeout: 30000 })
+          .catch(() => {});
+        await clearNotifications();
+        const items = itemsNow();
         assert(
           items.every(i => i.state === 'succeeded'),
           JSON.stringify(items.map(i => [i.n, i.state, i.error])),
