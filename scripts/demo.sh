@@ -14,9 +14,9 @@ step() {
   "$@"
   echo "[demo] $name: $((SECONDS - s)) s"
 }
-# Two runs of this command in one checkout share its node_modules and dist/: one builds at a time.
-repo_lock="${TMPDIR:-/tmp}/bench-triage-$(pwd | cksum | cut -d' ' -f1).lock"
-locked() { flock "$repo_lock" "$@"; }
+# Two runs of this command in one checkout share its node_modules and dist/: one builds at a time
+# (the lock is on the checkout's own folder, so nothing is left behind in /tmp).
+locked() { flock "$PWD" "$@"; }
 npm_deps() {
   if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then npm ci --no-audit --no-fund --loglevel=error; fi
 }
