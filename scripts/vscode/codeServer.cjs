@@ -58,6 +58,21 @@ function shortTmp(runDir) {
   return dir;
 }
 
+/** Run folders a code-server of this process uses: their TMPDIR goes when that server stops. */
+const serverDirs = new Set();
+
+/** Removes a run's short TMPDIR (only one this file made) and the link to it. */
+function removeShortTmp(runDir) {
+  const link = path.join(runDir, 'tmp');
+  try {
+    const dir = fs.realpathSync(link);
+    if (path.basename(dir).startsWith('btvsc-')) fs.rmSync(dir, { recursive: true, force: true });
+    fs.unlinkSync(link);
+  } catch {
+    /* never made, or gone */
+  }
+}
+
 /** HOME, TMPDIR and XDG_* per run, so nothing leaks into the real home directory. */
 function isolatedEnv(runDir, extra = {}) {
   const home = path.join(runDir, 'home');
@@ -136,7 +151,7 @@ async function startCodeServer({ runDir, folder, env = {}, settings = {}, extens
     if (Date.now() - t0 > 60000) throw new Error('code-server did not become ready within 60 s');
     await new Promise(r => setTimeout(r, 100));
   }
-  const stop = () =>
+  const stopProcess = () =>
     new Promise(resolve => {
       if (exited) return resolve();
       proc.once('exit', () => resolve());
@@ -158,6 +173,12 @@ async function startCodeServer({ runDir, folder, env = {}, settings = {}, extens
         resolve();
       }, 5000);
     });
+  // The run's short TMPDIR goes with it (a run left one behind in /tmp each time).
+  serverDirs.add(path.resolve(runDir));
+  const stop = async () => {
+    await stopProcess();
+    removeShortTmp(runDir);
+  };
   return { port, base, authority: `${host}:${port}`, proc, readyMs: Date.now() - t0, stop };
 }
 
@@ -166,7 +187,7 @@ async function launchBrowser(runDir) {
   if (!fs.existsSync(CHROMIUM)) throw new Error(`Chromium not found at ${CHROMIUM}: run scripts/install-system-deps.sh`);
   const profile = path.join(runDir, 'chromium-profile');
   fs.rmSync(profile, { recursive: true, force: true });
-  return chromium.launchPersistentContext(profile, {
+  const ctx = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,
     headless: true,
     env: isolatedEnv(runDir),
@@ -182,6 +203,11 @@ async function launchBrowser(runDir) {
       '--disable-sync',
     ],
   });
+  // A browser with a TMPDIR of its own (no code-server of this process shares it) removes it on close.
+  ctx.on('close', () => {
+    if (!serverDirs.has(path.resolve(runDir))) removeShortTmp(runDir);
+  });
+  return ctx;
 }
 
 /** Workbench URL that loads `devPaths` as development extensions (and optionally a test entry). */

@@ -20,13 +20,13 @@ const server = await startCodeServer({
 const url = workbenchUrl(server, { folder: workspace, devPaths: [ROOT] });
 console.log(`Bench Triage demo: VS Code ${server.base} with the extension on ${workspace}`);
 console.log(`Open: ${url}`);
-const stop = async () => {
-  await server.stop();
-  process.exit(0);
-};
-process.on('SIGINT', stop);
-process.on('SIGTERM', stop);
+// One way out, whichever comes first (Ctrl-C, a kill, code-server ending): the server stopped and
+// its TMPDIR removed before the process exits.
+let stopping = null;
+const stop = (code = 0) => (stopping ??= server.stop().then(() => process.exit(code)));
+process.on('SIGINT', () => void stop(0));
+process.on('SIGTERM', () => void stop(0));
 server.proc.on('exit', code => {
   console.log(`code-server exited (${code})`);
-  process.exit(code ?? 1);
+  void stop(code ?? 1);
 });
