@@ -55,6 +55,11 @@ export default tseslint.config(
             },
             { target: './src/runner', from: ['./src/app', './src/extension', './src/cli', './src/server', './src/webview'], message: 'runner sits under app.' },
             {
+              target: ['./src/extension', './src/cli'],
+              from: './src/runner',
+              message: 'front ends reach the runner through app/ (and its types through core/run): they never import runner/.',
+            },
+            {
               target: './src/server',
               from: ['./src/app', './src/runner', './src/extension', './src/cli', './src/webview'],
               message: 'the language server is built on core only.',

@@ -8,7 +8,7 @@ import { nodeFileSource } from '../src/platform/nodeFileSource';
 import { DockerRuntime } from '../src/runner/dockerRuntime';
 import { Runner } from '../src/runner/execute';
 import { HostQueue } from '../src/runner/hostQueue';
-import { planRun } from '../src/runner/plan';
+import { planRun } from '../src/core/run/plan';
 import { newRunId } from '../src/runner/runRecord';
 import { startEngine } from '../test/support/dockerEngine';
 import { makeRunFixture } from '../test/support/runFixture';

@@ -442,9 +442,20 @@ try {
 
     // ---------- context menu and inline actions on a commit entry and its roles ----------
     /** Opens a row's children without closing them when they are open already (a click toggles). */
-    const expand = async r => {
-      await r.waitFor();
-      if ((await r.getAttribute('aria-expanded')) !== 'true') await r.click();
+    const expand = async (r, child) => {
+      // A refresh of the view can land between reading the row's state and the click (the click
+      // then toggles it shut, or lands on a row being replaced): check, and try again.
+      for (let i = 0; ; i++) {
+        await r.waitFor();
+        if ((await r.getAttribute('aria-expanded').catch(() => null)) !== 'true') await r.click();
+        try {
+          await until('the row to open', async () => (await r.getAttribute('aria-expanded').catch(() => null)) === 'true', 5000);
+          if (child) await child.first().waitFor({ timeout: 10000 });
+          return;
+        } catch (e) {
+          if (i >= 2) throw e;
+        }
+      }
     };
     /** The first role row of an expanded entry, scrolled into view (a big group above can push it below the fold). */
     const roleRow = async role => scrollTo(commits, commits.locator(`.monaco-list-row[aria-label^="${role},"]`).first());
@@ -892,12 +903,11 @@ try {
       },
     );
     async function createRuleFlow() {
-      await expand(row(commits, 'Unclassified'));
       const commit = row(commits, 'fcf06dcb');
-      await expand(commit);
+      await expand(row(commits, 'Unclassified'), commit);
       const human = commits.locator('.monaco-list-row[aria-label^="human,"]', { hasText: 'Unclassified' }).first();
-      await human.waitFor();
-      await expand(human);
+      await expand(commit, human);
+      await expand(human, row(commits, 'last error, line'));
       const last = row(commits, 'last error, line');
       await last.waitFor();
       assert(/stale layout hash/.test((await last.textContent()) ?? ''), 'the last error line is shown in the Commits view');
@@ -1037,14 +1047,26 @@ try {
         await showBenchTriage();
         const left = campaignRow(/campaign group=Complete 3-way.*not running here/);
         await left.waitFor({ timeout: 60000 });
-        await menu(left, title('benchTriage.resumeCampaign'));
+        // The view redraws as the window's re-attached run changes phase, which can close the menu
+        // under the click: pressed again until the campaign runs here (its row loses the suffix).
+        const resumed = campaignRow(/campaign group=Complete 3-way(?!.*not running here)/);
+        for (let i = 0; i < 4 && (await left.isVisible().catch(() => false)); i++) {
+          await menu(left, title('benchTriage.resumeCampaign')).catch(() => {});
+          await resumed.waitFor({ timeout: 8000 }).catch(() => {});
+        }
         // The end is read from the campaign's own records, not from a toast (toasts hide after a
         // while, and one can hide before a poll sees it); the Runs view then says finished.
         const dir = path.join(folder, '.bench-triage', 'campaigns');
         const newest = readdirSync(dir).sort().at(-1);
         const itemsNow = () => readdirSync(path.join(dir, newest, 'runs')).map(f => JSON.parse(readFileSync(path.join(dir, newest, 'runs', f), 'utf8')));
         const FINAL = ['succeeded', 'failed', 'cancelled', 'refused', 'interrupted', 'timeout'];
-        await until('every item of the resumed campaign to end', async () => itemsNow().length === n && itemsNow().every(i => FINAL.includes(i.state)), 400000);
+        await until(
+          'every item of the resumed campaign to end',
+          async () => itemsNow().length === n && itemsNow().every(i => FINAL.includes(i.state)),
+          400000,
+        ).catch(e => {
+          throw new Error(`${e.message}: ${JSON.stringify(itemsNow().map(i => [i.n, i.state, i.runId, i.error]))}`);
+        });
         await campaignRow(/campaign group=Complete 3-way.*finished|campaign group=Complete 3-way.*succeeded/)
           .waitFor({ timeout: 30000 })
           .catch(() => {});

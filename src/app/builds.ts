@@ -1,14 +1,15 @@
 import { promises as fs } from 'node:fs';
-import { hostname } from 'node:os';
 import * as path from 'node:path';
+import { ownerAlive } from '../platform/processAlive';
 import type { Commit, Role } from '../core/model';
 import { Builder } from '../runner/build';
-import { BuildPlanError, planBuild, type BuildPlan, type BuildSettings } from '../runner/buildPlan';
-import { FINAL_BUILD_STATES, newBuildId, type BuildRecord } from '../runner/buildRecord';
+import { BuildPlanError, planBuild, type BuildPlan, type BuildSettings } from '../core/run/buildPlan';
+import { newBuildId } from '../runner/buildRecord';
+import { FINAL_BUILD_STATES, type BuildRecord } from '../core/run/records';
 import { readBuildRecord } from '../runner/recordRead';
 import { DockerRuntime } from '../runner/dockerRuntime';
 import { HostQueue } from '../runner/hostQueue';
-import { hostKind, type HostConfig } from '../runner/hosts';
+import { hostKind, type HostConfig } from '../core/run/hosts';
 import type { ImageRuntime } from '../runner/runtime';
 
 export type ImageRuntimeFactory = (host: HostConfig) => ImageRuntime;
@@ -165,15 +166,7 @@ export class Builds {
 
 /** A build nobody drives: its owner was a process of this machine that is gone (the engine stopped the build with it). */
 function orphaned(r: BuildRecord): boolean {
-  if (FINAL_BUILD_STATES.includes(r.status)) return false;
-  const [host, pid] = r.owner.split(':');
-  if (host !== hostname() || !Number(pid)) return false;
-  try {
-    process.kill(Number(pid), 0);
-    return false;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'ESRCH';
-  }
+  return !FINAL_BUILD_STATES.includes(r.status) && !ownerAlive(r.owner);
 }
 
 /** build.json files under `<folder>/.bench-triage/builds/<commit12>/<buildId>/`, newest first; unreadable ones passed over. */

@@ -1,6 +1,7 @@
 import { constants, promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { pidAlive } from '../platform/processAlive';
 import type { CampaignItem, CampaignPlan } from '../core/campaign/plan';
 import {
   CAMPAIGN_ITEM_SCHEMA,
@@ -205,13 +206,7 @@ export class CampaignQueue {
     }
     if (owner.host !== os.hostname() || typeof owner.pid !== 'number') return false;
     if (owner.pid === process.pid) return true;
-    if (!Number.isSafeInteger(owner.pid) || owner.pid <= 0) return true;
-    try {
-      process.kill(owner.pid, 0);
-      return false;
-    } catch {
-      return true;
-    }
+    return !pidAlive(owner.pid);
   }
 
   get cancelFile(): string {
@@ -324,18 +319,26 @@ export class CampaignQueue {
   }
 
   /**
-   * Runs the queued runs on the hosts, each host `slots` at a time, in campaign order, until none
-   * is left or the campaign is cancelled (here or from another process, through the cancel file).
+   * Runs the queued runs on the hosts, each host `slots` at a time, in campaign order, until every
+   * run has ended or the campaign is cancelled (here or from another process, through the cancel
+   * file). Runs another process holds are waited for, and taken over when it lets them go.
    */
-  async run(exec: CampaignExecutor, hosts: CampaignHost[], signal: AbortSignal, onChange: (r: ItemRecord) => void = () => {}): Promise<CampaignStatus> {
+  async run(
+    exec: CampaignExecutor,
+    hosts: CampaignHost[],
+    signal: AbortSignal,
+    onChange: (r: ItemRecord) => void = () => {},
+    opts: { waitMs?: number } = {},
+  ): Promise<CampaignStatus> {
     const ctl = new AbortController();
     const stop = () => ctl.abort();
     signal.addEventListener('abort', stop, { once: true });
     const poll = setInterval(() => void this.cancelRequested().then(c => c && ctl.abort()), 1000);
     const byN = new Map(this.record.items.map(i => [i.n, i]));
+    const takeable = (n: number) => hosts.some(h => !(byN.get(n)!.gpus > h.gpus && h.gpus > 0));
     // Runs known not to be ours to take (taken, finished, or held by another process): skipped
     // without reading their records again, so the next run starts as soon as a slot frees.
-    const gone = new Set((await this.items()).filter(r => r.state !== 'queued').map(r => r.n));
+    let gone = new Set<number>();
     const worker = async (host: CampaignHost) => {
       for (;;) {
         if (ctl.signal.aborted) return;
@@ -414,8 +417,20 @@ export class CampaignQueue {
     };
     const endings: Array<Promise<void>> = [];
     try {
-      await Promise.all(hosts.flatMap(h => Array.from({ length: Math.max(1, h.slots) }, () => worker(h))));
-      await Promise.all(endings);
+      for (;;) {
+        gone = new Set((await this.items()).filter(r => r.state !== 'queued').map(r => r.n));
+        await Promise.all(hosts.flatMap(h => Array.from({ length: Math.max(1, h.slots) }, () => worker(h))));
+        await Promise.all(endings.splice(0));
+        if (ctl.signal.aborted) break;
+        // Nothing left for us to take, but another process (a window being reloaded, a CLI) may
+        // still hold runs: this driver stays until they end, and takes over any that process
+        // hands back to the queue or leaves behind when it dies, so that Resume completes.
+        const open = (await this.items()).filter(r => r.state === 'running' || (r.state === 'queued' && takeable(r.n)));
+        if (!open.length) break;
+        await abortableSleep(opts.waitMs ?? 2000, ctl.signal);
+        if (ctl.signal.aborted) break;
+        await this.reconcile(exec, ctl.signal);
+      }
       if (ctl.signal.aborted && (await this.cancelRequested())) {
         // Cancelled: what nobody started is cancelled too (the runs that were running ended as
         // cancelled). A process that only stops (a reload) leaves them queued for Resume.
@@ -432,6 +447,18 @@ export class CampaignQueue {
     }
     return this.status();
   }
+}
+
+function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise(res => {
+    const t = setTimeout(done, ms);
+    signal.addEventListener('abort', done, { once: true });
+    function done() {
+      clearTimeout(t);
+      signal.removeEventListener('abort', done);
+      res();
+    }
+  });
 }
 
 function unreadable(n: number, finding: string): ItemRecord {

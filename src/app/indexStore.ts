@@ -2,6 +2,7 @@ import { dict } from '../core/model';
 import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
+import { pidAlive } from '../platform/processAlive';
 import type { Classification, Finding } from '../core/classify';
 import type { FileExtract } from '../core/ingest';
 import type { FileRecord, Role } from '../core/model';
@@ -234,15 +235,7 @@ export async function sweepTemporaries(cacheDir: string, now = Date.now()): Prom
     const p = path.join(cacheDir, name);
     const st = await fs.lstat(p).catch(() => null);
     if (!st?.isFile()) continue;
-    let alive = pid === process.pid;
-    if (!alive)
-      try {
-        process.kill(pid, 0);
-        alive = true;
-      } catch (e) {
-        alive = (e as NodeJS.ErrnoException).code === 'EPERM';
-      }
-    if (alive && now - st.mtimeMs < 86_400_000) continue;
+    if (pidAlive(pid) && now - st.mtimeMs < 86_400_000) continue;
     await fs.rm(p, { force: true });
     removed.push(name);
   }

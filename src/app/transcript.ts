@@ -1,6 +1,6 @@
 import { constants, promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import { FINAL_STATES, type RunRecord } from '../runner/runRecord';
+import { FINAL_STATES, type RunRecord } from '../core/run/records';
 import { readRunRecord } from '../runner/recordRead';
 
 /** A log file larger than this shows its head and tail in the transcript (the file itself stays whole). */

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import {
   assemble,
   DEFAULT_MAX_FILE_BYTES,
+  isOwnBookkeeping,
   isRelevant,
   listFolder,
   readable,
@@ -395,9 +396,12 @@ export class Workspace {
       const x = c.listed && !c.listed.kind && readable(c.path) ? await readExtract(this.source, c.listed, this.siblingsIn(dirOf(c.path))) : null;
       extracts.push({ path: c.path, x, listed: c.listed });
     }
+    // A runner writes run.json at every phase, a campaign its records at every run: the listing
+    // follows them, and nothing is re-assembled or re-triaged for them.
+    const results = extracts.filter(e => !isOwnBookkeeping(e.path));
     const fast =
-      extracts.length > 0 &&
-      extracts.every(
+      results.length > 0 &&
+      results.every(
         e =>
           e.x &&
           e.x.record.kind === 'run' &&
@@ -423,7 +427,17 @@ export class Workspace {
     }
     const changedPaths = new Set(changed.map(c => c.path));
     this.listing = { files, records: this.listing.records.filter(r => !changedPaths.has(r.path)) };
-    if (fast) return this.updateCommits(extracts.map(e => e.x!));
+    if (results.length < extracts.length) {
+      const own = new Set(extracts.filter(e => isOwnBookkeeping(e.path)).map(e => e.path));
+      const records = this.result.files.filter(r => !own.has(r.path));
+      for (const e of extracts) if (e.x && own.has(e.path)) records.splice(search(records, e.path, f => f.path).index, 0, e.x.record);
+      this.result = { ...this.result, files: records };
+    }
+    if (!results.length && !force) {
+      this.saveIndexSoon();
+      return { kind: 'none' };
+    }
+    if (fast) return this.updateCommits(results.map(e => e.x!));
     const raw = assemble(this.listing, this.extracts);
     const only = new Set(extracts.map(e => e.path));
     const fresh = await classifyRuns(raw, (p, o) => this.source.readText(p, o), this.classifier, undefined, only, this.textsOf);

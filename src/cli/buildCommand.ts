@@ -1,7 +1,7 @@
 import * as path from 'node:path';
 import { Builds } from '../app/builds';
-import { BuildPlanError, type BuildSettings } from '../runner/buildPlan';
-import type { HostConfig } from '../runner/hosts';
+import { BuildPlanError, type BuildSettings } from '../core/run/buildPlan';
+import type { HostConfig } from '../core/run/hosts';
 import { resolveTarget } from './target';
 
 export interface BuildArgs {

@@ -3,12 +3,12 @@ import type { Role } from '../core/model';
 import { parseSelector, refusalLines, rolesOf, selectEntries, type CampaignPlan } from '../core/campaign/plan';
 import { buildCampaignPlanFor, buildsExecutor, campaignPlanFor, itemExecutor, runsExecutor, slotsFor } from '../app/campaignPlan';
 import { Builds, type BuildOptions } from '../app/builds';
-import type { BuildRole } from '../runner/buildPlan';
+import type { BuildRole } from '../core/run/buildPlan';
 import { CampaignQueue, CampaignRecordError, type CampaignExecutor, type CampaignHost } from '../app/campaigns';
 import { Runs, type RunSettings } from '../app/runs';
 import { analyzeFolder, loadUserRules } from './analyzeFolder';
-import type { HostConfig } from '../runner/hosts';
-import { DEFAULT_TEMPLATES } from '../runner/plan';
+import type { HostConfig } from '../core/run/hosts';
+import { DEFAULT_TEMPLATES } from '../core/run/plan';
 import { resolveTarget } from './target';
 import { clean } from './terminal';
 

@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { ReadRefused, readTextBoundedSync } from '../platform/boundedRead';
-import { DEFAULT_TEMPLATES } from '../runner/plan';
+import { DEFAULT_TEMPLATES } from '../core/run/plan';
 import { scanCommand } from './scanCommand';
 import { classifyCommand, classifyLogCommand, reportCommand } from './classifyCommands';
 import { planCommand } from './planCommand';
@@ -10,7 +10,7 @@ import { labelCommand } from './labelCommand';
 import { campaignCommand } from './campaignCommand';
 import { buildCommand } from './buildCommand';
 import { secretEnvOf } from './runCommand';
-import { hostAddressProblem, splitHostUrl, type HostConfig } from '../runner/hosts';
+import { hostAddressProblem, splitHostUrl, type HostConfig } from '../core/run/hosts';
 import { METRICS, metricDef, OVERRIDE_KEYS, type PrimaryOverride } from '../core/metrics';
 
 const USAGE = `usage: bench-triage <command> [options]

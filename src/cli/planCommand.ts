@@ -1,5 +1,5 @@
 import { shellWords } from './terminal';
-import { planRun, PlanError, type HostConfig, type RunPlan } from '../runner/plan';
+import { planRun, PlanError, type HostConfig, type RunPlan } from '../core/run/plan';
 import { formsByRole } from '../app/runs';
 import { resolveTarget, type Target } from './target';
 

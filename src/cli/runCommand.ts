@@ -1,5 +1,5 @@
 import * as path from 'node:path';
-import type { HostConfig } from '../runner/hosts';
+import type { HostConfig } from '../core/run/hosts';
 import { formsByRole, PlanRefused, Runs, type RunSettings, type RunTarget } from '../app/runs';
 import { resolveTarget } from './target';
 

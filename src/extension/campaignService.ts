@@ -4,8 +4,8 @@ import type { CampaignPlan } from '../core/campaign/plan';
 import { CampaignQueue, CampaignRecordError, type CampaignHost, type CampaignStatus } from '../app/campaigns';
 import { buildCampaignPlanFor, buildsExecutor, campaignPlanFor, itemExecutor, runsExecutor, slotsFor } from '../app/campaignPlan';
 import type { Role } from '../core/model';
-import type { HostConfig } from '../runner/hosts';
-import type { BuildRole } from '../runner/buildPlan';
+import type { HostConfig } from '../core/run/hosts';
+import type { BuildRole } from '../core/run/buildPlan';
 import type { BuildService } from './buildService';
 import { agentRunFor, requireTrust, type RunService } from './runService';
 import { configuredHosts, imageTemplates } from './settings';
@@ -40,6 +40,7 @@ export class CampaignService implements vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<void>();
   readonly onDidChange = this.changed.event;
   private readonly bar = vscode.window.createStatusBarItem('benchTriage.campaigns', vscode.StatusBarAlignment.Left, 9);
+  private readonly disposables: vscode.Disposable[] = [];
 
   constructor(
     private readonly runs: RunService,
@@ -47,6 +48,12 @@ export class CampaignService implements vscode.Disposable {
   ) {
     this.bar.name = 'Bench Triage campaigns';
     this.bar.command = 'benchTriage.runs.focus';
+    // Campaigns other processes drive (a CLI, another window) change on disk only: their records
+    // tell the view, at most once a second.
+    const watcher = vscode.workspace.createFileSystemWatcher('**/.bench-triage/campaigns/*/runs/*.json');
+    let timer: NodeJS.Timeout | undefined;
+    const later = () => (timer ??= setTimeout(() => ((timer = undefined), this.changed.fire()), 1000));
+    this.disposables.push(watcher, watcher.onDidChange(later), watcher.onDidCreate(later), { dispose: () => clearTimeout(timer) });
   }
 
   private hosts(root: vscode.Uri): CampaignHost[] {
@@ -99,6 +106,9 @@ export class CampaignService implements vscode.Disposable {
   /** Picks a campaign up where its records say it is (after a reload or a crash). */
   async resume(scan: FolderScan, id: string): Promise<CampaignStatus> {
     requireTrust('Resuming a campaign');
+    // A second driver in this process would take the first one's claims for a dead process's.
+    const running = this.live.get(id);
+    if (running) return running.view.status;
     const queue = await CampaignQueue.load(scan.root.fsPath, id);
     return this.drive(scan, queue, true);
   }
@@ -215,6 +225,7 @@ export class CampaignService implements vscode.Disposable {
 
   dispose(): void {
     for (const l of this.live.values()) l.ctl.abort();
+    for (const d of this.disposables) d.dispose();
     this.bar.dispose();
     this.changed.dispose();
   }

@@ -1,12 +1,11 @@
 import * as vscode from 'vscode';
-import { execa } from 'execa';
 import { applyFilePatch, MAX_PATCH_BYTES, pairFilePatches, splitPatch, type FilePatch } from '../core/patch';
 import { parseJson } from '../core/ingest';
 import type { Commit } from '../core/model';
 import type { FolderScan, Store } from './store';
 import { diffUri } from './uris';
 import { vllmCheckoutSetting } from './settings';
-import { hasCommit } from '../runner/containerFiles';
+import { checkoutHas, commitDiff, fileAt } from '../app/checkout';
 
 /** In-memory documents for the two sides of a diff (read-only). */
 export class DiffDocuments implements vscode.TextDocumentContentProvider {
@@ -33,8 +32,7 @@ async function humanPatchOf(folder: FolderScan, commit: Commit, checkout: string
     const p = parseJson(line);
     if (p.ok && p.value && typeof (p.value as { diff_text?: unknown }).diff_text === 'string') return (p.value as { diff_text: string }).diff_text;
   }
-  if (checkout && commit.parent && (await hasCommit(checkout, commit.hash)))
-    return (await execa('git', ['-C', checkout, 'diff', commit.parent, commit.hash], { timeout: 30000 })).stdout;
+  if (checkout && commit.parent && (await checkoutHas(checkout, commit.hash))) return commitDiff(checkout, commit.parent, commit.hash);
   return null;
 }
 
@@ -78,7 +76,7 @@ export async function diffAgentVsHuman(store: Store, docs: DiffDocuments, commit
   const uri = (side: 'human' | 'agent', p: string) => diffUri(short, side, p);
 
   // Whole files need the parent in the checkout; without it (not fetched, or data from elsewhere) the two patches are compared.
-  const parentKnown = !!checkout && !!commit.parent && (await hasCommit(checkout, commit.parent));
+  const parentKnown = !!checkout && !!commit.parent && (await checkoutHas(checkout, commit.parent));
   if (checkout && commit.parent && !parentKnown)
     void vscode.window.showInformationMessage(
       `Bench Triage: the parent ${commit.parent.slice(0, 12)} is not in the vLLM checkout ${checkout}: comparing the two patches (fetch it for whole files).`,
@@ -126,7 +124,7 @@ export async function diffAgentVsHuman(store: Store, docs: DiffDocuments, commit
   for (const p of paths) {
     let base = '';
     try {
-      base = (await execa('git', ['-C', checkout, 'show', `${commit.parent}:${p}`], { timeout: 30000, stripFinalNewline: false })).stdout;
+      base = await fileAt(checkout, commit.parent!, p);
     } catch {
       /* new file */
     }

@@ -3,8 +3,8 @@ import * as vscode from 'vscode';
 import type { AgentRun, Role } from '../core/model';
 import { Runs, type LiveRun, type RunSettings, type RunsEvent, type RunTarget } from '../app/runs';
 import type { RunKey } from '../app/identity';
-import type { HostConfig } from '../runner/hosts';
-import { FINAL_STATES, type RunRecord } from '../runner/runRecord';
+import type { HostConfig } from '../core/run/hosts';
+import { FINAL_STATES, type RunRecord } from '../core/run/records';
 import { configuredHosts, imageTemplates, runEnvSetting, timeouts, vllmCheckoutSetting } from './settings';
 import type { FolderScan, Store } from './store';
 
@@ -44,10 +44,8 @@ export class RunService implements vscode.Disposable {
   ) {
     this.unsubscribe = this.runs.onEvent(e => {
       this.changed.fire({ kind: e.kind, run: e.run });
-      if (e.kind === 'state' && FINAL_STATES.includes(e.run.record.status) && !e.run.fromDisk) {
-        const dir = path.join(e.run.folder, e.run.record.plan.resultDir);
-        void store.update([vscode.Uri.file(path.join(dir, 'result.json'))]);
-      }
+      if (e.kind === 'state' && FINAL_STATES.includes(e.run.record.status) && !e.run.fromDisk)
+        void store.filesWritten(e.run.folder, [path.posix.join(e.run.record.plan.resultDir, 'result.json')]);
     });
   }
 

@@ -1,8 +1,8 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { BuildSettings } from '../runner/buildPlan';
-import { hostAddressProblem, maskHostPassword, splitHostUrl, type HostConfig } from '../runner/hosts';
-import { DEFAULT_TEMPLATES, type ImageTemplates } from '../runner/plan';
+import type { BuildSettings } from '../core/run/buildPlan';
+import { hostAddressProblem, maskHostPassword, splitHostUrl, type HostConfig } from '../core/run/hosts';
+import { DEFAULT_TEMPLATES, type ImageTemplates } from '../core/run/plan';
 import { metricDef, OVERRIDE_KEYS, type PrimaryOverride } from '../core/metrics';
 import { MAX_LABELS_BYTES, MAX_RULES_BYTES, parseLabels, parseRulesFile, type Label, type Rule } from '../core/classify';
 import { readTextBounded } from '../platform/boundedRead';

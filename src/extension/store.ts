@@ -193,6 +193,25 @@ export class Store implements vscode.Disposable {
     return this.updates;
   }
 
+  /**
+   * Files of a folder the tool itself wrote (a finished run's result.json), by their path relative
+   * to the folder: that folder's Workspace updates their commits, with no Uri round trip.
+   */
+  filesWritten(folder: string, rels: readonly string[]): Promise<void> {
+    const run = async () => {
+      if (!this.scannedOnce) return;
+      await this.running?.done;
+      for (const scan of this.folders) if (scan.root.scheme === 'file' && scan.root.fsPath === folder) this.applied(scan, await scan.workspace.update(rels));
+    };
+    this.updates = this.updates.then(run, run);
+    return this.updates;
+  }
+
+  /** Resolves when the file updates already asked for are in the entries (nothing new is read). */
+  idle(): Promise<void> {
+    return this.updates;
+  }
+
   /** Settings or rules changed: each folder re-triages (and re-classifies for new rules) without reading result files. */
   async resettle(): Promise<void> {
     if (!this.scannedOnce) return;

@@ -1,8 +1,9 @@
 import { createWriteStream, promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { archiveContext, CONTEXT_DOCKERFILE, resolveSource } from './buildContext';
-import type { BuildPlan } from './buildPlan';
-import { initialBuildRecord, saveBuildRecord, type BuildRecord, type BuildState } from './buildRecord';
+import type { BuildPlan } from '../core/run/buildPlan';
+import { initialBuildRecord, saveBuildRecord } from './buildRecord';
+import { type BuildRecord, type BuildState } from '../core/run/records';
 import { BuildProgress, BuildStreamDecoder, messageText } from './buildStream';
 import { RunnerError } from './errors';
 import type { HostQueue } from './hostQueue';

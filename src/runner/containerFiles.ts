@@ -3,8 +3,8 @@ import type { BenchForms } from '../core/perfcmd';
 import { pack } from 'tar-stream';
 import HELPER from './assets/bt_helper.py';
 
-import { C } from './containerPaths';
-export { C } from './containerPaths';
+import { C } from '../core/run/containerPaths';
+export { C } from '../core/run/containerPaths';
 
 /** A tar (as a Buffer) of small files, for `putArchive` at `/`. */
 export async function tarOf(files: Array<{ name: string; body: string | Buffer; mode?: number }>): Promise<Buffer> {

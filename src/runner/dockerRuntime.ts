@@ -2,7 +2,8 @@ import Docker from 'dockerode';
 import { PassThrough, type Writable } from 'node:stream';
 import { DockerDemuxer } from './demux';
 import { describeDockerError, RunnerError } from './errors';
-import { connectOptions, effectiveDockerUrl, type HostConfig } from './hosts';
+import { connectOptions, effectiveDockerUrl } from './hosts';
+import { type HostConfig } from '../core/run/hosts';
 import type {
   ContainerRuntime,
   ContainerSpec,

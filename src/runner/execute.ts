@@ -1,5 +1,4 @@
-import { appendFileSync, mkdirSync, promises as fs, readFileSync, statfsSync } from 'node:fs';
-import { hostname } from 'node:os';
+import { appendFileSync, mkdirSync, promises as fs, statfsSync } from 'node:fs';
 import * as path from 'node:path';
 import { PrintedMetricsParser, samplesFromResultJson } from '../core/metrics';
 import { normalisedMetrics } from '../core/ingest';
@@ -7,11 +6,13 @@ import { benchmarksFromCheckout, C, fileFromCheckout, hasCommit, helperFile, tar
 import { RunnerError } from './errors';
 import type { HostQueue } from './hostQueue';
 import { LogSink } from './logSink';
+import { ownerAlive, ownerHere } from '../platform/processAlive';
 import { readRunRecord } from './recordRead';
-import type { RunPlan } from './plan';
-import { FINAL_STATES, newRunId, RECORD_SCHEMA, runDir, saveRecord, saveResult, type PhaseRecord, type RunRecord, type RunState } from './runRecord';
+import type { RunPlan } from '../core/run/plan';
+import { newRunId, runDir, saveRecord, saveResult } from './runRecord';
+import { FINAL_STATES, RECORD_SCHEMA, type PhaseRecord, type RunRecord, type RunState } from '../core/run/records';
 import type { ContainerRuntime } from './runtime';
-import { gpuRefusal, hostKind } from './hosts';
+import { gpuRefusal, hostKind } from '../core/run/hosts';
 
 export const LABEL = {
   runId: 'bench-triage.run-id',
@@ -64,26 +65,8 @@ export interface RunRequest {
 }
 
 const now = () => new Date().toISOString();
-const OWNER = `${hostname()}:${process.pid}`;
+const OWNER = ownerHere();
 
-/** Whether the runner named by `owner` still drives its run (same machine, process alive). */
-/** Whether the runner process a run.json names (`host:pid`) is alive (another machine's always counts as alive). */
-export function ownerAlive(owner: string | undefined): boolean {
-  if (!owner || owner === OWNER) return owner === OWNER;
-  const [host, pid] = owner.split(':');
-  if (host !== hostname()) return true; // another machine: never steal its run
-  try {
-    process.kill(Number(pid), 0);
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
-  // A killed process its parent has not reaped yet still answers kill(0): a zombie is gone.
-  try {
-    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
-  } catch {
-    return true;
-  }
-}
 const MIN_FREE_BYTES = 256 * 1024 ** 2;
 
 /** The helper's own one-line reason for refusing a patch (the last 64 KB of its stderr), if it gave one. */

@@ -5,8 +5,9 @@ import { ROLES } from '../core/model';
 import { SAFE_ID } from '../core/campaign/records';
 import { parseRecord } from '../core/campaign/records';
 import { ReadRefused, readTextBounded } from '../platform/boundedRead';
-import { FINAL_STATES, RECORD_SCHEMA, saveRecord, type RunRecord, type RunState } from './runRecord';
-import { BUILD_SCHEMA, type BuildRecord, type BuildState } from './buildRecord';
+import { saveRecord } from './runRecord';
+import { FINAL_STATES, RECORD_SCHEMA, type RunRecord, type RunState } from '../core/run/records';
+import { BUILD_SCHEMA, type BuildRecord, type BuildState } from '../core/run/records';
 
 /**
  * run.json and build.json read back as input: each names files the tool then opens (logs, the

@@ -4,9 +4,9 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import * as path from 'node:path';
 import Docker from 'dockerode';
 import { Builds } from '../../src/app/builds';
-import type { BuildRecord } from '../../src/runner/buildRecord';
+import type { BuildRecord } from '../../src/core/run/records';
 import type { CampaignItem } from '../../src/core/campaign/plan';
-import type { HostConfig } from '../../src/runner/hosts';
+import type { HostConfig } from '../../src/core/run/hosts';
 import { scan } from '../../src/core/ingest';
 import { nodeFileSource } from '../../src/platform/nodeFileSource';
 import { buildFakeImage, missingPrerequisites, startEngine, type Engine } from '../support/dockerEngine';

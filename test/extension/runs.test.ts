@@ -151,6 +151,57 @@ describe('Rerun on H100 against the fake host (real VS Code, real dockerd)', fun
     assert.deepEqual(plan(cliRecord), plan(extRecord));
   });
 
+  it("a finished run refreshes its commit's node alone; its phases redraw its own row and read no campaign file", async () => {
+    const a = await api();
+    const before = (await locate(a.commitsTree, prep.human))!; // the view as drawn (its nodes known)
+    const commitsFired: Array<unknown> = [];
+    const runsFired: Array<unknown> = [];
+    const storeChanges: string[] = [];
+    const tree = a.runsTreeForTests;
+    // What reads campaign files: counted while the run goes through its phases.
+    const campaigns = (tree as unknown as { campaigns: { list: (...x: unknown[]) => Promise<unknown> } }).campaigns;
+    const list = campaigns.list;
+    let campaignReads = 0;
+    campaigns.list = (...x: unknown[]) => (campaignReads++, list.apply(campaigns, x));
+    // The Runs view asks again when told everything changed (a run it does not show yet), as VS Code does.
+    const subs = [
+      a.commitsTree.onDidChangeTreeData(n => commitsFired.push(n)),
+      a.store.onDidChange(c => storeChanges.push(c.kind === 'commits' ? `commits ${c.commits.map(x => x.slice(0, 8)).join(',')}` : c.kind)),
+      tree.onDidChangeTreeData(async n => {
+        runsFired.push(n);
+        if (n === undefined) for (const h of await tree.getChildren()) await tree.getChildren(h);
+      }),
+    ];
+    try {
+      await tree.getChildren();
+      await vscode.commands.executeCommand(
+        'benchTriage.rerun',
+        before.roles.find(r => r.role === 'human'),
+        undefined,
+        'role',
+      );
+    } finally {
+      for (const s of subs) s.dispose();
+      campaigns.list = list;
+    }
+    const after = (await locate(a.commitsTree, prep.human))!;
+    assert.equal(after.group, before.group, 'the rerun keeps the commit where it was (so nothing else moves)');
+    assert.ok(commitsFired.length > 0, 'the Commits view was told');
+    for (const n of commitsFired) {
+      assert.ok(n !== undefined, `never the whole Commits view (the store said: ${storeChanges.join('; ')})`);
+      assert.equal(
+        (n as { kind: string; entry?: { commit: string } }).entry?.commit,
+        prep.human,
+        `only the commit's own node: ${(n as { kind: string }).kind}`,
+      );
+    }
+    assert.strictEqual(after.entry, commitsFired[0], 'the node VS Code was given is the one the view shows');
+    const rows = runsFired.filter((n): n is RunNode => (n as { kind?: string })?.kind === 'run');
+    assert.ok(rows.length >= 2, `phases redraw the run's own row (${runsFired.map(n => (n as { kind?: string })?.kind ?? 'all').join(', ')})`);
+    assert.ok(runsFired.filter(n => n === undefined).length <= 1, 'the whole Runs view is redrawn once at most (when the run first shows)');
+    assert.equal(campaignReads, 0, 'no campaign file was read for a run');
+  });
+
   it('Cancel from the Runs view removes the container and records cancelled', async () => {
     const a = await api();
     const entry = (await locate(a.commitsTree, prep.human))!;

@@ -8,8 +8,8 @@ import { readBuildRecords, Builds } from '../../src/app/builds';
 import { indexLog } from '../../src/core/logs';
 import { emptyCommit } from '../../src/core/model';
 import { nodeFileSource } from '../../src/platform/nodeFileSource';
-import { BuildPlanError, DEFAULT_DOCKERFILE, planBuild } from '../../src/runner/buildPlan';
-import { BUILD_SCHEMA } from '../../src/runner/buildRecord';
+import { BuildPlanError, DEFAULT_DOCKERFILE, planBuild } from '../../src/core/run/buildPlan';
+import { BUILD_SCHEMA } from '../../src/core/run/records';
 import { BuildProgress, BuildStreamDecoder, messageText, type BuildMessage } from '../../src/runner/buildStream';
 import { durationEstimates } from '../../src/core/campaign/plan';
 

@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -111,6 +111,13 @@ const items = (n: number): CampaignItem[] =>
     estimateS: 60,
     gpus: 1,
   }));
+
+async function until(ok: () => Promise<boolean>, ms = 10000): Promise<void> {
+  for (const end = Date.now() + ms; !(await ok());) {
+    if (Date.now() > end) throw new Error('timed out');
+    await new Promise(r => setTimeout(r, 20));
+  }
+}
 
 function tmp(): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), 'bt-campaign-'));
@@ -323,6 +330,82 @@ describe('campaigns (issue 15): plan, durable queue, resume', function () {
       assert.equal(s.done, 1);
       assert.equal((await q.item(1)).runId, 'r1');
       assert.equal(JSON.parse(fs.readFileSync(path.join(folder, resultDir, 'run.json'), 'utf8')).status, 'running', 'the old attempt is left as it was');
+    } finally {
+      fs.rmSync(folder, { recursive: true, force: true });
+    }
+  });
+
+  it('Resume while the process it replaces still holds runs: it waits, then takes over what that process hands back or leaves when it dies', async () => {
+    const folder = tmp();
+    const other = spawn('sleep', ['60'], { stdio: 'ignore' });
+    try {
+      const q = await CampaignQueue.create(folder, { items: items(4), refusals: [], gpuHours: 0 }, { select: 'x=y', repeats: 1, hosts: ['h'] });
+      const f = fakeExec(folder);
+      const hold = (n: number) => {
+        const resultDir = `.bench-triage/runs/c000000${n - 1}/baseline/old${n}`;
+        fs.mkdirSync(path.join(folder, resultDir), { recursive: true });
+        fs.writeFileSync(path.join(folder, resultDir, 'run.json'), JSON.stringify({ status: 'running' }));
+        const rec = {
+          schema: 'bench-triage.campaign-run/v1',
+          n,
+          state: 'running',
+          runId: `old${n}`,
+          resultDir,
+          host: 'h',
+          runStatus: null,
+          error: null,
+          startedAt: 'x',
+          endedAt: null,
+        };
+        fs.writeFileSync(path.join(q.dir, 'runs', `${n}.json`), JSON.stringify(rec));
+        fs.writeFileSync(path.join(q.dir, 'claims', String(n)), JSON.stringify({ pid: other.pid, host: os.hostname() }));
+        return rec;
+      };
+      const one = hold(1);
+      hold(2);
+      let ended = false;
+      const done = q.run(f.exec, [{ label: 'h', slots: 1, gpus: 1 }], new AbortController().signal, () => {}, { waitMs: 50 }).then(s => ((ended = true), s));
+      await until(async () => (await q.item(4)).state === 'succeeded');
+      await new Promise(r => setTimeout(r, 300));
+      assert.equal(ended, false, 'it does not end while another live process holds runs');
+      // The other process stops: run 1 goes back to the queue (as a reloading window does) …
+      fs.writeFileSync(
+        path.join(q.dir, 'runs', '1.json'),
+        JSON.stringify({ ...one, state: 'queued', runId: null, resultDir: null, host: null, startedAt: null }),
+      );
+      fs.rmSync(path.join(q.dir, 'claims', '1'));
+      await until(async () => (await q.item(1)).state === 'succeeded');
+      assert.equal(ended, false);
+      // … and it dies before it could hand run 2 back: its claim is stale, and run 2 is re-attached where it runs.
+      other.kill('SIGKILL');
+      await new Promise(r => other.once('exit', r));
+      const s = await done;
+      assert.equal(s.done, 4);
+      assert.deepEqual(
+        [...f.starts.entries()].sort(),
+        [
+          [1, 1],
+          [3, 1],
+          [4, 1],
+        ],
+        'the runs it handed back or never held started here, once each',
+      );
+      assert.deepEqual(f.reattached, ['h'], 'the run the dead process left running was re-attached on its host');
+      assert.deepEqual([(await q.item(2)).state, (await q.item(2)).runId], ['succeeded', 'old2']);
+      assert.deepEqual(fs.readdirSync(path.join(q.dir, 'claims')), []);
+    } finally {
+      other.kill('SIGKILL');
+      fs.rmSync(folder, { recursive: true, force: true });
+    }
+  });
+
+  it('a run no host can take (more GPUs than any has) does not keep the driver waiting', async () => {
+    const folder = tmp();
+    try {
+      const big = items(2).map(i => (i.n === 2 ? { ...i, gpus: 8 } : i));
+      const q = await CampaignQueue.create(folder, { items: big, refusals: [], gpuHours: 0 }, { select: 'x=y', repeats: 1, hosts: ['h'] });
+      const s = await q.run(fakeExec(folder).exec, [{ label: 'h', slots: 1, gpus: 1 }], new AbortController().signal, () => {}, { waitMs: 50 });
+      assert.deepEqual([s.done, s.queued], [1, 1]);
     } finally {
       fs.rmSync(folder, { recursive: true, force: true });
     }

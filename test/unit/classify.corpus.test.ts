@@ -17,7 +17,7 @@ function rawOutput(run: Run): string {
   return run.logs.map(l => fieldText(doc, l.field) ?? '').join('\n');
 }
 
-describe('classify: the real ISO-Bench corpus', function () {
+describe('classify: the real ISO-Bench corpus [ISO-Bench data]', function () {
   this.timeout(120000);
   let r: ScanResult;
   let c: Map<string, Classification>;

@@ -257,7 +257,7 @@ describe('classify: user rules', () => {
 
 describe('classify: a 1 GB log, streaming', function () {
   this.timeout(300000);
-  it('is classified with peak RSS under 300 MB and the evidence at the right line', () => {
+  it('is classified with peak RSS under 300 MB and the evidence at the right line @slow', () => {
     const worker = path.join(__dirname, 'support', 'classifyLog.worker.js');
     const p = spawnSync(process.execPath, [worker, String(1024 * 1024 * 1024)], { encoding: 'utf8' });
     assert.equal(p.status, 0, p.stderr);

@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import { ISOBENCH, requireCorpus, runCli as run } from './helpers';
 import { FAILURE_TAIL, RESULT_TAIL } from '../support/synthLog';
 
-describe('CLI: classify, classify-log, report', function () {
+describe('CLI: classify, classify-log, report [ISO-Bench data]', function () {
   this.timeout(120000);
   before(requireCorpus);
 

@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import * as path from 'node:path';
 import { ISOBENCH, requireCorpus, runCli as run } from './helpers';
 
-describe('CLI: bench-triage scan', function () {
+describe('CLI: bench-triage scan [ISO-Bench data]', function () {
   this.timeout(60000);
   before(requireCorpus);
 

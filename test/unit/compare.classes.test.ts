@@ -14,7 +14,7 @@ import { ISOBENCH, requireCorpus } from './helpers';
  * ISO-Bench files read in place (the commits named are where the campaign's hand-made table and
  * the tool disagreed).
  */
-describe('comparisons that hold against the campaign’s own table (ISO-Bench, read in place)', function () {
+describe('comparisons that hold against the campaign’s own table (ISO-Bench, read in place) [ISO-Bench data]', function () {
   this.timeout(120000);
   let entries: CommitTriage[];
   const at = (c: string) => {

@@ -286,7 +286,7 @@ describe('comparability and headline rules', () => {
   });
 });
 
-describe('verdicts on the real corpus', function () {
+describe('verdicts on the real corpus [ISO-Bench data]', function () {
   this.timeout(120000);
   let entries: CommitTriage[];
   let runs: Run[];

@@ -14,7 +14,7 @@ import { ISOBENCH, requireCorpus } from './helpers';
  * is in the command the file holds (or absent where the reason says "default"), a count is what
  * the file printed or stored. A reason of a kind this test does not know fails it.
  */
-describe('every comparability reason is true of the files it names (ISO-Bench, whole corpus)', function () {
+describe('every comparability reason is true of the files it names (ISO-Bench, whole corpus) [ISO-Bench data]', function () {
   this.timeout(180000);
   let entries: CommitTriage[];
   const texts = new Map<string, string>();

@@ -58,7 +58,7 @@ function bounded<T>(what: string, f: () => T): T {
   return r;
 }
 
-describe(`fuzz (fast-check, seed ${SEED}, ${RUNS} runs per property; FUZZ_SEED=${SEED} reproduces)`, function () {
+describe(`fuzz (fast-check, seed ${SEED}, ${RUNS} runs per property; FUZZ_SEED=${SEED} reproduces) [ISO-Bench data]`, function () {
   this.timeout(120_000);
   let real: Array<{ name: string; text: string }>;
   before(() => {
@@ -102,7 +102,7 @@ describe(`fuzz (fast-check, seed ${SEED}, ${RUNS} runs per property; FUZZ_SEED=$
     );
   });
 
-  it('classify-log: random and mutated logs never throw, stay bounded, and evidence points at a real line', () => {
+  it('classify-log: random and mutated logs never throw, stay bounded, and evidence points at a real line @slow', () => {
     const base =
       'INFO 11-22 10:00:00 server.py:1] starting\nTraceback (most recent call last):\n  File "x.py", line 1\nRuntimeError: CUDA error: an illegal memory access was encountered\n';
     fc.assert(

@@ -8,8 +8,8 @@ import { patchProblem } from '../../src/core/patch';
 import { addMetrics, emptyMetrics } from '../../src/core/metrics';
 import { scan } from '../../src/core/ingest';
 import { duplicateKey } from '../../src/core/ingest/json';
-import { hostAddressProblem, maskHostPassword } from '../../src/runner/hosts';
-import { planBuild } from '../../src/runner/buildPlan';
+import { hostAddressProblem, maskHostPassword } from '../../src/core/run/hosts';
+import { planBuild } from '../../src/core/run/buildPlan';
 import { parseSelector } from '../../src/core/campaign/plan';
 import { memorySource, runCli } from './helpers';
 
@@ -282,7 +282,7 @@ describe('hardening: smaller silent cases (issue 23, item 9)', () => {
   });
 });
 
-describe('the new perf-command checks on real commands', () => {
+describe('the new perf-command checks on real commands [ISO-Bench data]', () => {
   it('no perf command of the ISO-Bench dataset has a positional argument or a bad tensor-parallel size (no false alarm)', async () => {
     const { ISOBENCH, requireCorpus } = await import('./helpers');
     const { readFileSync } = await import('node:fs');

@@ -18,7 +18,7 @@ const rule = (id: string, pattern: string, category = 'gpu-oom', flags?: string)
   parseRulesFile(JSON.stringify({ rules: [{ id, category, description: id, indications: [{ scope: 'any', pattern, ...(flags ? { flags } : {}) }] }] }))
     .rules[0];
 
-describe('hardening: user rules (issue 23, item 2)', function () {
+describe('hardening: user rules (issue 23, item 2) [ISO-Bench data]', function () {
   this.timeout(120_000);
 
   it('bounds: count, pattern length and expanded size are refused with their numbers; a built-in id is refused', () => {
@@ -53,7 +53,7 @@ describe('hardening: user rules (issue 23, item 2)', function () {
     assert.ok(expandedSize('abc') < 10);
   });
 
-  it('the literal prefilter never changes an answer: rules with and without literals, case, alternation (fuzzed)', () => {
+  it('the literal prefilter never changes an answer: rules with and without literals, case, alternation (fuzzed) @slow', () => {
     const words = ['CUDA out of memory', 'NCCL error', 'Connection refused', 'ModuleNotFoundError', 'Killed', 'exit code 137'];
     fc.assert(
       fc.property(

@@ -7,7 +7,10 @@ import type { FileSource, ListedFile } from '../../src/core/ingest';
 export const ISOBENCH = path.resolve(__dirname, '../../../shared/isobench');
 
 export function requireCorpus(): void {
-  if (!fs.existsSync(ISOBENCH)) throw new Error(`ISO-Bench corpus not found at ${ISOBENCH} (expected ../shared/isobench beside the repo)`);
+  if (!fs.existsSync(ISOBENCH))
+    throw new Error(
+      `this test reads the real ISO-Bench data, which is not at ${ISOBENCH}: put the project's shared folder beside this checkout (../shared, with isobench/ in it; CI has it there), or a link to it — the tests read it in place and never copy it. Tests without "[ISO-Bench data]" in their name run without it.`,
+    );
 }
 
 /** Every file below `dir`, relative, posix. */

@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
 import { Runs } from '../../src/app/runs';
-import type { HostConfig } from '../../src/runner/hosts';
+import type { HostConfig } from '../../src/core/run/hosts';
 import type { ContainerRuntime } from '../../src/runner/runtime';
 
 /** A runtime that answers ping and info as an engine would (the rest is never called before a run). */

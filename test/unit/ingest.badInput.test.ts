@@ -10,7 +10,7 @@ const REAL = {
   s4: 'archive/results/2026-01/omniperf_results_3way_claude_code/results/docker/0ec82edd_result.json',
 };
 
-describe('ingest: bad input never throws', function () {
+describe('ingest: bad input never throws [ISO-Bench data]', function () {
   this.timeout(120000);
   let real: Record<keyof typeof REAL, string>;
   before(() => {

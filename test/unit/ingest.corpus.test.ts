@@ -9,7 +9,7 @@ import { ISOBENCH, requireCorpus, walk } from './helpers';
 const RESULTS = 'archive/results';
 const read = (rel: string) => JSON.parse(fs.readFileSync(path.join(ISOBENCH, rel), 'utf8'));
 
-describe('ingest: the real ISO-Bench corpus', function () {
+describe('ingest: the real ISO-Bench corpus [ISO-Bench data]', function () {
   let r: ScanResult;
   before(async function () {
     requireCorpus();

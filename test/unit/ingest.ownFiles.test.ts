@@ -53,7 +53,7 @@ describe('the tool’s own files and refused runs (issue 24, items 1 and 5)', ()
   });
 });
 
-describe('history is findable: ever=CATEGORY (issue 24, item 3)', function () {
+describe('history is findable: ever=CATEGORY (issue 24, item 3) [ISO-Bench data]', function () {
   this.timeout(120_000);
   it('on ISO-Bench, ever=wheel-missing picks every commit with a wheel-missing attempt, more than the latest outcome shows', async () => {
     const { ISOBENCH, requireCorpus, runCli } = await import('./helpers');
@@ -75,7 +75,7 @@ describe('history is findable: ever=CATEGORY (issue 24, item 3)', function () {
   });
 });
 
-describe('earlier attempts and reruns that strand a role (issue 24, items 2 and 3)', function () {
+describe('earlier attempts and reruns that strand a role (issue 24, items 2 and 3) [ISO-Bench data]', function () {
   this.timeout(120_000);
   it('on ISO-Bench, a commit whose latest outcome is not wheel-missing names it among its earlier categories', async () => {
     const { ISOBENCH, requireCorpus } = await import('./helpers');

@@ -32,12 +32,14 @@ describe('lint (scripts/lint.mjs)', function () {
     }
   });
 
-  it('ESLint refuses vscode in app, a layer import and Node I/O in core, and detectors outside ingest', () => {
+  it('ESLint refuses vscode in app, a layer import and Node I/O in core, detectors outside ingest, and runner/ in a front end', () => {
     const probes = {
       'src/app/zzProbe.ts': "import * as vscode from 'vscode';\nexport const p = vscode;\n",
       'src/core/report/zzProbe.ts':
         "import { Workspace } from '../../app/workspace';\nimport * as fs from 'node:fs';\nimport { detect } from '../ingest/detectors';\nexport const p = [Workspace, fs, detect];\n",
       'src/extension/zzProbe.ts': "import Docker from 'dockerode';\nexport const p = Docker;\n",
+      'src/cli/zzProbe.ts': "import { hasCommit } from '../runner/containerFiles';\nexport const p = hasCommit;\n",
+      'src/extension/commands/zzProbe.ts': "import { newRunId } from '../../runner/runRecord';\nexport const p = newRunId;\n",
     };
     try {
       for (const [f, t] of Object.entries(probes)) writeFileSync(path.join(ROOT, f), t);
@@ -65,6 +67,11 @@ describe('lint (scripts/lint.mjs)', function () {
         msgs.some(m => /extension\/zzProbe.*dockerode/.test(m)),
         msgs.join('\n'),
       );
+      for (const f of ['cli/zzProbe', 'extension/commands/zzProbe'])
+        assert.ok(
+          msgs.some(m => m.includes(f) && /no-restricted-paths.*front ends reach the runner through app/.test(m)),
+          `${f}: ${msgs.join('\n')}`,
+        );
     } finally {
       for (const f of Object.keys(probes)) rmSync(path.join(ROOT, f), { force: true });
     }

@@ -5,7 +5,7 @@ import { decodePythonBytesDumps, guessTruncation, indexLog, stripAnsi } from '..
 import { parsePrintedMetrics } from '../../src/core/metrics';
 import { ISOBENCH, requireCorpus } from './helpers';
 
-describe('logs: index', () => {
+describe('logs: index [ISO-Bench data]', () => {
   const log = [
     '=== Starting vLLM server for HUMAN benchmark ===', // 1
     'INFO 01-02 15:28:20 [__init__.py:256] Automatically detected platform cuda.',

@@ -60,7 +60,7 @@ describe('the server’s line-kept document (issue 23, item 3)', () => {
   });
 });
 
-describe('language server under load (issue 23, item 3)', function () {
+describe('language server under load (issue 23, item 3) [ISO-Bench data]', function () {
   this.timeout(120_000);
   let s: StdioServer;
   before(async () => {

@@ -32,7 +32,7 @@ function independentCounts(text: string) {
   return { withPlaceholders, placeholders, without };
 }
 
-describe('language server over --stdio', function () {
+describe('language server over --stdio [ISO-Bench data]', function () {
   this.timeout(120000);
   let s: StdioServer;
   let text: string;

@@ -19,7 +19,7 @@ new file mode 100644
 +diff --git a/x.py b/x.py
 `;
 
-describe('patch', () => {
+describe('patch [ISO-Bench data]', () => {
   it('splits per file and drops the self-referential model_patch.diff hunk', () => {
     const files = splitPatch(PATCH);
     assert.deepEqual(

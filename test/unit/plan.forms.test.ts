@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { emptyCommit } from '../../src/core/model';
 import { commandWorkload, parsePerfCommand, translateCommand, type Translation } from '../../src/core/perfcmd';
-import { planRun } from '../../src/runner/plan';
+import { planRun } from '../../src/core/run/plan';
 import { runCli } from './helpers';
 
 const host = { label: 'h100-1', docker: 'unix:///var/run/docker.sock', gpus: 1 };

@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import { emptyCommit } from '../../src/core/model';
-import { planRun, PlanError } from '../../src/runner/plan';
-import { RECIPES, proposeRecipes, recipe } from '../../src/runner/recipes';
+import { planRun, PlanError } from '../../src/core/run/plan';
+import { RECIPES, proposeRecipes, recipe } from '../../src/core/run/recipes';
 import { ISOBENCH, requireCorpus, runCli } from './helpers';
 
 const commit = (cmd: string | null, parent: string | null = 'b'.repeat(40)) => ({
@@ -11,7 +11,7 @@ const commit = (cmd: string | null, parent: string | null = 'b'.repeat(40)) => (
 });
 const host = { label: 'h100-1', docker: 'unix:///var/run/docker.sock', gpus: 1 };
 
-describe('runner plans (no Docker needed)', () => {
+describe('runner plans (no Docker needed) [ISO-Bench data]', () => {
   it('names the images from the templates and moves engine flags of a serving command to the server', () => {
     const c = commit('python benchmarks/benchmark_serving.py --model m --dtype float16 --num-prompts 10');
     const h = planRun(c, 'human', { host, runId: 'r1' });

@@ -39,7 +39,7 @@ function runnerResult(dir: string, commit: string, role: string, metrics: Record
   return rel;
 }
 
-describe('Workspace: the service layer both front ends use', function () {
+describe('Workspace: the service layer both front ends use [ISO-Bench data]', function () {
   this.timeout(180_000);
   let dir: string, cache: string;
   before(() => {
@@ -105,6 +105,31 @@ describe('Workspace: the service layer both front ends use', function () {
     assert.ok(!w.entries.some(e => e.commit === 'f'.repeat(40)), 'a deleted file takes its runs with it');
     unlinkSync(path.join(dir, rel));
     await w.update([rel]);
+    const fresh = open(dir);
+    await fresh.load();
+    assert.deepEqual(shape(w), shape(fresh));
+  });
+
+  it("the tool's own bookkeeping (a runner's run.json at each phase, a campaign's records) changes no entry and re-assembles nothing", async () => {
+    const w = open(dir);
+    await w.load();
+    const entries = w.entries;
+    const rel = '.bench-triage/runs/0123abcd/human/20261124-000000-beef/run.json';
+    const camp = '.bench-triage/campaigns/c-1/runs/1.json';
+    for (const f of [rel, camp]) {
+      mkdirSync(path.dirname(path.join(dir, f)), { recursive: true });
+      writeFileSync(path.join(dir, f), JSON.stringify({ schema: 'x', status: 'running' }));
+    }
+    assert.deepEqual(await w.update([rel, camp]), { kind: 'none' });
+    assert.equal(w.entries, entries, 'the very same entries: nothing was re-triaged');
+    assert.ok(w.result.files.some(r => r.path === rel) && w.result.files.some(r => r.path === camp), 'the listing follows them');
+    // A result among them (one batch of the file watcher) is read as ever, on the fast path.
+    writeFileSync(path.join(dir, rel), JSON.stringify({ schema: 'x', status: 'succeeded', more: true }));
+    const entry = w.entries.find(e => e.project === 'vllm' && e.roles.baseline.run)!;
+    const res = runnerResult(dir, entry.commit, 'baseline', { ttft_mean_ms: 9.5 });
+    assert.deepEqual(await w.update([rel, res]), { kind: 'commits', commits: [entry.commit] });
+    rmSync(path.join(dir, '.bench-triage'), { recursive: true, force: true });
+    await w.update([rel, camp, res]);
     const fresh = open(dir);
     await fresh.load();
     assert.deepEqual(shape(w), shape(fresh));
@@ -212,7 +237,7 @@ describe('one time format', () => {
   });
 });
 
-describe('CLI on the Workspace', function () {
+describe('CLI on the Workspace [ISO-Bench data]', function () {
   this.timeout(120_000);
   it('classify --cache DIR gives the same answer from its index, and reads only what changed', () => {
     requireCorpus();

@@ -2,7 +2,7 @@ import { dict } from '../model';
 import type { AgentRun, Commit, FileRecord, Run, UnlinkedAgentRun } from '../model';
 import { emptyCommit } from '../model';
 import { CommitIndex, isFullHash } from './commits';
-import { baseName } from './detectors/nonRun';
+import { baseName, nonRunByPath } from './detectors/nonRun';
 import { CommitFacts, factCommit } from './facts';
 import { agentOfDatasetFile, attributeAgents } from './agentIdentity';
 import { isAgentItemFile, linkAgentRuns, type AgentItemFiles } from './agentRuns';
@@ -50,6 +50,15 @@ export interface ScanResult {
 const SKIP_DIRS = /(^|\/)(node_modules|\.git|\.hg|\.svn|\.vscode|\.vscode-test|\.vscode-ci)(\/|$)/;
 const LOG_SIBLINGS = new Set(['stdout.txt', 'stderr.txt']);
 export const DEFAULT_MAX_FILE_BYTES = 64 * 1024 * 1024;
+
+/**
+ * The tool's own bookkeeping under `.bench-triage/` (run.json, campaigns, claims, rules…): read by
+ * their own readers, never part of the triage, so a change to one changes no entry.
+ */
+export function isOwnBookkeeping(path: string): boolean {
+  const k = nonRunByPath(path);
+  return k === 'tool-record' || k === 'run-record';
+}
 
 export function isRelevant(path: string): boolean {
   if (SKIP_DIRS.test(path)) return false;

@@ -1,12 +1,12 @@
 import * as vscode from 'vscode';
 import { ROLES, type Role } from '../../core/model';
 import { PlanRefused } from '../../app/runs';
-import { planRun, PlanError } from '../../runner/plan';
-import { proposeRecipes, RECIPES } from '../../runner/recipes';
+import { planRun, PlanError } from '../../core/run/plan';
+import { proposeRecipes, RECIPES } from '../../core/run/recipes';
 import { configuredHosts, imageTemplates } from '../settings';
 import { agentRunFor, requireTrust, TrustError, type RunService } from '../runService';
 import { pipelineOf, strandedBy } from '../../core/compare';
-import type { HostConfig } from '../../runner/hosts';
+import type { HostConfig } from '../../core/run/hosts';
 import type { Store } from '../store';
 import { isRole, pickCommitFirst, register, runNodeOf, targetOf, type Target } from './args';
 import { COMMANDS } from './ids';
@@ -126,8 +126,9 @@ export function registerRunCommands(
         void vscode.window.showInformationMessage(
           `Bench Triage: ${records.map(r => r.role).join(', ')} of ${target.commit.slice(0, 8)} succeeded on ${host.label}.`,
         );
-      // The finished runs' result files reach the tree through the store (their commit only).
-      await store.update([]);
+      // RunService handed each finished run's result.json to the store (its commit only): the
+      // command ends when the tree shows it.
+      await store.idle();
       return records;
     } catch (e) {
       report(e);

@@ -194,7 +194,8 @@ export class EntryNode extends CommitNode {
   readonly kind = 'entry' as const;
   constructor(
     readonly folder: FolderScan,
-    readonly entry: CommitTriage,
+    /** Replaced in place when only this commit changed: the view refreshes this node alone. */
+    public entry: CommitTriage,
   ) {
     super();
   }

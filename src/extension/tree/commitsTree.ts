@@ -4,7 +4,8 @@ import { category, fixabilityWords, type Fixability } from '../../core/classify'
 import type { CategoryOf, CommitTriage } from '../../core/compare';
 import { parseSelector, selectEntries, type Selector } from '../../core/campaign/plan';
 import { groupBySetting, type GroupBy } from '../settings';
-import type { Store } from '../store';
+import type { FolderScan, Store } from '../store';
+import { EntryKeys, type EntryKey } from '../../app/identity';
 import { CommitNode, EntryNode, FIX_ICON, GroupNode, MEASURED, ProblemsNode, ProjectNode } from './commitNodes';
 
 /** Fixability of what blocks an entry (null when it was measured). */
@@ -68,6 +69,8 @@ export function matchesFilter(e: CommitTriage, filter: string, categoryOf?: Cate
   return hay.includes(f);
 }
 
+const shownKey = (folder: FolderScan, key: EntryKey) => `${folder.root.toString()}\n${EntryKeys.format(key)}`;
+
 /** The Commits view: problems first, then projects (when two are known) or groups of entries. */
 export class CommitsTree implements vscode.TreeDataProvider<CommitNode>, vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<CommitNode | undefined>();
@@ -75,9 +78,21 @@ export class CommitsTree implements vscode.TreeDataProvider<CommitNode>, vscode.
   private readonly subs: vscode.Disposable[] = [];
   private filterText = '';
 
+  /**
+   * The entry nodes the view shows, by folder and entry key, with the group each was put in: a
+   * change of some commits that moves none of them refreshes those nodes alone (VS Code knows a
+   * node by the object it was given, so they are kept and updated in place).
+   */
+  private readonly shown = new Map<string, { node: EntryNode; group: string }>();
+  private problemCount = 0;
+
   constructor(private readonly store: Store) {
     this.subs.push(
-      store.onDidChange(() => this.changed.fire(undefined)),
+      store.onDidChange(c => {
+        const nodes = c.kind === 'commits' ? this.inPlace(c.folder, c.commits) : null;
+        if (!nodes) this.changed.fire(undefined);
+        else for (const n of nodes) this.changed.fire(n);
+      }),
       vscode.workspace.onDidChangeConfiguration(e => {
         if (e.affectsConfiguration('benchTriage.groupBy')) this.changed.fire(undefined);
       }),
@@ -107,6 +122,29 @@ export class CommitsTree implements vscode.TreeDataProvider<CommitNode>, vscode.
     return this.roots();
   }
 
+  /**
+   * The nodes of the changed commits, updated in place, when the change moves nothing: the same
+   * entries, each still in its group and still matching the filter, and the same problems. Null
+   * when the view must be rebuilt.
+   */
+  private inPlace(folder: FolderScan, commits: readonly string[]): EntryNode[] | null {
+    if (!this.shown.size || this.store.problems().length !== this.problemCount) return null;
+    const changed = new Set(commits);
+    const now = this.store.entries().filter(e => e.folder === folder && changed.has(e.entry.commit));
+    const before = [...this.shown.values()].filter(v => v.node.folder === folder && changed.has(v.node.entry.commit));
+    const categoryOf = (id: string) => folder.classifications.get(id)?.category ?? null;
+    const visible = now.filter(e => matchesFilter(e.entry, this.filterText, categoryOf));
+    if (visible.length !== before.length) return null;
+    const updates: Array<[EntryNode, CommitTriage]> = [];
+    for (const e of visible) {
+      const was = this.shown.get(shownKey(folder, folder.keyOf(e.entry)));
+      if (!was || was.group !== groupOf(e.entry, this.groupBy).key) return null;
+      updates.push([was.node, e.entry]);
+    }
+    for (const [node, entry] of updates) node.entry = entry;
+    return updates.map(([node]) => node);
+  }
+
   getTreeItem(node: CommitNode): vscode.TreeItem {
     return node.item(this.groupBy);
   }
@@ -129,10 +167,18 @@ export class CommitsTree implements vscode.TreeDataProvider<CommitNode>, vscode.
 
   /** Groups; with more than one project in the workspace, one node per project first (projects are never mixed). */
   roots(): CommitNode[] {
+    const before = new Map(this.shown);
+    this.shown.clear();
     const entries = this.store
       .entries()
       .filter(e => matchesFilter(e.entry, this.filterText, id => e.folder.classifications.get(id)?.category ?? null))
-      .map(e => new EntryNode(e.folder, e.entry));
+      .map(e => {
+        const k = shownKey(e.folder, e.folder.keyOf(e.entry));
+        const node = before.get(k)?.node ?? new EntryNode(e.folder, e.entry);
+        node.entry = e.entry;
+        this.shown.set(k, { node, group: groupOf(e.entry, this.groupBy).key });
+        return node;
+      });
     const projects = [...new Set(entries.map(e => e.entry.project))].sort();
     // Entries nothing names a project for stay with the others unless two real projects are there.
     const known = projects.filter(p => p !== 'unknown');
@@ -144,6 +190,7 @@ export class CommitsTree implements vscode.TreeDataProvider<CommitNode>, vscode.
           })
         : this.groups(entries, projects[0] ?? null);
     const problems = this.store.problems();
+    this.problemCount = problems.length;
     return problems.length ? [new ProblemsNode(problems), ...top] : top;
   }
 

@@ -3,13 +3,13 @@ import * as vscode from 'vscode';
 import { timing } from '../../app/runTiming';
 import type { LiveRun } from '../../app/runs';
 import { RunKeys } from '../../app/identity';
-import { FINAL_STATES, type RunState } from '../../runner/runRecord';
+import { FINAL_STATES, type RunState } from '../../core/run/records';
 import { formatWhen } from '../../core/report';
 import { COMMANDS } from '../commands/ids';
 import type { RunService } from '../runService';
 import { describeStatus, type CampaignService, type CampaignView } from '../campaignService';
 import type { LiveBuild } from '../../app/builds';
-import { FINAL_BUILD_STATES, type BuildState } from '../../runner/buildRecord';
+import { FINAL_BUILD_STATES, type BuildState } from '../../core/run/records';
 import type { BuildService } from '../buildService';
 
 const ICON: Record<RunState, [string, string?]> = {
@@ -84,12 +84,13 @@ export class HostNode extends RunsNode {
   readonly contextValue = 'runHost';
   constructor(
     readonly label: string,
-    readonly runs: LiveRun[],
+    public runs: LiveRun[],
+    private readonly nodeOf: (r: LiveRun) => RunNode = r => new RunNode(r),
   ) {
     super();
   }
   override children(): RunsNode[] {
-    return this.runs.map(r => new RunNode(r));
+    return this.runs.map(this.nodeOf);
   }
   item(): vscode.TreeItem {
     const active = this.runs.filter(r => !FINAL_STATES.includes(r.record.status)).length;
@@ -115,8 +116,11 @@ export class RunNode extends RunsNode {
   override children(): RunsNode[] {
     return runFiles(this.run).logs.map(l => new RunLogNode(this.run, l.file, l.label));
   }
+  /** Whether the row as last drawn showed a finished run (its host's counts change when this does). */
+  shownFinal = false;
   item(): vscode.TreeItem {
     const r = this.run.record;
+    this.shownFinal = FINAL_STATES.includes(r.status);
     const t = new vscode.TreeItem(`${r.commit.slice(0, 8)} ${r.role}`, vscode.TreeItemCollapsibleState.Collapsed);
     const [icon, color] = ICON[r.status] ?? ['question'];
     t.iconPath = new vscode.ThemeIcon(icon, color ? new vscode.ThemeColor(color) : undefined);
@@ -230,19 +234,52 @@ export class RunsTree implements vscode.TreeDataProvider<RunsNode>, vscode.Dispo
 
   private readonly subBuilds: vscode.Disposable | undefined;
 
+  /** Nodes kept by id so that a change refreshes its own row (VS Code knows a node by its object). */
+  private readonly runNodes = new Map<string, RunNode>();
+  private readonly hostNodes = new Map<string, HostNode>();
+  /** Campaigns as last read from disk: re-read when a campaign changes, never for a run's phase. */
+  private campaignViews: CampaignView[] | null = null;
+
   constructor(
     private readonly service: RunService,
     private readonly campaigns?: CampaignService,
     private readonly builds?: BuildService,
   ) {
     // States and phases change what a row says; the runner's notes do not (they are in the log).
-    // No clock ticks the tree: a re-render closes the context menu a person just opened on a row.
+    // No clock ticks the tree, and a change redraws only its own row: a re-render closes the
+    // context menu a person just opened on a row.
     this.sub = service.onDidChange(e => {
-      if (e?.kind !== 'note') this.changed.fire(undefined);
+      if (e?.kind === 'note') return;
+      const node = e ? this.rowOf(e.run, e.kind) : undefined;
+      this.changed.fire(node);
     });
-    this.subCampaigns = campaigns?.onDidChange(() => this.changed.fire(undefined));
+    this.subCampaigns = campaigns?.onDidChange(() => {
+      this.campaignViews = null;
+      this.changed.fire(undefined);
+    });
     this.subBuilds = builds?.onDidChange(() => this.changed.fire(undefined));
   }
+
+  /**
+   * The node to refresh for a run's change: its row for a phase, or for a state that keeps it
+   * active (or finished); its host when the host's counts change; undefined (all) for a run the
+   * view does not show yet.
+   */
+  private rowOf(run: LiveRun, kind: 'state' | 'phase'): RunsNode | undefined {
+    const node = this.runNodes.get(RunKeys.format(run.key));
+    const host = this.hostNodes.get(run.host.label);
+    if (!node || !host || !host.runs.includes(run)) return undefined;
+    const wasFinal = node.shownFinal;
+    const isFinal = FINAL_STATES.includes(run.record.status);
+    return kind === 'state' && wasFinal !== isFinal ? host : node;
+  }
+
+  private runNode = (r: LiveRun): RunNode => {
+    const id = RunKeys.format(r.key);
+    let n = this.runNodes.get(id);
+    if (!n || n.run !== r) this.runNodes.set(id, (n = new RunNode(r)));
+    return n;
+  };
 
   async getChildren(node?: RunsNode): Promise<RunsNode[]> {
     if (node) return node.children();
@@ -251,10 +288,18 @@ export class RunsTree implements vscode.TreeDataProvider<RunsNode>, vscode.Dispo
     const byHost = new Map<string, LiveRun[]>();
     for (const r of this.service.list()) byHost.set(r.host.label, [...(byHost.get(r.host.label) ?? []), r]);
     const folders = (vscode.workspace.workspaceFolders ?? []).map(f => f.uri);
-    const campaigns = this.campaigns ? (await this.campaigns.list(folders).catch(() => [])).map(v => new CampaignNode(v)) : [];
+    if (this.campaigns && !this.campaignViews) this.campaignViews = await this.campaigns.list(folders).catch(() => []);
+    const campaigns = (this.campaignViews ?? []).map(v => new CampaignNode(v));
     await this.builds?.loadHistory(folders);
     const builds = this.builds?.list() ?? [];
-    return [...campaigns, ...(builds.length ? [new BuildsNode(builds)] : []), ...[...byHost].map(([label, runs]) => new HostNode(label, runs))];
+    const hosts = [...byHost].map(([label, runs]) => {
+      let h = this.hostNodes.get(label);
+      if (!h) this.hostNodes.set(label, (h = new HostNode(label, runs, this.runNode)));
+      h.runs = runs;
+      return h;
+    });
+    for (const label of [...this.hostNodes.keys()]) if (!byHost.has(label)) this.hostNodes.delete(label);
+    return [...campaigns, ...(builds.length ? [new BuildsNode(builds)] : []), ...hosts];
   }
 
   getTreeItem(node: RunsNode): vscode.TreeItem {

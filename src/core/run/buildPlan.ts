@@ -1,5 +1,5 @@
-import { maskSecretShapes } from '../core/logs/secretShapes';
-import type { Commit, Role } from '../core/model';
+import { maskSecretShapes } from '../logs/secretShapes';
+import type { Commit, Role } from '../model';
 import type { HostConfig } from './hosts';
 import { DEFAULT_TEMPLATES, imageFor, type ImageTemplates } from './plan';
 

@@ -1,5 +1,5 @@
-import type { Commit, Role } from '../core/model';
-import { formFor, parsePerfCommand, translateCommand, type BenchForms, type PerfProblem } from '../core/perfcmd';
+import type { Commit, Role } from '../model';
+import { formFor, parsePerfCommand, translateCommand, type BenchForms, type PerfProblem } from '../perfcmd';
 import { C } from './containerPaths';
 import { recipe, type Recipe } from './recipes';
 
