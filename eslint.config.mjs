@@ -1,5 +1,5 @@
 // Lint of the TypeScript sources: typescript-eslint's recommended rules, and the layering of
-// DESIGN §2 (core pure; app without vscode; only runner imports dockerode; only extension imports
+// docs/ARCHITECTURE.md (core pure; app without vscode; only runner imports dockerode; only extension imports
 // vscode; nothing outside ingest imports ingest/detectors; no import cycles). Cycles between core
 // folders and unused exports are checked by scripts/lint.mjs (the latter with knip).
 import js from '@eslint/js';
@@ -47,7 +47,7 @@ export default tseslint.config(
         'error',
         {
           zones: [
-            { target: './src/core', from: layers, message: 'core is pure: it imports nothing from the other layers (DESIGN §2).' },
+            { target: './src/core', from: layers, message: 'core is pure: it imports nothing from the other layers (docs/ARCHITECTURE.md, Layers).' },
             {
               target: './src/app',
               from: ['./src/extension', './src/cli', './src/server', './src/webview'],
@@ -103,7 +103,7 @@ export default tseslint.config(
       'no-restricted-imports': [
         'error',
         {
-          ...restrict('core is pure: no I/O, no editor, no engine (DESIGN §2).', 'vscode', 'dockerode', ...NODE_BUILTINS),
+          ...restrict('core is pure: no I/O, no editor, no engine (docs/ARCHITECTURE.md, Layers).', 'vscode', 'dockerode', ...NODE_BUILTINS),
           patterns: [{ group: ['node:*'], message: 'core is pure: Node built-ins stay outside (pass what core needs in).' }],
         },
       ],
@@ -121,12 +121,18 @@ export default tseslint.config(
       'test/support/**/*.ts',
     ],
     rules: {
-      'no-restricted-imports': ['error', restrict('only src/extension imports vscode, only src/runner imports dockerode (DESIGN §2).', 'vscode', 'dockerode')],
+      'no-restricted-imports': [
+        'error',
+        restrict('only src/extension imports vscode, only src/runner imports dockerode (docs/ARCHITECTURE.md, Layers).', 'vscode', 'dockerode'),
+      ],
     },
   },
   {
     files: ['src/runner/**/*.ts', 'test/docker/**/*.ts'],
-    rules: { 'no-restricted-imports': ['error', restrict('only src/extension imports vscode (DESIGN §2).', 'vscode')] },
+    rules: { 'no-restricted-imports': ['error', restrict('only src/extension imports vscode (docs/ARCHITECTURE.md, Layers).', 'vscode')] },
   },
-  { files: ['src/extension/**/*.ts'], rules: { 'no-restricted-imports': ['error', restrict('only src/runner talks to Docker (DESIGN §2).', 'dockerode')] } },
+  {
+    files: ['src/extension/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', restrict('only src/runner talks to Docker (docs/ARCHITECTURE.md, Layers).', 'dockerode')] },
+  },
 );

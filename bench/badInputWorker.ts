@@ -13,7 +13,7 @@ import { scan } from '../src/core/ingest';
 import { Classifier, LogClassifier } from '../src/core/classify';
 import { parsePerfCommand } from '../src/core/perfcmd';
 import { applyFilePatch, splitPatch } from '../src/core/patch';
-import { analyze } from '../src/server/analyze';
+import { analyze } from '../src/server/documentFindings';
 import { classifyLogFile } from '../src/cli/classifyCommands';
 import { memorySource } from '../test/unit/helpers';
 import { guidellmReport, pyJson, sglangLine, vllmServeCli } from '../scripts/field-formats.mjs';

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The lint of the test command: ESLint (typescript-eslint and the layering of DESIGN §2), no
+// The lint of the test command: ESLint (typescript-eslint and the layering of docs/ARCHITECTURE.md), no
 // import cycles between core folders (checked here: ESLint sees files, not folders), no unused
 // exports (knip), and the formatter's check (Prettier). Prints "lint: N problems" last; exit 1 on any.
 import { spawnSync } from 'node:child_process';

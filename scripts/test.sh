@@ -28,7 +28,7 @@ count() { # file -> adds "N passing" / "N failing" of a mocha spec run
   passed=$((passed + ${p:-0})); failed=$((failed + ${f:-0}))
 }
 mkdir -p test-results
-log "lint (ESLint with the layering of DESIGN §2, core folder cycles, unused exports, format)"
+log "lint (ESLint with the layering of docs/ARCHITECTURE.md, core folder cycles, unused exports, format)"
 if node scripts/lint.mjs 2>&1 | tee test-results/lint.txt; then passed=$((passed + 1)); else failed=$((failed + 1)); status=1; fi
 
 log "unit tests"

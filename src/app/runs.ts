@@ -20,7 +20,7 @@ const MAX_PATCH_BYTES = 16 * 1024 * 1024;
 import type { ContainerRuntime } from '../runner/runtime';
 import { RunKeys, type RunKey } from './identity';
 
-/** The runtime that drives a host, by its kind. The campaign issue adds kinds (swarm, Kubernetes). */
+/** The runtime that drives a host, by its kind (a plain engine, or a swarm manager whose tasks reserve GPUs). */
 export type RuntimeFactory = (host: HostConfig) => ContainerRuntime;
 export const runtimeFor: RuntimeFactory = host => {
   const kind = hostKind(host);

@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import { MAX_RULES_BYTES, parseRulesFile, type Label, type Rule } from '../core/classify';
 import type { CommitTriage } from '../core/compare';
 import type { PrimaryOverride } from '../core/metrics';
-import { analyze, type Analysis } from '../app/analyze';
+import { analyze, type Analysis } from '../app/folderAnalysis';
 import { nodeFileSource } from '../platform/nodeFileSource';
 import { fileIndexStore } from '../app/indexStore';
 import { loadLabels } from './labelsFile';

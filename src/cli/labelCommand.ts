@@ -33,7 +33,10 @@ export async function labelCommand(a: LabelArgs, out: Out, err: Out): Promise<nu
   }
   if (!a.commit || !a.role || !a.category) throw new Error('label needs --commit, --role and --category (or --list)');
   if (!(ROLES as readonly string[]).includes(a.role)) throw new Error(`--role must be one of ${ROLES.join(', ')} (got ${a.role})`);
-  if (!isKnownCategory(a.category)) throw new Error(`--category "${a.category}" is not a category (e.g. gpu-oom, dependency-conflict; see DESIGN §4)`);
+  if (!isKnownCategory(a.category))
+    throw new Error(
+      `--category "${a.category}" is not a category (e.g. gpu-oom, dependency-conflict; every category is listed in the README, How failures are explained)`,
+    );
   const an = await analyzeFolder(a.folder, { rules: loadUserRules(a.folder, undefined, err), labels });
   const matches = an.entries.filter(e => e.commit.startsWith(a.commit!) && (a.agent === undefined || e.agent === a.agent));
   if (!matches.length) throw new Error(`no commit ${a.commit}${a.agent ? ` with agent ${a.agent}` : ''} in ${a.folder}`);

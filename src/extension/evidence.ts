@@ -2,8 +2,8 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { Evidence } from '../core/classify';
-import { goToFirstErrorInFile, openLarge } from './docs/largeLog';
-import { follow } from './docs/follow';
+import { goToFirstErrorInFile, openLarge } from './logView/largeLog';
+import { follow } from './logView/follow';
 import { embeddedLogUri, liveLogUri, runTranscriptUri } from './uris';
 
 /** Logs above this open directly (no preview, highlighting off in VS Code) with a notice: never cut. */

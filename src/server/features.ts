@@ -2,7 +2,7 @@ import { getLocation } from 'jsonc-parser';
 import { VERSIONED_FLAGS, modelSize, toOfflineCommand } from '../core/perfcmd';
 import { lookupAlias, metricDef } from '../core/metrics';
 import { CATEGORIES, category, CAUSES } from '../core/classify/taxonomy';
-import type { Analysis, Finding, PerfCommandSite } from './analyze';
+import type { Analysis, Finding, PerfCommandSite } from './documentFindings';
 import { jsonEscape } from './jsonString';
 import { mdText } from '../core/report/markdown';
 

@@ -16,7 +16,7 @@ import {
 } from 'vscode-languageserver/node';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
 import { LineDocument } from './lineDocument';
-import { analyze, type Analysis, type AnalyzeOptions, type Finding } from './analyze';
+import { analyze, type Analysis, type AnalyzeOptions, type Finding } from './documentFindings';
 import { complete, fixes, hover } from './features';
 import { scan } from '../core/ingest/scan';
 import { nodeFileSource } from '../platform/nodeFileSource';

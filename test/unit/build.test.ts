@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import fc from 'fast-check';
-import { analyze } from '../../src/app/analyze';
+import { analyze } from '../../src/app/folderAnalysis';
 import { readBuildRecords, Builds } from '../../src/app/builds';
 import { indexLog } from '../../src/core/logs';
 import { emptyCommit } from '../../src/core/model';

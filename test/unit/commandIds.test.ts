@@ -13,7 +13,7 @@ const pkg = JSON.parse(readFileSync(path.resolve(__dirname, '../../package.json'
 };
 
 describe('command ids (src/extension/commands/ids.ts) against package.json', () => {
-  const ids = new Set(Object.values(COMMANDS));
+  const ids = new Set<string>(Object.values(COMMANDS));
   const contributed = new Set(pkg.contributes.commands.map(c => c.command));
 
   it('every command the code names is contributed, and every contributed command is named in the code', () => {

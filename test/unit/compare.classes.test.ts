@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import { parseSelector, selectEntries } from '../../src/core/campaign/plan';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { analyze } from '../../src/app/analyze';
+import { analyze } from '../../src/app/folderAnalysis';
 import { nodeFileSource } from '../../src/platform/nodeFileSource';
 import { shownVerdict, type CommitTriage } from '../../src/core/compare';
 import { buildReport } from '../../src/core/report';

@@ -8,7 +8,7 @@ import { mdText } from '../../src/core/report/markdown';
 import { parsePrintedMetrics, unitFamily, chooseHeadline } from '../../src/core/metrics';
 import type { Run } from '../../src/core/model';
 import { commandWorkload } from '../../src/core/perfcmd';
-import { analyze } from '../../src/app/analyze';
+import { analyze } from '../../src/app/folderAnalysis';
 import { nodeFileSource } from '../../src/platform/nodeFileSource';
 import { CASES, writeVerdictFixture } from '../support/verdictFixture';
 import { ISOBENCH, requireCorpus, runCli } from './helpers';

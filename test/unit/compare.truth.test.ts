@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { analyze } from '../../src/app/analyze';
+import { analyze } from '../../src/app/folderAnalysis';
 import { nodeFileSource } from '../../src/platform/nodeFileSource';
 import type { CommitTriage } from '../../src/core/compare';
 import type { Role, Run } from '../../src/core/model';

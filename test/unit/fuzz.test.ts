@@ -6,7 +6,7 @@ import { scan } from '../../src/core/ingest';
 import { Classifier, LogClassifier } from '../../src/core/classify';
 import { parsePerfCommand } from '../../src/core/perfcmd';
 import { applyFilePatch, PatchError, splitPatch } from '../../src/core/patch';
-import { analyze } from '../../src/server/analyze';
+import { analyze } from '../../src/server/documentFindings';
 import { ISOBENCH, memorySource, requireCorpus } from './helpers';
 
 /**

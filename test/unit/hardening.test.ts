@@ -9,7 +9,7 @@ import { parsePerfCommand } from '../../src/core/perfcmd';
 import { applyFilePatch, splitPatch } from '../../src/core/patch';
 import { Classifier, LogClassifier } from '../../src/core/classify';
 import { hover } from '../../src/server/features';
-import { analyze } from '../../src/server/analyze';
+import { analyze } from '../../src/server/documentFindings';
 import { lineChunks } from '../../src/platform/lineChunks';
 import { memorySource, runCli } from './helpers';
 import { StdioServer } from '../support/lspClient';

@@ -6,7 +6,7 @@ import * as path from 'node:path';
 
 const ROOT = path.resolve(__dirname, '../..');
 
-/** The lint of the test command fails on what DESIGN §2 forbids (each check shown to bite). */
+/** The lint of the test command fails on what docs/ARCHITECTURE.md's layering forbids (each check shown to bite). */
 describe('lint (scripts/lint.mjs)', function () {
   this.timeout(120_000);
 

@@ -47,7 +47,7 @@ describe('failure rules on a corpus of real-world signatures (issue 14)', functi
     assert.equal(p.status, 0, p.stderr + p.stdout);
   });
 
-  it('every category of DESIGN §4 has at least 5 distinct signatures, each file labelled with its source', () => {
+  it('every category of the taxonomy has at least 5 distinct signatures, each file labelled with its source', () => {
     const bySig = new Map<string, Set<string>>();
     for (const cat of fs.readdirSync(CORPUS)) {
       for (const f of fs.readdirSync(path.join(CORPUS, cat))) {

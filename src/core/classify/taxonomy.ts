@@ -1,5 +1,5 @@
 /**
- * Failure taxonomy (DESIGN §4). Ids are stable; titles and descriptions are for people.
+ * Failure taxonomy (core/classify/taxonomy.ts). Ids are stable; titles and descriptions are for people.
  */
 export const FIXABILITIES = ['retry', 'recipe', 'rebuild', 'config', 'more-gpus', 'unfixable', 'investigate', 'dataset', 'agent'] as const;
 export type Fixability = (typeof FIXABILITIES)[number];

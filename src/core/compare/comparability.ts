@@ -7,7 +7,7 @@ import { modeFromCommand } from '../ingest';
 import { metricDef } from '../metrics';
 
 /**
- * Comparability is checked, never assumed (DESIGN §5): the same model, the same normalised
+ * Comparability is checked, never assumed (README: How verdicts are made): the same model, the same normalised
  * benchmark command, the same GPU configuration, and the same pipeline and script version.
  * Every failed check is a reason in plain words.
  */

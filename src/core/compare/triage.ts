@@ -190,8 +190,8 @@ export const compareEntries = (a: Pick<CommitTriage, 'project' | 'commit' | 'age
 
 /**
  * One entry per (commit, agent): the preferred run of each role, every other attempt as history,
- * the outcome (DESIGN §4), comparability with its reasons, and the agent-vs-human comparison over
- * every comparable attempt (DESIGN §5).
+ * the outcome (core/classify/taxonomy.ts), comparability with its reasons, and the agent-vs-human comparison over
+ * every comparable attempt (README: How verdicts are made).
  */
 export function triage(runs: readonly Run[], classifications: ReadonlyMap<string, Classification>, opts: TriageOptions = {}): CommitTriage[] {
   const tieBand = opts.tieBand ?? 2;

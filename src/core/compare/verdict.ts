@@ -3,7 +3,7 @@ import { chooseHeadline, metricDef, UNKNOWN_UNIT, type PrimaryOverride } from '.
 import { bootstrapRelativeChange, mannWhitney, mean, relativeChange } from './stats';
 
 /**
- * Agent vs human, per metric, with noise taken into account (DESIGN §5, modelled on Chromium
+ * Agent vs human, per metric, with noise taken into account (README: How verdicts are made; modelled on Chromium
  * Pinpoint's SAME / DIFFERENT / UNKNOWN):
  *
  * - `repeats` (≥ 2 comparable attempts of both human and agent) or `per-request` (one attempt

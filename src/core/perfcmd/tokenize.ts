@@ -13,7 +13,7 @@ export interface Tokenized {
 
 /**
  * POSIX-like word splitting with quotes, never a shell: operators (`;`, `&&`, `|`, `>`, `$(`,
- * backticks) are reported, not executed, and make the command unusable (DESIGN §8).
+ * backticks) are reported, not executed, and make the command unusable (README: Checking perf commands).
  */
 export function tokenize(cmd: string): Tokenized {
   const tokens: Token[] = [];

@@ -1,7 +1,7 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { goToFirstError } from '../docs/logLanguage';
-import { goToFirstErrorInFile } from '../docs/largeLog';
+import { goToFirstError } from '../logView/logLanguage';
+import { goToFirstErrorInFile } from '../logView/largeLog';
 import { openFile, openLogFile, openRunTranscript } from '../evidence';
 import { embeddedLogUri } from '../uris';
 import { positionArg, register, roleNodeOf, runNodeOf, uriArg } from './args';

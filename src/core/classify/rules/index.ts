@@ -9,7 +9,7 @@ import { CONTEXT_RULES } from './context';
 import { GENERIC_RULES } from './generic';
 
 /**
- * Built-in rules, as data, one file per group of DESIGN §4. Patterns are JavaScript regexes that
+ * Built-in rules, as data, one file per group of the taxonomy. Patterns are JavaScript regexes that
  * run in linear time on a line: every quantifier that can run along a line is bounded or follows a
  * literal, and every line pattern has a required literal (the prefilter, literals.ts).
  * Order breaks ties on the same line: more specific first, so the groups come in this order.
