@@ -9,6 +9,7 @@ import { benchEditor } from './editor.mjs';
 import { benchBadInput } from './badInput.mjs';
 import { benchHardening } from './hardening.mjs';
 import { benchWorkspace } from './workspace.mjs';
+import { benchCliCache } from './cliCache.mjs';
 import { benchRules } from './rules.mjs';
 import { benchCampaign } from './campaign.mjs';
 import { benchBuild } from './build.mjs';
@@ -97,6 +98,14 @@ for (const [n, v] of Object.entries(w)) {
   ]);
   rows.push([`Workspace warm reopen from its index, ${label} (target < 1 s at 10 000)`, ms(v.warmMs)]);
   rows.push([`Workspace: a finished run's result.json → entries, ${label} (target < 100 ms at 10 000)`, ms(v.updateMs)]);
+}
+const cc = benchCliCache();
+for (const [n, v] of Object.entries(cc)) {
+  const label = `${Number(n).toLocaleString('en-US')} commits`;
+  rows.push([
+    `\`classify --json --cache\`, ${label}: warm (nothing changed) vs cold (target ≤ 0.3×); one result changed`,
+    `${ms(v.warmMs)} vs ${ms(v.coldMs)} (${(v.warmMs / v.coldMs).toFixed(2)}×); ${ms(v.oneChangedMs)} (${(v.oneChangedMs / v.coldMs).toFixed(2)}×)`,
+  ]);
 }
 const e = await benchEditor();
 const u = benchRules();

@@ -1209,23 +1209,42 @@ try {
       [entry('view/item/context', 'benchTriage.cancelBuild', 'inline@1')],
       async () => {
         const before = buildDirs().length;
-        await menuUntil(await expandTo('No vLLM wheel', WHEEL), title('benchTriage.buildImage'), page.locator('.quick-input-widget .quick-input-box input'));
-        await page.keyboard.press('ArrowDown'); // Rebuild, even if the host has the image
-        await page.keyboard.press('Enter');
-        const live = buildRow(/building/);
-        await live.waitFor({ timeout: 60000 });
-        // The row re-renders at every step: the button is pressed again until the build says cancelled.
-        const cancelled = async () =>
-          buildDirs().length > before &&
-          buildDirs()
-            .map(buildRecord)
-            .some(r => r.status === 'cancelled');
-        for (let i = 0; i < 6 && !(await cancelled()) && (await live.count()); i++) {
-          await inline(live, title('benchTriage.cancelBuild')).catch(() => {});
-          await until('the build to be cancelled', cancelled, 8000).catch(() => {});
+        // The build waits for the test's signal, the Cancel itself: its Dockerfile holds at a step
+        // that never ends on its own, so a busy machine cannot let it finish before the press.
+        const settings = readSettings();
+        writeFileSync(
+          settingsFile,
+          JSON.stringify(
+            {
+              ...JSON.parse(settings),
+              'benchTriage.build.dockerfile': ['ARG BASE_IMAGE', 'FROM ${BASE_IMAGE}', '# e2e: holds until Cancel Build', 'RUN sleep 3600'],
+            },
+            null,
+            1,
+          ),
+        );
+        try {
+          await menuUntil(await expandTo('No vLLM wheel', WHEEL), title('benchTriage.buildImage'), page.locator('.quick-input-widget .quick-input-box input'));
+          await page.keyboard.press('ArrowDown'); // Rebuild, even if the host has the image
+          await page.keyboard.press('Enter');
+          const live = buildRow(/building/);
+          await live.waitFor({ timeout: 60000 });
+          await buildRow(/Step 3\/\d+/).waitFor({ timeout: 60000 }); // at the held step
+          // The row re-renders at every step: the button is pressed again until the build says cancelled.
+          const cancelled = async () =>
+            buildDirs().length > before &&
+            buildDirs()
+              .map(buildRecord)
+              .some(r => r.status === 'cancelled');
+          for (let i = 0; i < 6 && !(await cancelled()); i++) {
+            await inline(live, title('benchTriage.cancelBuild')).catch(() => {});
+            await until('the build to be cancelled', cancelled, 8000).catch(() => {});
+          }
+          await until('the build to be cancelled', cancelled, 60000);
+          await buildRow(/cancelled/).waitFor();
+        } finally {
+          writeFileSync(settingsFile, settings);
         }
-        await until('the build to be cancelled', cancelled, 60000);
-        await buildRow(/cancelled/).waitFor();
         await closeEditors();
         await clearNotifications();
       },

@@ -34,7 +34,12 @@ export async function analyze(source: FileSource, opts: AnalyzeOptions = {}): Pr
     labels: opts.labels ?? [],
   };
   const workspace = new Workspace(opts.folder ?? '.', source, () => settings, opts.index ?? null);
-  await workspace.load(opts);
-  if (opts.index) await workspace.saveIndex();
+  if (opts.index) {
+    // With an index: the last answer at once, then only what changed since is read; the index is
+    // written again only when something did.
+    const { warm, revalidated } = await workspace.open(opts);
+    const change = await revalidated;
+    if (!warm || change.kind !== 'none') await workspace.saveIndex();
+  } else await workspace.load(opts);
   return { workspace, scan: workspace.result, classifications: workspace.classifications, entries: workspace.entries };
 }

@@ -38,6 +38,11 @@ export interface StateData {
   result: ScanResult;
   classifications: Array<[string, Classification]>;
   entries: Array<Omit<CommitTriage, 'roles'> & { roles: Record<Role, { run: string | null; history: string[]; attempts: string[] }> }>;
+  /**
+   * The listing these were computed from (as in the index): a reopen compares the folder with it
+   * and, when nothing changed, never loads the extracts.
+   */
+  listing?: IndexData['listing'];
 }
 
 export interface IndexStore {
@@ -187,15 +192,18 @@ export function fileIndexStore(cacheDir: string, folder: string): IndexStore {
 const INDEX_CAP = 512 * 1024 * 1024;
 const isObj = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
 
+function listingShaped(l: unknown): l is IndexData['listing'] {
+  if (!isObj(l) || !Array.isArray(l.files) || !Array.isArray(l.records)) return false;
+  if (!l.files.every(f => Array.isArray(f) && typeof f[0] === 'string' && typeof f[1] === 'number' && (f[2] === null || typeof f[2] === 'number')))
+    return false;
+  return l.records.every(isObj);
+}
+
 /** The index's shape, checked field by field before use (cheap next to parsing it). */
 function indexShaped(raw: unknown): raw is Parameters<typeof unpack>[0] {
   if (!isObj(raw) || typeof raw.version !== 'number' || typeof raw.build !== 'string' || typeof raw.folder !== 'string' || typeof raw.rulesKey !== 'string')
     return false;
-  const l = raw.listing;
-  if (!isObj(l) || !Array.isArray(l.files) || !Array.isArray(l.records)) return false;
-  if (!l.files.every(f => Array.isArray(f) && typeof f[0] === 'string' && typeof f[1] === 'number' && (f[2] === null || typeof f[2] === 'number')))
-    return false;
-  if (!l.records.every(isObj)) return false;
+  if (!listingShaped(raw.listing)) return false;
   if (!isObj(raw.files)) return false;
   for (const f of Object.values(raw.files)) {
     if (!isObj(f) || typeof f.s !== 'string' || !isObj(f.x) || (f.c !== undefined && !isObj(f.c))) return false;
@@ -214,6 +222,7 @@ function stateShaped(raw: unknown): raw is StateData {
   if (!isObj(r) || !Array.isArray(r.runs) || !r.runs.every(x => isObj(x) && typeof x.id === 'string')) return false;
   if (!Array.isArray(raw.classifications) || !raw.classifications.every(c => Array.isArray(c) && typeof c[0] === 'string' && isObj(c[1]))) return false;
   if (!Array.isArray(raw.entries)) return false;
+  if (raw.listing !== undefined && !listingShaped(raw.listing)) return false;
   for (const e of raw.entries) {
     if (!isObj(e) || typeof e.commit !== 'string' || !isObj(e.roles)) return false;
     for (const v of Object.values(e.roles))

@@ -6,7 +6,7 @@ import { SwarmRuntime } from '../runner/swarmRuntime';
 import { Runner, type RunEvents } from '../runner/execute';
 import { HostQueue } from '../runner/hostQueue';
 import { gpuRefusal, hostKind, type HostConfig } from '../core/run/hosts';
-import { DEFAULT_TEMPLATES, planRun, PlanError, type ImageTemplates, type RunPlan } from '../core/run/plan';
+import { imageTemplatesOf, planRun, PlanError, type ImageTemplates, type RunPlan } from '../core/run/plan';
 import { benchFormsAt } from '../runner/containerFiles';
 import { parsePerfCommand, type BenchForms } from '../core/perfcmd';
 import { newRunId } from '../runner/runRecord';
@@ -162,7 +162,7 @@ export class Runs {
   plan(t: RunTarget, s: RunSettings): RunPlan[] {
     const refusals: Array<{ role: Role; message: string }> = [];
     const plans: RunPlan[] = [];
-    const templates = { human: s.templates?.human || DEFAULT_TEMPLATES.human, baseline: s.templates?.baseline || DEFAULT_TEMPLATES.baseline };
+    const templates = imageTemplatesOf(s.templates);
     for (const role of t.roles) {
       try {
         plans.push(

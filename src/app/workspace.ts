@@ -70,14 +70,21 @@ export class Workspace {
   private listing: Listing = { files: [], records: [] };
   private readonly extracts = new Map<string, FileExtract>();
   private readonly stamps = new Map<string, string>();
-  private classifier: Classifier;
+  /** Built when first needed: an answer restored from the index classifies nothing (its rules' automaton is costly). */
+  private classifierMade: Classifier | null = null;
+  private get classifier(): Classifier {
+    return (this.classifierMade ??= classifierFor(this.settings()));
+  }
+  private set classifier(c: Classifier) {
+    this.classifierMade = c;
+  }
   private rulesKey: string;
   result: ScanResult = emptyResult();
   classifications = new Map<string, Classification>();
   entries: CommitTriage[] = [];
   /** Rules that ran out of their time budget (user rules stop for that file; the CLI reports them). */
   get budgetReports() {
-    return this.classifier.budgetReports;
+    return this.classifierMade?.budgetReports ?? [];
   }
   /** Figures of the last load, for the benchmark and the log. */
   lastLoad: { listed: number; read: number; fromIndex: number; classified: number; ms?: Record<string, number> } = {
@@ -93,7 +100,6 @@ export class Workspace {
     private readonly settings: () => WorkspaceSettings,
     private readonly index: IndexStore | null = null,
   ) {
-    this.classifier = classifierFor(settings());
     this.rulesKey = rulesKeyOf(settings().rules);
     this.labelsKey = labelsKeyOf(settings().labels);
   }
@@ -143,6 +149,20 @@ export class Workspace {
       state.settingsKey === this.settingsKey() &&
       this.tryRestore(state)
     ) {
+      if (state.listing) {
+        // The listing the state was computed from: the folder is compared with it, and the
+        // extracts (the bulk of the index) load only when something changed.
+        this.listing = storedListing(state.listing);
+        this.stamps.clear();
+        for (const f of this.listing.files) if (readable(f.path)) this.stamps.set(f.path, stampOf(f));
+        this.extractsLater = async () => {
+          const cached = await this.usableIndex();
+          if (cached && this.tryHydrate(cached, false)) return;
+          this.extracts.clear();
+          await this.load(opts, null);
+        };
+        return { warm: true, revalidated: this.revalidate(opts.signal) };
+      }
       this.pending = this.usableIndex().then(cached => {
         if (cached && this.tryHydrate(cached, false)) return;
         this.pending = null;
@@ -190,19 +210,31 @@ export class Workspace {
 
   /** Set while the extracts of a warm open are still loading: updates wait for them. */
   private pending: Promise<void> | null = null;
+  /** After a warm open whose state held its listing: how to load the extracts, once something needs them. */
+  private extractsLater: (() => Promise<void>) | null = null;
+
+  /** The extracts are here (loaded now if a warm open left them on disk). */
+  private async extractsReady(): Promise<void> {
+    await this.pending;
+    const later = this.extractsLater;
+    if (!later) return;
+    this.extractsLater = null;
+    this.pending = later();
+    await this.pending;
+  }
 
   /** Listing, extracts and classifications from the index; with `compute`, the results from them too. */
   private hydrate(cached: IndexData, compute: boolean): void {
-    const files: ListedFile[] = cached.listing.files.map(([path, size, mtimeMs]) => ({ path, size, ...(mtimeMs !== null ? { mtimeMs } : {}) }));
+    const listing = storedListing(cached.listing);
     const extracts = new Map<string, FileExtract>(),
       stamps = new Map<string, string>();
     for (const [p, f] of Object.entries(cached.files)) {
       extracts.set(p, f.extract);
       stamps.set(p, f.stamp);
     }
-    this.listing = { files, records: cached.listing.records };
+    this.listing = listing;
     this.replaceExtracts(extracts, stamps);
-    this.lastLoad = { listed: files.length, read: 0, fromIndex: extracts.size, classified: 0 };
+    this.lastLoad = { listed: listing.files.length, read: 0, fromIndex: extracts.size, classified: 0 };
     if (!compute) return;
     const raw = assemble(this.listing, extracts);
     const classifications = new Map<string, Classification>();
@@ -257,6 +289,7 @@ export class Workspace {
     for (const f of this.listing.files) if (!now.has(f.path)) changed.push(f.path);
     const recordsChanged = JSON.stringify(listing.records) !== JSON.stringify(this.listing.records);
     if (!changed.length && !recordsChanged) return { kind: 'none' };
+    await this.extractsReady();
     if (recordsChanged) this.listing = { ...this.listing, records: listing.records };
     return this.update(changed, true);
   }
@@ -354,7 +387,7 @@ export class Workspace {
 
   /** New tie band, headline metrics or rules: re-triage (and re-classify for rules) without reading result files. */
   async resettle(): Promise<void> {
-    await this.pending;
+    await this.extractsReady();
     const s = this.settings();
     const key = rulesKeyOf(s.rules);
     const labelsKey = labelsKeyOf(s.labels);
@@ -382,7 +415,7 @@ export class Workspace {
    * the extracts (reading only the changed files).
    */
   async update(paths: readonly string[], force = false): Promise<WorkspaceChange> {
-    await this.pending;
+    await this.extractsReady();
     const changed: Array<{ path: string; listed: ListedFile | null }> = [];
     for (const p of new Set(paths)) {
       if (!isRelevant(p)) continue;
@@ -567,7 +600,8 @@ export class Workspace {
 
   /** The index now (the CLI saves before it exits). */
   async saveIndex(): Promise<void> {
-    if (!this.index) return;
+    // Extracts still on disk: nothing changed since the index was written.
+    if (!this.index || this.extractsLater) return;
     if (this.saveTimer) {
       clearTimeout(this.saveTimer);
       this.saveTimer = null;
@@ -577,14 +611,8 @@ export class Workspace {
       const file = id.slice(0, id.lastIndexOf('#'));
       (byFile.get(file) ?? byFile.set(file, {}).get(file)!)[id] = c;
     }
-    const data: IndexData = {
-      version: INDEX_VERSION,
-      build: BUILD,
-      folder: this.folder,
-      rulesKey: this.rulesKey,
-      files: {},
-      listing: { files: this.listing.files.map(f => [f.path, f.size, f.mtimeMs ?? null]), records: this.listing.records },
-    };
+    const listing: IndexData['listing'] = { files: this.listing.files.map(f => [f.path, f.size, f.mtimeMs ?? null]), records: this.listing.records };
+    const data: IndexData = { version: INDEX_VERSION, build: BUILD, folder: this.folder, rulesKey: this.rulesKey, files: {}, listing };
     for (const [p, x] of this.extracts) data.files[p] = { stamp: this.stamps.get(p) ?? '', extract: x, classifications: byFile.get(p) ?? {} };
     await this.index.save(data).catch(() => undefined);
     const state: StateData = {
@@ -592,6 +620,7 @@ export class Workspace {
       build: BUILD,
       folder: this.folder,
       settingsKey: this.settingsKey(),
+      listing,
       result: this.result,
       classifications: [...this.classifications],
       entries: this.entries.map(e => ({
@@ -609,6 +638,12 @@ export class Workspace {
 }
 
 const dirOf = (p: string) => p.slice(0, p.lastIndexOf('/') + 1);
+
+/** A listing as the index stores it ([path, size, mtime] rows) back in memory. */
+const storedListing = (l: IndexData['listing']): Listing => ({
+  files: l.files.map(([path, size, mtimeMs]) => ({ path, size, ...(mtimeMs !== null ? { mtimeMs } : {}) })),
+  records: l.records,
+});
 
 /** Binary search in a sorted array: where `key` is, or where it would go. */
 function search<T, K>(

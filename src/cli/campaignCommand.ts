@@ -1,14 +1,15 @@
 import * as path from 'node:path';
 import type { Role } from '../core/model';
 import { parseSelector, refusalLines, rolesOf, selectEntries, type CampaignPlan } from '../core/campaign/plan';
-import { buildCampaignPlanFor, buildsExecutor, campaignPlanFor, itemExecutor, runsExecutor, slotsFor } from '../app/campaignPlan';
+import { buildCampaignPlanFor, campaignPlanFor } from '../app/campaignPlans';
+import { driveCampaign, type CampaignWiring } from '../app/campaignDriver';
 import { Builds, type BuildOptions } from '../app/builds';
 import type { BuildRole } from '../core/run/buildPlan';
-import { CampaignQueue, CampaignRecordError, type CampaignExecutor, type CampaignHost } from '../app/campaigns';
+import { CampaignQueue, CampaignRecordError } from '../app/campaigns';
 import { Runs, type RunSettings } from '../app/runs';
 import { analyzeFolder, loadUserRules } from './analyzeFolder';
 import type { HostConfig } from '../core/run/hosts';
-import { DEFAULT_TEMPLATES } from '../core/run/plan';
+import { imageTemplatesOf } from '../core/run/plan';
 import { resolveTarget } from './target';
 import { clean } from './terminal';
 
@@ -66,7 +67,7 @@ function buildOptions(a: CampaignArgs, host: HostConfig): BuildOptions {
     host,
     checkout: a.settings.checkout ? path.resolve(a.settings.checkout) : null,
     settings: {
-      templates: { human: a.settings.templates?.human || DEFAULT_TEMPLATES.human, baseline: a.settings.templates?.baseline || DEFAULT_TEMPLATES.baseline },
+      templates: imageTemplatesOf(a.settings.templates),
     },
   };
 }
@@ -92,40 +93,34 @@ function printPlan(plan: CampaignPlan, out: Out): void {
   }
 }
 
-/** The app's Runs (and Builds, given a checkout) behind the campaign queue, with the CLI's targets and settings. */
-function executor(a: CampaignArgs, runs: Runs, builds: Builds): CampaignExecutor {
-  const hostOf = (label: string) => a.hosts.find(h => h.label === label) ?? a.hosts[0];
-  const images = a.settings.checkout
-    ? buildsExecutor({
-        builds,
+/** The CLI's side of a campaign: targets read from the folder, settings from the options. */
+function wiring(a: CampaignArgs, runs: Runs, builds: Builds): CampaignWiring {
+  return {
+    runs,
+    builds,
+    folder: a.folder,
+    hosts: a.hosts,
+    async runTarget(item, runId) {
+      const t = await resolveTarget(a.folder, item.commit, item.role);
+      return {
         folder: a.folder,
-        async target(item) {
+        commit: t.commit,
+        roles: [item.role],
+        agentRun: t.agentRun,
+        agentPatch: t.patchPath ? path.resolve(a.folder, t.patchPath) : null,
+        runId,
+      };
+    },
+    buildTarget: a.settings.checkout
+      ? async item => {
           const t = await resolveTarget(a.folder, item.commit, item.role);
           return { folder: a.folder, commit: t.commit, role: item.role as BuildRole };
-        },
-        optionsOf: async label => buildOptions(a, hostOf(label)),
-      })
-    : null;
-  return itemExecutor(
-    runsExecutor({
-      runs,
-      folder: a.folder,
-      async targetOf(item, runId) {
-        const t = await resolveTarget(a.folder, item.commit, item.role);
-        return {
-          folder: a.folder,
-          commit: t.commit,
-          roles: [item.role],
-          agentRun: t.agentRun,
-          agentPatch: t.patchPath ? path.resolve(a.folder, t.patchPath) : null,
-          runId,
-        };
-      },
-      settingsOf: async label => ({ ...a.settings, host: hostOf(label) }),
-      secretValues: a.secretValues,
-    }),
-    images,
-  );
+        }
+      : null,
+    runSettings: async host => ({ ...a.settings, host }),
+    buildOptions: async host => buildOptions(a, host),
+    secretValues: a.secretValues,
+  };
 }
 
 function printStatus(s: Awaited<ReturnType<CampaignQueue['status']>>, out: Out): void {
@@ -142,7 +137,6 @@ function printStatus(s: Awaited<ReturnType<CampaignQueue['status']>>, out: Out):
  */
 export async function campaignCommand(a: CampaignArgs, out: Out, err: Out, signal: AbortSignal): Promise<number> {
   a = { ...a, folder: path.resolve(a.folder) };
-  const hosts: CampaignHost[] = a.hosts.map(h => ({ label: h.label, gpus: h.gpus, slots: h.gpus > 0 ? h.gpus : Math.max(1, h.maxParallel ?? 1) }));
   const runs = new Runs();
   const builds = new Builds();
   const progress = (r: { n: number; state: string; runStatus: string | null; host: string | null; error: string | null }) =>
@@ -163,12 +157,12 @@ export async function campaignCommand(a: CampaignArgs, out: Out, err: Out, signa
         err('nothing to run\n');
         return 1;
       }
-      const q = await CampaignQueue.create(a.folder, plan, { select: a.select!, repeats: a.repeats, hosts: hosts.map(h => h.label), id: a.id });
+      const q = await CampaignQueue.create(a.folder, plan, { select: a.select!, repeats: a.repeats, hosts: a.hosts.map(h => h.label), id: a.id });
       err(
         `campaign ${q.record.id}: ${plan.items.length} ${a.build ? 'image builds' : `runs, about ${plan.gpuHours.toFixed(1)} GPU-hours`} (${path.relative(a.folder, q.dir)})\n`,
       );
       out(q.record.id);
-      const s = await q.run(executor(a, runs, builds), slotsFor(q.record.items, hosts), signal, progress);
+      const s = await driveCampaign(q, wiring(a, runs, builds), { signal, onChange: progress });
       printStatus(s, err);
       return s.failed || s.cancelled ? 1 : 0;
     }
@@ -178,9 +172,7 @@ export async function campaignCommand(a: CampaignArgs, out: Out, err: Out, signa
       const q = await CampaignQueue.load(a.folder, id);
       if (q.record.items.some(i => i.kind === 'build') && !a.settings.checkout)
         throw new Error(`campaign ${id} builds images: resume needs --checkout DIR (the vLLM checkout their source comes from)`);
-      const exec = executor(a, runs, builds);
-      await q.reconcile(exec, signal, err);
-      const s = await q.run(exec, slotsFor(q.record.items, hosts), signal, progress);
+      const s = await driveCampaign(q, wiring(a, runs, builds), { signal, resume: true, onChange: progress, log: err });
       printStatus(s, err);
       return s.failed || s.cancelled ? 1 : 0;
     }

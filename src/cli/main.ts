@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { ReadRefused, readTextBoundedSync } from '../platform/boundedRead';
-import { DEFAULT_TEMPLATES } from '../core/run/plan';
+import { imageTemplatesOf } from '../core/run/plan';
 import { scanCommand } from './scanCommand';
 import { classifyCommand, classifyLogCommand, reportCommand } from './classifyCommands';
 import { planCommand } from './planCommand';
@@ -168,310 +168,310 @@ function tieBandOf(p: Parsed): number {
   return n;
 }
 
+/** Each command: its arguments after the command word, in; its exit code, out. */
+type Command = (rest: string[], out: (s: string) => void, err: (s: string) => void) => Promise<number>;
+
+const COMMANDS: Record<string, Command> = {
+  scan: async (rest, out, err) => {
+    const a = parseArgs(rest, ['json', 'runs']);
+    if (a.positional.length !== 1) throw new UsageError('scan needs exactly one folder');
+    return scanCommand({ folder: a.positional[0], json: a.flags.has('json'), runs: a.flags.has('runs') }, out, err);
+  },
+  classify: async (rest, out, err) => {
+    const a = parseArgs(rest, ['json', 'allow-failed-requests'], ['tie-band', 'rules', 'metric', 'cache', 'select']);
+    if (a.positional.length !== 1) throw new UsageError('classify needs exactly one folder');
+    return classifyCommand(
+      {
+        folder: a.positional[0],
+        select: a.values.get('select'),
+        json: a.flags.has('json'),
+        tieBand: tieBandOf(a),
+        rules: a.values.get('rules'),
+        primaryMetric: metricOf(a),
+        cache: cacheOf(a),
+        allowFailedRequests: a.flags.has('allow-failed-requests'),
+      },
+      out,
+      err,
+    );
+  },
+  'classify-log': async (rest, out, err) => {
+    const a = parseArgs(rest, ['json'], ['rules']);
+    if (a.positional.length === 0) throw new UsageError('classify-log needs at least one file');
+    return classifyLogCommand({ files: a.positional, json: a.flags.has('json'), rules: a.values.get('rules') }, out, err);
+  },
+  rules: async (rest, out, err) => {
+    const [sub, ...more] = rest;
+    if (sub === 'train') {
+      const t = parseArgs(more, [], ['out']);
+      if (t.positional.length !== 1) throw new UsageError('rules train needs exactly one folder');
+      return rulesTrainCommand({ folder: t.positional[0], out: t.values.get('out') }, out, err);
+    }
+    if (sub !== 'test') throw new UsageError(`rules: unknown subcommand ${sub ?? '(none)'}; try "rules test <folder>" or "rules train <folder>"`);
+    const a = parseArgs(more, ['json', 'cross-validate'], ['rules', 'tsv', 'min-recall', 'stage']);
+    const stage = a.values.get('stage');
+    if (stage !== undefined && stage !== 'structure' && stage !== 'learned') throw new UsageError(`--stage must be structure or learned (got ${stage})`);
+    if (a.positional.length !== 1) throw new UsageError('rules test needs exactly one folder');
+    const minRecall = a.values.has('min-recall') ? Number(a.values.get('min-recall')) : undefined;
+    if (minRecall !== undefined && !(minRecall >= 0 && minRecall <= 1))
+      throw new UsageError(`--min-recall must be between 0 and 1 (got ${a.values.get('min-recall')})`);
+    return rulesTestCommand(
+      {
+        folder: a.positional[0],
+        json: a.flags.has('json'),
+        rules: a.values.get('rules'),
+        tsv: a.values.get('tsv'),
+        minRecall,
+        crossValidate: a.flags.has('cross-validate'),
+        stage,
+      },
+      out,
+      err,
+    );
+  },
+  label: async (rest, out, err) => {
+    const a = parseArgs(rest, ['list'], ['commit', 'agent', 'role', 'category', 'note']);
+    if (a.positional.length !== 1) throw new UsageError('label needs exactly one folder');
+    return labelCommand(
+      {
+        folder: a.positional[0],
+        commit: a.values.get('commit'),
+        agent: a.values.get('agent'),
+        role: a.values.get('role'),
+        category: a.values.get('category'),
+        note: a.values.get('note'),
+        list: a.flags.has('list'),
+      },
+      out,
+      err,
+    );
+  },
+  report: async (rest, out, err) => {
+    const a = parseArgs(rest, ['include-incomparable', 'allow-failed-requests'], ['format', 'out', 'tie-band', 'rules', 'metric', 'cache']);
+    if (a.positional.length !== 1) throw new UsageError('report needs exactly one folder');
+    const format = a.values.get('format') ?? 'md';
+    if (format !== 'md' && format !== 'json') throw new UsageError(`--format must be md or json (got ${format})`);
+    return reportCommand(
+      {
+        folder: a.positional[0],
+        format,
+        out: a.values.get('out'),
+        tieBand: tieBandOf(a),
+        rules: a.values.get('rules'),
+        primaryMetric: metricOf(a),
+        includeIncomparable: a.flags.has('include-incomparable'),
+        allowFailedRequests: a.flags.has('allow-failed-requests'),
+        cache: cacheOf(a),
+      },
+      out,
+      err,
+    );
+  },
+  plan: async (rest, out, err) => {
+    const a = parseArgs(rest, ['json'], ['folder', 'commit', 'role', 'host', 'gpus', 'recipe', 'agent-patch', 'checkout']);
+    for (const k of ['folder', 'commit', 'role']) if (!a.values.has(k)) throw new UsageError(`plan needs --${k}`);
+    const gpus = Number(a.values.get('gpus') ?? 1);
+    if (!Number.isInteger(gpus) || gpus < 0) throw new UsageError(`--gpus must be a whole number (got ${a.values.get('gpus')})`);
+    const planHost = a.values.get('host') ?? process.env.DOCKER_HOST ?? 'unix:///var/run/docker.sock';
+    const hostProblem = hostAddressProblem(planHost);
+    if (hostProblem) throw new UsageError(`--host ${hostProblem}`);
+    return planCommand(
+      {
+        folder: a.values.get('folder')!,
+        commit: a.values.get('commit')!,
+        role: a.values.get('role')!,
+        host: a.values.get('host') ?? process.env.DOCKER_HOST ?? 'unix:///var/run/docker.sock',
+        gpus,
+        recipes: a.lists.get('recipe') ?? [],
+        agentPatch: a.values.get('agent-patch'),
+        checkout: a.values.get('checkout'),
+        json: a.flags.has('json'),
+      },
+      out,
+      err,
+    );
+  },
+  run: async (rest, out, err) => {
+    const a = parseArgs(
+      rest,
+      ['dry-run'],
+      [
+        'folder',
+        'commit',
+        'role',
+        'recipe',
+        'agent-patch',
+        'checkout',
+        'image-human',
+        'image-baseline',
+        'env',
+        'secret-env',
+        'server-timeout',
+        'benchmark-timeout',
+        ...HOST_OPTIONS,
+      ],
+    );
+    for (const k of ['folder', 'commit', 'role']) if (!a.values.has(k)) throw new UsageError(`run needs --${k}`);
+    const env: Record<string, string> = {};
+    for (const kv of a.lists.get('env') ?? []) {
+      const i = kv.indexOf('=');
+      if (i <= 0) throw new UsageError(`--env needs NAME=VALUE (got ${kv})`);
+      env[kv.slice(0, i)] = kv.slice(i + 1);
+    }
+    const seconds = (k: string) => {
+      const n = a.values.has(k) ? Number(a.values.get(k)) : undefined;
+      if (n !== undefined && !(n > 0)) throw new UsageError(`--${k} must be seconds > 0`);
+      return n;
+    };
+    return runCommand(
+      {
+        folder: a.values.get('folder')!,
+        commit: a.values.get('commit')!,
+        role: a.values.get('role')!,
+        host: hostOf(a),
+        recipes: a.lists.get('recipe') ?? [],
+        dryRun: a.flags.has('dry-run'),
+        agentPatch: a.values.get('agent-patch'),
+        checkout: a.values.get('checkout'),
+        env,
+        templates: { human: a.values.get('image-human'), baseline: a.values.get('image-baseline') },
+        serverTimeoutS: seconds('server-timeout'),
+        benchmarkTimeoutS: seconds('benchmark-timeout'),
+        secretEnv: a.lists.get('secret-env') ?? [],
+      },
+      out,
+      err,
+      interruptSignal(),
+    );
+  },
+  build: async (rest, out, err) => {
+    const a = parseArgs(
+      rest,
+      ['rebuild', 'dry-run', 'json'],
+      ['folder', 'commit', 'role', 'checkout', 'image-human', 'image-baseline', 'human-base', 'dockerfile', 'build-arg', 'timeout', ...HOST_OPTIONS],
+    );
+    for (const k of ['folder', 'commit', 'role']) if (!a.values.has(k)) throw new UsageError(`build needs --${k}`);
+    const args: Record<string, string> = {};
+    for (const kv of a.lists.get('build-arg') ?? []) {
+      const i = kv.indexOf('=');
+      if (i <= 0) throw new UsageError(`--build-arg needs NAME=VALUE (got ${kv})`);
+      args[kv.slice(0, i)] = kv.slice(i + 1);
+    }
+    const timeout = a.values.has('timeout') ? Number(a.values.get('timeout')) : undefined;
+    if (timeout !== undefined && !(timeout > 0)) throw new UsageError('--timeout must be seconds > 0');
+    let dockerfile: string[] | undefined;
+    if (a.values.has('dockerfile')) {
+      try {
+        dockerfile = readTextBoundedSync(a.values.get('dockerfile')!, { maxBytes: 1024 * 1024, follow: true, what: 'the Dockerfile' }).split('\n');
+      } catch (e) {
+        if (e instanceof ReadRefused) throw new UsageError(`--dockerfile ${e.message}`);
+        throw new UsageError(`--dockerfile ${a.values.get('dockerfile')}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+      }
+    }
+    const host = hostOf({ ...a, values: new Map([['gpus', '0'], ...a.values]) });
+    return buildCommand(
+      {
+        folder: a.values.get('folder')!,
+        commit: a.values.get('commit')!,
+        role: a.values.get('role')!,
+        host,
+        checkout: a.values.get('checkout') ?? process.env.BENCH_TRIAGE_VLLM_CHECKOUT,
+        rebuild: a.flags.has('rebuild'),
+        dryRun: a.flags.has('dry-run'),
+        json: a.flags.has('json'),
+        settings: {
+          args,
+          dockerfile,
+          humanBase: a.values.get('human-base'),
+          timeoutS: timeout,
+          templates: imageTemplatesOf({ human: a.values.get('image-human'), baseline: a.values.get('image-baseline') }),
+        },
+      },
+      out,
+      err,
+      interruptSignal(),
+    );
+  },
+  resume: async (rest, out, err) => {
+    const a = parseArgs(rest, [], ['folder', 'secret-env', ...HOST_OPTIONS]);
+    if (!a.values.has('folder')) throw new UsageError('resume needs --folder');
+    return resumeCommand(a.values.get('folder')!, hostOf(a), out, err, interruptSignal(), a.lists.get('secret-env') ?? []);
+  },
+  campaign: async (rest, out, err) => {
+    const [sub, ...more] = rest;
+    if (!['plan', 'start', 'status', 'cancel', 'resume'].includes(sub ?? ''))
+      throw new UsageError(`campaign: unknown subcommand ${sub ?? '(none)'}; one of plan, start, status, cancel, resume`);
+    const a = parseArgs(
+      more,
+      ['json', 'build'],
+      [
+        'folder',
+        'select',
+        'repeats',
+        'id',
+        'recipe',
+        'checkout',
+        'image-human',
+        'image-baseline',
+        'secret-env',
+        'server-timeout',
+        'benchmark-timeout',
+        ...HOST_OPTIONS,
+      ],
+    );
+    if (!a.values.has('folder')) throw new UsageError(`campaign ${sub} needs --folder`);
+    const repeats = Number(a.values.get('repeats') ?? 1);
+    if (!Number.isInteger(repeats) || repeats < 1 || repeats > 100)
+      throw new UsageError(`--repeats must be a whole number from 1 to 100 (got ${a.values.get('repeats')})`);
+    const hostUrls = a.lists.get('host') ?? [undefined];
+    const hosts = hostUrls.map(u => {
+      const one = { ...a, values: new Map(a.values) };
+      if (u !== undefined) one.values.set('host', u);
+      one.values.delete('label');
+      return hostOf(one);
+    });
+    const names = a.lists.get('secret-env') ?? [];
+    const secretEnv = secretEnvOf(names);
+    const seconds = (k: string) => (a.values.has(k) ? Number(a.values.get(k)) : undefined);
+    return campaignCommand(
+      {
+        sub: sub as 'plan',
+        folder: a.values.get('folder')!,
+        select: a.values.get('select'),
+        repeats,
+        id: a.values.get('id'),
+        json: a.flags.has('json'),
+        build: a.flags.has('build'),
+        hosts,
+        settings: {
+          recipes: a.lists.get('recipe') ?? [],
+          templates: { human: a.values.get('image-human'), baseline: a.values.get('image-baseline') },
+          serverTimeoutS: seconds('server-timeout'),
+          benchmarkTimeoutS: seconds('benchmark-timeout'),
+          secretEnv,
+          checkout: a.values.get('checkout') ?? null,
+        },
+        secretValues: () => secretEnv,
+      },
+      out,
+      err,
+      interruptSignal(),
+    );
+  },
+};
+
 export async function main(argv: string[]): Promise<number> {
   const out = (s: string) => process.stdout.write(s + '\n');
   const err = (s: string) => process.stderr.write(s);
   const [cmd, ...rest] = argv;
   try {
-    switch (cmd) {
-      case 'scan': {
-        const a = parseArgs(rest, ['json', 'runs']);
-        if (a.positional.length !== 1) throw new UsageError('scan needs exactly one folder');
-        return await scanCommand({ folder: a.positional[0], json: a.flags.has('json'), runs: a.flags.has('runs') }, out, err);
-      }
-      case 'classify': {
-        const a = parseArgs(rest, ['json', 'allow-failed-requests'], ['tie-band', 'rules', 'metric', 'cache', 'select']);
-        if (a.positional.length !== 1) throw new UsageError('classify needs exactly one folder');
-        return await classifyCommand(
-          {
-            folder: a.positional[0],
-            select: a.values.get('select'),
-            json: a.flags.has('json'),
-            tieBand: tieBandOf(a),
-            rules: a.values.get('rules'),
-            primaryMetric: metricOf(a),
-            cache: cacheOf(a),
-            allowFailedRequests: a.flags.has('allow-failed-requests'),
-          },
-          out,
-          err,
-        );
-      }
-      case 'classify-log': {
-        const a = parseArgs(rest, ['json'], ['rules']);
-        if (a.positional.length === 0) throw new UsageError('classify-log needs at least one file');
-        return await classifyLogCommand({ files: a.positional, json: a.flags.has('json'), rules: a.values.get('rules') }, out, err);
-      }
-      case 'rules': {
-        const [sub, ...more] = rest;
-        if (sub === 'train') {
-          const t = parseArgs(more, [], ['out']);
-          if (t.positional.length !== 1) throw new UsageError('rules train needs exactly one folder');
-          return await rulesTrainCommand({ folder: t.positional[0], out: t.values.get('out') }, out, err);
-        }
-        if (sub !== 'test') throw new UsageError(`rules: unknown subcommand ${sub ?? '(none)'}; try "rules test <folder>" or "rules train <folder>"`);
-        const a = parseArgs(more, ['json', 'cross-validate'], ['rules', 'tsv', 'min-recall', 'stage']);
-        const stage = a.values.get('stage');
-        if (stage !== undefined && stage !== 'structure' && stage !== 'learned') throw new UsageError(`--stage must be structure or learned (got ${stage})`);
-        if (a.positional.length !== 1) throw new UsageError('rules test needs exactly one folder');
-        const minRecall = a.values.has('min-recall') ? Number(a.values.get('min-recall')) : undefined;
-        if (minRecall !== undefined && !(minRecall >= 0 && minRecall <= 1))
-          throw new UsageError(`--min-recall must be between 0 and 1 (got ${a.values.get('min-recall')})`);
-        return await rulesTestCommand(
-          {
-            folder: a.positional[0],
-            json: a.flags.has('json'),
-            rules: a.values.get('rules'),
-            tsv: a.values.get('tsv'),
-            minRecall,
-            crossValidate: a.flags.has('cross-validate'),
-            stage,
-          },
-          out,
-          err,
-        );
-      }
-      case 'label': {
-        const a = parseArgs(rest, ['list'], ['commit', 'agent', 'role', 'category', 'note']);
-        if (a.positional.length !== 1) throw new UsageError('label needs exactly one folder');
-        return await labelCommand(
-          {
-            folder: a.positional[0],
-            commit: a.values.get('commit'),
-            agent: a.values.get('agent'),
-            role: a.values.get('role'),
-            category: a.values.get('category'),
-            note: a.values.get('note'),
-            list: a.flags.has('list'),
-          },
-          out,
-          err,
-        );
-      }
-      case 'report': {
-        const a = parseArgs(rest, ['include-incomparable', 'allow-failed-requests'], ['format', 'out', 'tie-band', 'rules', 'metric', 'cache']);
-        if (a.positional.length !== 1) throw new UsageError('report needs exactly one folder');
-        const format = a.values.get('format') ?? 'md';
-        if (format !== 'md' && format !== 'json') throw new UsageError(`--format must be md or json (got ${format})`);
-        return await reportCommand(
-          {
-            folder: a.positional[0],
-            format,
-            out: a.values.get('out'),
-            tieBand: tieBandOf(a),
-            rules: a.values.get('rules'),
-            primaryMetric: metricOf(a),
-            includeIncomparable: a.flags.has('include-incomparable'),
-            allowFailedRequests: a.flags.has('allow-failed-requests'),
-            cache: cacheOf(a),
-          },
-          out,
-          err,
-        );
-      }
-      case 'plan': {
-        const a = parseArgs(rest, ['json'], ['folder', 'commit', 'role', 'host', 'gpus', 'recipe', 'agent-patch', 'checkout']);
-        for (const k of ['folder', 'commit', 'role']) if (!a.values.has(k)) throw new UsageError(`plan needs --${k}`);
-        const gpus = Number(a.values.get('gpus') ?? 1);
-        if (!Number.isInteger(gpus) || gpus < 0) throw new UsageError(`--gpus must be a whole number (got ${a.values.get('gpus')})`);
-        const planHost = a.values.get('host') ?? process.env.DOCKER_HOST ?? 'unix:///var/run/docker.sock';
-        const hostProblem = hostAddressProblem(planHost);
-        if (hostProblem) throw new UsageError(`--host ${hostProblem}`);
-        return await planCommand(
-          {
-            folder: a.values.get('folder')!,
-            commit: a.values.get('commit')!,
-            role: a.values.get('role')!,
-            host: a.values.get('host') ?? process.env.DOCKER_HOST ?? 'unix:///var/run/docker.sock',
-            gpus,
-            recipes: a.lists.get('recipe') ?? [],
-            agentPatch: a.values.get('agent-patch'),
-            checkout: a.values.get('checkout'),
-            json: a.flags.has('json'),
-          },
-          out,
-          err,
-        );
-      }
-      case 'run': {
-        const a = parseArgs(
-          rest,
-          ['dry-run'],
-          [
-            'folder',
-            'commit',
-            'role',
-            'recipe',
-            'agent-patch',
-            'checkout',
-            'image-human',
-            'image-baseline',
-            'env',
-            'secret-env',
-            'server-timeout',
-            'benchmark-timeout',
-            ...HOST_OPTIONS,
-          ],
-        );
-        for (const k of ['folder', 'commit', 'role']) if (!a.values.has(k)) throw new UsageError(`run needs --${k}`);
-        const env: Record<string, string> = {};
-        for (const kv of a.lists.get('env') ?? []) {
-          const i = kv.indexOf('=');
-          if (i <= 0) throw new UsageError(`--env needs NAME=VALUE (got ${kv})`);
-          env[kv.slice(0, i)] = kv.slice(i + 1);
-        }
-        const seconds = (k: string) => {
-          const n = a.values.has(k) ? Number(a.values.get(k)) : undefined;
-          if (n !== undefined && !(n > 0)) throw new UsageError(`--${k} must be seconds > 0`);
-          return n;
-        };
-        return await runCommand(
-          {
-            folder: a.values.get('folder')!,
-            commit: a.values.get('commit')!,
-            role: a.values.get('role')!,
-            host: hostOf(a),
-            recipes: a.lists.get('recipe') ?? [],
-            dryRun: a.flags.has('dry-run'),
-            agentPatch: a.values.get('agent-patch'),
-            checkout: a.values.get('checkout'),
-            env,
-            templates: { human: a.values.get('image-human'), baseline: a.values.get('image-baseline') },
-            serverTimeoutS: seconds('server-timeout'),
-            benchmarkTimeoutS: seconds('benchmark-timeout'),
-            secretEnv: a.lists.get('secret-env') ?? [],
-          },
-          out,
-          err,
-          interruptSignal(),
-        );
-      }
-      case 'build': {
-        const a = parseArgs(
-          rest,
-          ['rebuild', 'dry-run', 'json'],
-          ['folder', 'commit', 'role', 'checkout', 'image-human', 'image-baseline', 'human-base', 'dockerfile', 'build-arg', 'timeout', ...HOST_OPTIONS],
-        );
-        for (const k of ['folder', 'commit', 'role']) if (!a.values.has(k)) throw new UsageError(`build needs --${k}`);
-        const args: Record<string, string> = {};
-        for (const kv of a.lists.get('build-arg') ?? []) {
-          const i = kv.indexOf('=');
-          if (i <= 0) throw new UsageError(`--build-arg needs NAME=VALUE (got ${kv})`);
-          args[kv.slice(0, i)] = kv.slice(i + 1);
-        }
-        const timeout = a.values.has('timeout') ? Number(a.values.get('timeout')) : undefined;
-        if (timeout !== undefined && !(timeout > 0)) throw new UsageError('--timeout must be seconds > 0');
-        let dockerfile: string[] | undefined;
-        if (a.values.has('dockerfile')) {
-          try {
-            dockerfile = readTextBoundedSync(a.values.get('dockerfile')!, { maxBytes: 1024 * 1024, follow: true, what: 'the Dockerfile' }).split('\n');
-          } catch (e) {
-            if (e instanceof ReadRefused) throw new UsageError(`--dockerfile ${e.message}`);
-            throw new UsageError(`--dockerfile ${a.values.get('dockerfile')}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
-          }
-        }
-        const host = hostOf({ ...a, values: new Map([['gpus', '0'], ...a.values]) });
-        return await buildCommand(
-          {
-            folder: a.values.get('folder')!,
-            commit: a.values.get('commit')!,
-            role: a.values.get('role')!,
-            host,
-            checkout: a.values.get('checkout') ?? process.env.BENCH_TRIAGE_VLLM_CHECKOUT,
-            rebuild: a.flags.has('rebuild'),
-            dryRun: a.flags.has('dry-run'),
-            json: a.flags.has('json'),
-            settings: {
-              args,
-              dockerfile,
-              humanBase: a.values.get('human-base'),
-              timeoutS: timeout,
-              templates: {
-                human: a.values.get('image-human') || DEFAULT_TEMPLATES.human,
-                baseline: a.values.get('image-baseline') || DEFAULT_TEMPLATES.baseline,
-              },
-            },
-          },
-          out,
-          err,
-          interruptSignal(),
-        );
-      }
-      case 'resume': {
-        const a = parseArgs(rest, [], ['folder', 'secret-env', ...HOST_OPTIONS]);
-        if (!a.values.has('folder')) throw new UsageError('resume needs --folder');
-        return await resumeCommand(a.values.get('folder')!, hostOf(a), out, err, interruptSignal(), a.lists.get('secret-env') ?? []);
-      }
-      case 'campaign': {
-        const [sub, ...more] = rest;
-        if (!['plan', 'start', 'status', 'cancel', 'resume'].includes(sub ?? ''))
-          throw new UsageError(`campaign: unknown subcommand ${sub ?? '(none)'}; one of plan, start, status, cancel, resume`);
-        const a = parseArgs(
-          more,
-          ['json', 'build'],
-          [
-            'folder',
-            'select',
-            'repeats',
-            'id',
-            'recipe',
-            'checkout',
-            'image-human',
-            'image-baseline',
-            'secret-env',
-            'server-timeout',
-            'benchmark-timeout',
-            ...HOST_OPTIONS,
-          ],
-        );
-        if (!a.values.has('folder')) throw new UsageError(`campaign ${sub} needs --folder`);
-        const repeats = Number(a.values.get('repeats') ?? 1);
-        if (!Number.isInteger(repeats) || repeats < 1 || repeats > 100)
-          throw new UsageError(`--repeats must be a whole number from 1 to 100 (got ${a.values.get('repeats')})`);
-        const hostUrls = a.lists.get('host') ?? [undefined];
-        const hosts = hostUrls.map(u => {
-          const one = { ...a, values: new Map(a.values) };
-          if (u !== undefined) one.values.set('host', u);
-          one.values.delete('label');
-          return hostOf(one);
-        });
-        const names = a.lists.get('secret-env') ?? [];
-        const secretEnv = secretEnvOf(names);
-        const seconds = (k: string) => (a.values.has(k) ? Number(a.values.get(k)) : undefined);
-        return await campaignCommand(
-          {
-            sub: sub as 'plan',
-            folder: a.values.get('folder')!,
-            select: a.values.get('select'),
-            repeats,
-            id: a.values.get('id'),
-            json: a.flags.has('json'),
-            build: a.flags.has('build'),
-            hosts,
-            settings: {
-              recipes: a.lists.get('recipe') ?? [],
-              templates: { human: a.values.get('image-human'), baseline: a.values.get('image-baseline') },
-              serverTimeoutS: seconds('server-timeout'),
-              benchmarkTimeoutS: seconds('benchmark-timeout'),
-              secretEnv,
-              checkout: a.values.get('checkout') ?? null,
-            },
-            secretValues: () => secretEnv,
-          },
-          out,
-          err,
-          interruptSignal(),
-        );
-      }
-      case undefined:
-      case '-h':
-      case '--help':
-      case 'help':
-        out(USAGE);
-        return cmd ? 0 : 2;
-      default:
-        throw new UsageError(`unknown command ${cmd}`);
+    if (cmd === undefined || cmd === '-h' || cmd === '--help' || cmd === 'help') {
+      out(USAGE);
+      return cmd ? 0 : 2;
     }
+    const command = Object.hasOwn(COMMANDS, cmd) ? COMMANDS[cmd] : undefined;
+    if (!command) throw new UsageError(`unknown command ${cmd}`);
+    return await command(rest, out, err);
   } catch (e) {
     if (e instanceof HelpRequested) {
       out(USAGE);

@@ -1,8 +1,9 @@
 import * as vscode from 'vscode';
 import type { CommitTriage } from '../core/compare';
 import type { CampaignPlan } from '../core/campaign/plan';
-import { CampaignQueue, CampaignRecordError, type CampaignHost, type CampaignStatus } from '../app/campaigns';
-import { buildCampaignPlanFor, buildsExecutor, campaignPlanFor, itemExecutor, runsExecutor, slotsFor } from '../app/campaignPlan';
+import { CampaignQueue, CampaignRecordError, type CampaignStatus } from '../app/campaigns';
+import { buildCampaignPlanFor, campaignPlanFor } from '../app/campaignPlans';
+import { driveCampaign, type CampaignWiring } from '../app/campaignDriver';
 import type { Role } from '../core/model';
 import type { HostConfig } from '../core/run/hosts';
 import type { BuildRole } from '../core/run/buildPlan';
@@ -54,10 +55,6 @@ export class CampaignService implements vscode.Disposable {
     let timer: NodeJS.Timeout | undefined;
     const later = () => (timer ??= setTimeout(() => ((timer = undefined), this.changed.fire()), 1000));
     this.disposables.push(watcher, watcher.onDidChange(later), watcher.onDidCreate(later), { dispose: () => clearTimeout(timer) });
-  }
-
-  private hosts(root: vscode.Uri): CampaignHost[] {
-    return configuredHosts(root).map(h => ({ label: h.label, gpus: h.gpus, slots: h.gpus > 0 ? h.gpus : Math.max(1, h.maxParallel ?? 1) }));
   }
 
   /** The plan of running `entries` (each role, `repeats` times, interleaved) on the folder's hosts. */
@@ -123,34 +120,26 @@ export class CampaignService implements vscode.Disposable {
     const ctl = new AbortController();
     const view: CampaignView = { id: queue.record.id, folder: root, select: queue.record.select, status: await queue.status(), live: true, builds };
     this.live.set(view.id, { queue, view, ctl });
-    const runExec = runsExecutor({
+    const wiring: CampaignWiring = {
       runs: this.runs.runs,
+      builds: this.builds.builds,
       folder: root.fsPath,
-      targetOf: async (item, runId) => {
+      hosts,
+      runTarget: async (item, runId) => {
         const commit = scan.result.commits.find(c => c.hash === item.commit);
         if (!commit) throw new Error(`commit ${item.commit.slice(0, 12)} is not in ${root.fsPath}`);
         return { folder: root.fsPath, commit, roles: [item.role], agentRun: agentRunFor(scan, item.commit, item.agent), runId };
       },
-      settingsOf: label => this.runs.settingsFor(root, hosts.find(h => h.label === label) ?? hosts[0], []),
+      buildTarget: async item => {
+        const commit = scan.result.commits.find(c => c.hash === item.commit);
+        if (!commit) throw new Error(`commit ${item.commit.slice(0, 12)} is not in ${root.fsPath}`);
+        return { folder: root.fsPath, commit, role: item.role as BuildRole };
+      },
+      // SecretStorage is read when a run starts on a host, never to plan or queue one.
+      runSettings: host => this.runs.settingsFor(root, host, []),
+      buildOptions: async host => this.builds.optionsFor(root, host),
       secretValues: names => this.runs.secretValues(names),
-    });
-    const exec = itemExecutor(
-      runExec,
-      buildsExecutor({
-        builds: this.builds.builds,
-        folder: root.fsPath,
-        async target(item) {
-          const commit = scan.result.commits.find(c => c.hash === item.commit);
-          if (!commit) throw new Error(`commit ${item.commit.slice(0, 12)} is not in ${root.fsPath}`);
-          return { folder: root.fsPath, commit, role: item.role as BuildRole };
-        },
-        optionsOf: async label => this.builds.optionsFor(root, hosts.find(h => h.label === label) ?? hosts[0]),
-      }),
-    );
-    const pool = slotsFor(
-      queue.record.items,
-      this.hosts(root).filter(h => hosts.some(x => x.label === h.label)),
-    );
+    };
     const refresh = async () => {
       view.status = await queue.status();
       this.changed.fire();
@@ -159,8 +148,7 @@ export class CampaignService implements vscode.Disposable {
     this.changed.fire();
     this.updateBar();
     try {
-      if (reconcile) await queue.reconcile(exec, ctl.signal);
-      const s = await queue.run(exec, pool, ctl.signal, () => void refresh());
+      const s = await driveCampaign(queue, wiring, { signal: ctl.signal, resume: reconcile, onChange: () => void refresh() });
       view.status = s;
       const tail = builds
         ? `${s.done} of ${s.total} ${view.select} ready${s.failed ? `, ${s.failed} failed (see the Runs view)` : ''}${s.cancelled ? `, ${s.cancelled} cancelled` : ''}`

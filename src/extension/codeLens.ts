@@ -26,7 +26,10 @@ export class PerfCodeLens implements vscode.CodeLensProvider {
   readonly onDidChangeCodeLenses = this.changed.event;
 
   constructor(private readonly store: Store) {
-    store.onDidChange(() => this.changed.fire());
+    // The lenses name commits the folder knows: a change within known commits moves none of them.
+    store.onDidChange(c => {
+      if (c.kind !== 'commits') this.changed.fire();
+    });
   }
 
   dispose(): void {

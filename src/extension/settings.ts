@@ -2,7 +2,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { BuildSettings } from '../core/run/buildPlan';
 import { hostAddressProblem, maskHostPassword, splitHostUrl, type HostConfig } from '../core/run/hosts';
-import { DEFAULT_TEMPLATES, type ImageTemplates } from '../core/run/plan';
+import { imageTemplatesOf, type ImageTemplates } from '../core/run/plan';
 import { metricDef, OVERRIDE_KEYS, type PrimaryOverride } from '../core/metrics';
 import { MAX_LABELS_BYTES, MAX_RULES_BYTES, parseLabels, parseRulesFile, type Label, type Rule } from '../core/classify';
 import { readTextBounded } from '../platform/boundedRead';
@@ -44,7 +44,7 @@ export function configuredHosts(scope?: vscode.Uri): HostConfig[] {
 
 export function imageTemplates(scope?: vscode.Uri): ImageTemplates {
   const t = config(scope).get<Partial<ImageTemplates>>('imageTemplates') ?? {};
-  return { human: t.human || DEFAULT_TEMPLATES.human, baseline: t.baseline || DEFAULT_TEMPLATES.baseline };
+  return imageTemplatesOf(t);
 }
 
 export function timeouts(scope?: vscode.Uri): { serverS: number; benchmarkS: number } {

@@ -49,8 +49,11 @@ export class Webviews implements vscode.Disposable {
       );
     // Fresh numbers after a rerun or a rescan.
     this.subs.push(
-      store.onDidChange(() => {
+      store.onDidChange(c => {
+        // A change of some commits redraws their Compare panels and the Dashboard, not every panel.
+        const touched = c.kind === 'commits' ? new Set(c.commits) : null;
         for (const [key, p] of this.panels) {
+          if (touched && key !== 'dashboard' && !touched.has(key.split(':')[1])) continue;
           const d = this.dataFor(key);
           if (d) this.post(p.panel, (p.data = d));
         }

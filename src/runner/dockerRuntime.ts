@@ -1,4 +1,8 @@
-import Docker from 'dockerode';
+import type Docker from 'dockerode';
+
+// Loaded with the first engine: `classify` and the other commands that never reach one do not pay
+// for dockerode and its SSH transport at start-up.
+const dockerode = (): typeof Docker => require('dockerode') as typeof Docker;
 import { PassThrough, type Writable } from 'node:stream';
 import { DockerDemuxer } from './demux';
 import { describeDockerError, RunnerError } from './errors';
@@ -37,7 +41,7 @@ export class DockerRuntime implements ContainerRuntime, ImageRuntime {
     const { options, hostKeyProblem } = connectOptions(host, env);
     this.hostKeyProblem = hostKeyProblem;
     // The env-derived defaults of docker-modem would override ours (DOCKER_HOST, DOCKER_CERT_PATH): pass everything explicitly.
-    this.docker = new Docker({ ...options, connectionTimeout: 15_000 } as Docker.DockerOptions);
+    this.docker = new (dockerode())({ ...options, connectionTimeout: 15_000 } as Docker.DockerOptions);
   }
 
   private fail(e: unknown): RunnerError {

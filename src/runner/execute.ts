@@ -6,6 +6,7 @@ import { benchmarksFromCheckout, C, fileFromCheckout, hasCommit, helperFile, tar
 import { RunnerError } from './errors';
 import type { HostQueue } from './hostQueue';
 import { LogSink } from './logSink';
+import { RunMasks, secretValues } from './secretMasks';
 import { ownerAlive, ownerHere } from '../platform/processAlive';
 import { readRunRecord } from './recordRead';
 import type { RunPlan } from '../core/run/plan';
@@ -87,17 +88,6 @@ async function patchRefusal(file: string): Promise<string | null> {
   }
 }
 
-/** Every value a run must never store. */
-const secretValues = (req: Pick<RunRequest, 'secretEnv' | 'secrets'>) =>
-  [...Object.values(req.secretEnv ?? {}), ...(req.secrets ?? [])].filter(s => s.length >= 4);
-
-/** Masks secret values in text the runner stores itself (notes, errors, run.json, result.json). */
-export function maskText(text: string, secrets: readonly string[]): string {
-  let out = text;
-  for (const s of secrets) if (s.length >= 4 && out.includes(s)) out = out.split(s).join('*'.repeat(s.length));
-  return out;
-}
-
 /** Thrown inside a run to end it with a state (not a crash of the runner). */
 class RunEnd extends Error {
   constructor(
@@ -123,7 +113,7 @@ export class Runner {
   ) {}
 
   /** The secret values of each run this runner drives: masked in everything it stores. */
-  private readonly masks = new WeakMap<RunRecord, string[]>();
+  private readonly masks = new RunMasks();
 
   async run(req: RunRequest): Promise<RunRecord> {
     const dir = runDir(req.folder, req.plan);
@@ -679,8 +669,7 @@ export class Runner {
   }
 
   private mask(r: RunRecord): (t: string) => string {
-    const secrets = this.masks.get(r) ?? [];
-    return t => maskText(t, secrets);
+    return this.masks.of(r);
   }
 
   private note(dir: string, r: RunRecord, line: string): void {

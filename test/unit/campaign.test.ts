@@ -14,7 +14,9 @@ import {
   selectEntries,
   type CampaignItem,
 } from '../../src/core/campaign/plan';
-import { buildsExecutor, itemExecutor, slotsFor } from '../../src/app/campaignPlan';
+import { buildsExecutor, driveCampaign, itemExecutor, slotsFor } from '../../src/app/campaignDriver';
+import type { Runs } from '../../src/app/runs';
+import { runResultDir } from '../../src/core/run/plan';
 import type { Builds } from '../../src/app/builds';
 import { CampaignQueue, type CampaignExecutor } from '../../src/app/campaigns';
 import { BUILD_RECORD_SCHEMA } from '../../src/core/ingest';
@@ -411,6 +413,54 @@ describe('campaigns (issue 15): plan, durable queue, resume', function () {
     }
   });
 
+  it('one driver: a run is queued without planning or reading a secret, and planned once when it starts, on the host it landed on', async () => {
+    const folder = tmp();
+    try {
+      const q = await CampaignQueue.create(folder, { items: items(3), refusals: [], gpuHours: 0 }, { select: 'x=y', repeats: 1, hosts: ['a', 'b'] });
+      const settingsAsked: string[] = [];
+      const started: Array<[string, string | undefined]> = [];
+      const runs = {
+        plan: () => assert.fail('nothing is planned to queue a run'),
+        async start(t: { runId?: string }, s: { host: { label: string } }) {
+          started.push([s.host.label, t.runId]);
+          return [{ status: 'succeeded', error: null }];
+        },
+      } as unknown as Runs;
+      const hosts = [
+        { label: 'a', docker: '', gpus: 1 },
+        { label: 'b', docker: '', gpus: 1 },
+      ];
+      const s = await driveCampaign(
+        q,
+        {
+          runs,
+          builds: {} as Builds,
+          folder,
+          hosts,
+          runTarget: async (item, runId) => ({ folder, commit: { hash: item.commit } as never, roles: [item.role], agentRun: null, runId }),
+          buildTarget: null,
+          runSettings: async host => (settingsAsked.push(host.label), { host }),
+          buildOptions: async () => assert.fail('no build'),
+          secretValues: () => assert.fail('no secret read to queue or start a run (the settings carry them)'),
+        },
+        { signal: new AbortController().signal },
+      );
+      assert.equal(s.done, 3);
+      assert.equal(settingsAsked.length, 3, 'the settings (and their secrets) are read once per run, when it starts');
+      const recs = await q.items();
+      for (const r of recs) {
+        assert.equal(r.resultDir, runResultDir(`c${String(r.n - 1).padStart(7, '0')}`, 'baseline', r.runId!));
+        assert.ok(
+          started.some(([host, id]) => host === r.host && id === r.runId),
+          `run ${r.n} started on ${r.host} under its queued id`,
+        );
+      }
+      assert.deepEqual(new Set(recs.map(r => r.host)), new Set(['a', 'b']), 'both hosts of the pool took runs');
+    } finally {
+      fs.rmSync(folder, { recursive: true, force: true });
+    }
+  });
+
   it('a process that stops (a window reload) leaves its runs queued for Resume, not cancelled', async () => {
     const folder = tmp();
     try {
@@ -532,7 +582,13 @@ describe('campaigns of image builds (issue 16: groups go through the campaign qu
     assert.deepEqual(await x.recorded('build/1'), { status: 'succeeded', final: true });
     await assert.rejects(itemExecutor(fake('run'), null).prepare(build), /needs a vLLM checkout/);
     // build.json as the Builder leaves it: a dead process's build is not final and nobody drives it; reused is a success.
-    const bx = buildsExecutor({ builds: {} as Builds, folder, target: async () => ({}) as never, optionsOf: async () => ({}) as never });
+    const bx = buildsExecutor({
+      builds: {} as Builds,
+      folder,
+      target: async () => ({}) as never,
+      hostOf: () => ({}) as never,
+      optionsOf: async () => ({}) as never,
+    });
     const write = (d: string, r: object) => {
       fs.mkdirSync(path.join(folder, d), { recursive: true });
       const whole = { schema: BUILD_RECORD_SCHEMA, buildId: d, commit: 'aaaa1111', error: null, log: 'build.log', dockerfile: 'Dockerfile', logBytes: 0, ...r };

@@ -139,12 +139,23 @@ describe('Workspace: the service layer both front ends use [ISO-Bench data]', fu
     const first = open(dir, cache);
     await first.load();
     await first.saveIndex();
-    const again = open(dir, cache);
+    // What is loaded from the index and written to it: counted.
+    const store = fileIndexStore(cache, dir);
+    const calls = { load: 0, save: 0, saveState: 0 };
+    const counted: typeof store = {
+      ...store,
+      load: () => (calls.load++, store.load()),
+      save: d => (calls.save++, store.save(d)),
+      saveState: d => (calls.saveState++, store.saveState(d)),
+    };
+    const again = new Workspace(dir, nodeFileSource(dir), settings, counted);
     const { warm, revalidated } = await again.open();
     assert.equal(warm, true);
     assert.equal(again.lastLoad.read, 0);
     assert.deepEqual(shape(again), shape(first));
     assert.deepEqual(await revalidated, { kind: 'none' });
+    await again.saveIndex();
+    assert.deepEqual(calls, { load: 0, save: 0, saveState: 0 }, 'nothing changed: the extracts (the bulk of the index) stay on disk and nothing is written');
     // Changed while closed: size and mtime differ, so revalidation re-reads exactly that file.
     const run = first.result.runs.find(r => r.provenance.schema === 'S2' && r.role === 'agent')!;
     const file = path.join(dir, run.provenance.file);
@@ -153,10 +164,11 @@ describe('Workspace: the service layer both front ends use [ISO-Bench data]', fu
     doc.error = doc.status === 'error' ? 'RuntimeError: Engine core initialization failed.' : null;
     writeFileSync(file, JSON.stringify(doc));
     utimesSync(file, new Date(), new Date(Date.now() + 5000));
-    const third = open(dir, cache);
+    const third = new Workspace(dir, nodeFileSource(dir), settings, counted);
     const r3 = await third.open();
     assert.equal(r3.warm, true);
     assert.notEqual((await r3.revalidated).kind, 'none');
+    assert.equal(calls.load, 1, 'a changed file loads the extracts, once');
     const fresh = open(dir);
     await fresh.load();
     assert.deepEqual(shape(third), shape(fresh));

@@ -1,7 +1,7 @@
 import { maskSecretShapes } from '../logs/secretShapes';
 import type { Commit, Role } from '../model';
 import type { HostConfig } from './hosts';
-import { DEFAULT_TEMPLATES, imageFor, type ImageTemplates } from './plan';
+import { imageFor, imageTemplatesOf, type ImageTemplates } from './plan';
 
 /** Roles that have an image of their own (the agent runs on the baseline's). */
 export const BUILD_ROLES = ['baseline', 'human'] as const;
@@ -93,7 +93,7 @@ export function planBuild(commit: Commit, role: Role, opts: { host: HostConfig; 
   if (!/^[0-9a-f]{40}$/.test(commit.hash)) throw new BuildPlanError(`only the prefix ${commit.hash} of the commit is known: its source cannot be named`);
   if (role === 'baseline' && !commit.parent) throw new BuildPlanError(`the parent of ${c12} is unknown, so there is no baseline source to build`);
   if (role === 'baseline' && !/^[0-9a-f]{7,40}$/.test(commit.parent!)) throw new BuildPlanError(`the parent "${commit.parent}" of ${c12} is not a commit id`);
-  const templates = s.templates ?? DEFAULT_TEMPLATES;
+  const templates = imageTemplatesOf(s.templates);
   const tag = imageFor(commit, role, templates);
   const humanImage = imageFor(commit, 'human', templates);
   const base = role === 'baseline' ? humanImage : (s.humanBase ?? '').trim();

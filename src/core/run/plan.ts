@@ -12,6 +12,12 @@ export interface ImageTemplates {
 }
 export const DEFAULT_TEMPLATES: ImageTemplates = { human: 'anonymous/vllm-bench:{commit}', baseline: 'anonymous/vllm-baseline:baseline-{parent12}' };
 
+/** The image templates in force: each one given (settings, flags) where set, else the default. */
+export const imageTemplatesOf = (t?: Partial<ImageTemplates> | null): ImageTemplates => ({
+  human: t?.human || DEFAULT_TEMPLATES.human,
+  baseline: t?.baseline || DEFAULT_TEMPLATES.baseline,
+});
+
 export interface PlanOptions {
   host: HostConfig;
   templates?: ImageTemplates;
@@ -88,6 +94,9 @@ export function imageFor(commit: Pick<Commit, 'hash' | 'parent'>, role: Role, te
   return fill(role === 'human' ? templates.human : templates.baseline, templateVars(commit));
 }
 
+/** Where a run's files go, relative to the folder: known from its id before anything is planned. */
+export const runResultDir = (commit: string, role: Role, runId: string) => `.bench-triage/runs/${commit.slice(0, 8)}/${role}/${runId}`;
+
 /**
  * (commit, role, host, options) → everything the runner will do, decided before anything runs.
  * Refuses commands with placeholders or shell operators, and GPU needs the host cannot meet.
@@ -118,7 +127,6 @@ export function planRun(commit: Commit, role: Role, opts: PlanOptions): RunPlan 
   if (role !== 'human' && !commit.parent)
     throw new PlanError(`the parent of ${commit.hash.slice(0, 12)} is unknown, so the baseline image cannot be named; add it to a mapping file or the dataset`);
   if (role === 'agent' && !opts.agentPatch) throw new PlanError(`no agent patch for ${commit.hash.slice(0, 12)}: pick a model_patch.diff`);
-  const vars = templateVars(commit);
   const image = imageFor(commit, role, opts.templates);
   const benchCommit = role === 'human' ? commit.hash : commit.parent!;
   const script = parsed.script!.startsWith('vllm bench') ? parsed.script! : `benchmarks/${parsed.script}`;
@@ -134,7 +142,7 @@ export function planRun(commit: Commit, role: Role, opts: PlanOptions): RunPlan 
   // The serving client writes its numbers with --save-result; offline scripts differ by version,
   // so their printed result block is parsed (core/logs/printedMetrics).
   const supportsSaveResult = serving;
-  const resultDir = `.bench-triage/runs/${vars.commit8}/${role}/${opts.runId}`;
+  const resultDir = runResultDir(commit.hash, role, opts.runId);
   // Scripts are copied to C.src in the container (from the commit's checkout, or from the image).
   const benchArgv = script.startsWith('vllm bench') ? [...script.split(' '), ...args] : ['python3', `${C.src}/${script}`, ...args];
   // Every new serving run keeps per-request samples (TTFT, TPOT, E2E): the CLI and 2025 scripts
