@@ -772,7 +772,8 @@ try {
           `${roles.join(', ')} of f6978a76 to succeed`,
           async () => {
             const x = classify(folder).find(y => y.commit.startsWith('f6978a76'));
-            return x && roles.every(r => x.roles[r]?.status === 'success') ? x : null;
+            // Each role's run is this rerun's (the runner's result.json), not an older success of another pipeline.
+            return x && roles.every(r => x.roles[r]?.status === 'success' && /(^|\/)\.bench-triage\/runs\//.test(x.roles[r]?.file ?? '')) ? x : null;
           },
           300000,
         );

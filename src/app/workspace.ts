@@ -35,7 +35,7 @@ import type { PrimaryOverride } from '../core/metrics';
 import type { Commit, Run } from '../core/model';
 import { EntryKeys, type EntryKey } from './identity';
 import type { IndexData, IndexStore, StateData } from './indexStore';
-import { ROLES } from '../core/model';
+import { indexFiles, listingRows, restoredEntries, storedEntries, storedListing } from './indexForms';
 
 export interface WorkspaceSettings {
   tieBand: number;
@@ -246,28 +246,9 @@ export class Workspace {
 
   /** The state a warm open shows: entries re-linked to their runs and classifications. */
   private restoreState(s: StateData): void {
-    const runs = new Map(s.result.runs.map(r => [r.id, r]));
     this.result = s.result;
     this.classifications = new Map(s.classifications);
-    const cls = this.classifications;
-    this.entries = s.entries.map(e => ({
-      ...e,
-      roles: Object.fromEntries(
-        ROLES.map(role => {
-          const v = e.roles[role];
-          const run = v.run ? (runs.get(v.run) ?? null) : null;
-          return [
-            role,
-            {
-              run,
-              history: v.history.map(id => runs.get(id)!).filter(Boolean),
-              attempts: v.attempts.map(id => runs.get(id)!).filter(Boolean),
-              classification: run ? (cls.get(run.id) ?? null) : null,
-            },
-          ];
-        }),
-      ) as CommitTriage['roles'],
-    }));
+    this.entries = restoredEntries(s, this.classifications);
     this.lastLoad = { listed: 0, read: 0, fromIndex: s.result.runs.length, classified: 0 };
   }
 
@@ -606,14 +587,15 @@ export class Workspace {
       clearTimeout(this.saveTimer);
       this.saveTimer = null;
     }
-    const byFile = new Map<string, Record<string, Classification>>();
-    for (const [id, c] of this.classifications) {
-      const file = id.slice(0, id.lastIndexOf('#'));
-      (byFile.get(file) ?? byFile.set(file, {}).get(file)!)[id] = c;
-    }
-    const listing: IndexData['listing'] = { files: this.listing.files.map(f => [f.path, f.size, f.mtimeMs ?? null]), records: this.listing.records };
-    const data: IndexData = { version: INDEX_VERSION, build: BUILD, folder: this.folder, rulesKey: this.rulesKey, files: {}, listing };
-    for (const [p, x] of this.extracts) data.files[p] = { stamp: this.stamps.get(p) ?? '', extract: x, classifications: byFile.get(p) ?? {} };
+    const listing = listingRows(this.listing);
+    const data: IndexData = {
+      version: INDEX_VERSION,
+      build: BUILD,
+      folder: this.folder,
+      rulesKey: this.rulesKey,
+      listing,
+      files: indexFiles(this.extracts, this.stamps, this.classifications),
+    };
     await this.index.save(data).catch(() => undefined);
     const state: StateData = {
       version: INDEX_VERSION,
@@ -623,27 +605,13 @@ export class Workspace {
       listing,
       result: this.result,
       classifications: [...this.classifications],
-      entries: this.entries.map(e => ({
-        ...e,
-        roles: Object.fromEntries(
-          ROLES.map(role => [
-            role,
-            { run: e.roles[role].run?.id ?? null, history: e.roles[role].history.map(r => r.id), attempts: e.roles[role].attempts.map(r => r.id) },
-          ]),
-        ) as StateData['entries'][number]['roles'],
-      })),
+      entries: storedEntries(this.entries),
     };
     await this.index.saveState(state).catch(() => undefined);
   }
 }
 
 const dirOf = (p: string) => p.slice(0, p.lastIndexOf('/') + 1);
-
-/** A listing as the index stores it ([path, size, mtime] rows) back in memory. */
-const storedListing = (l: IndexData['listing']): Listing => ({
-  files: l.files.map(([path, size, mtimeMs]) => ({ path, size, ...(mtimeMs !== null ? { mtimeMs } : {}) })),
-  records: l.records,
-});
 
 /** Binary search in a sorted array: where `key` is, or where it would go. */
 function search<T, K>(
