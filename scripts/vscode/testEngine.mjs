@@ -2,7 +2,7 @@
 // test/docker/runWorkspace.worker.ts starts the suite's dockerd (+ sshd) and writes the folder;
 // stopTestEngine ends them through their pid files.
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 
 const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..');
@@ -14,8 +14,12 @@ export function prepareRunsWorkspace(mode = 'runs') {
     encoding: 'utf8',
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  return { ...JSON.parse(raw), raw };
+  const ws = JSON.parse(raw);
+  if (ws.root) made.push(ws.root);
+  return { ...ws, raw };
 }
+/** The temporary folders the workspaces were made in: removed with the engine. */
+const made = [];
 
 /** Stops the engine and its sshd, waits for dockerd to exit, then removes its network namespace. */
 export function stopTestEngine() {
@@ -35,6 +39,7 @@ export function stopTestEngine() {
   } catch {
     /* already gone */
   }
+  for (const d of made.splice(0)) rmSync(d, { recursive: true, force: true });
 }
 
 const alive = pid => {

@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync, rmSync } from 'node:fs';
 import * as path from 'node:path';
 import Docker from 'dockerode';
 import { Builds } from '../../src/app/builds';
@@ -86,6 +86,7 @@ describe('image builds on a real Docker engine (issue 16)', function () {
   });
 
   after(async function () {
+    if (fx) rmSync(fx.root, { recursive: true, force: true });
     if (engine) await engine.stop();
   });
 

@@ -58,8 +58,9 @@ async function main(): Promise<void> {
     ),
   );
   // The engine keeps running after this process (its pid files let the caller stop it).
-  process.stdout.write(JSON.stringify({ folder: fx.folder, checkout: fx.checkout, engine: engine.unix, human: fx.human, parent: fx.parent }), () =>
-    process.exit(0),
+  process.stdout.write(
+    JSON.stringify({ root: fx.root, folder: fx.folder, checkout: fx.checkout, engine: engine.unix, human: fx.human, parent: fx.parent }),
+    () => process.exit(0),
   );
 }
 
@@ -86,7 +87,7 @@ function demo(engine: string): void {
     env: { ...process.env, DOCKER_HOST: engine },
   });
   if (images.status !== 0) throw new Error(images.stderr);
-  process.stdout.write(JSON.stringify({ folder, engine }), () => process.exit(0));
+  process.stdout.write(JSON.stringify({ root: folder, folder, engine }), () => process.exit(0));
 }
 
 main().catch(e => {

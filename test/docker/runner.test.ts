@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { cpSync, createReadStream, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, createReadStream, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync, rmSync } from 'node:fs';
 import * as path from 'node:path';
 import Docker from 'dockerode';
 import { DockerRuntime } from '../../src/runner/dockerRuntime';
@@ -125,6 +125,7 @@ describe('runner on a real Docker engine with the fake vLLM image', function () 
   });
 
   after(async function () {
+    if (fx) rmSync(fx.root, { recursive: true, force: true });
     if (!engine) return;
     const left = await labelled();
     await engine.stop();

@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import * as path from 'node:path';
 import Docker from 'dockerode';
 import { buildFakeImage, missingPrerequisites, startEngine, type Engine } from '../support/dockerEngine';
@@ -99,6 +99,7 @@ describe('Docker Swarm as the cluster backend (a one-node swarm with 2 fake NVID
   });
 
   after(async function () {
+    if (fx) rmSync(fx.root, { recursive: true, force: true });
     if (!engine) return;
     await settle();
     const left = await leftovers();

@@ -8,6 +8,8 @@ const REPO = repoRoot();
 export const FAKE_VLLM = path.join(REPO, 'test/fake-vllm');
 
 export interface RunFixture {
+  /** The temporary folder holding all of it: removed by the suite when it ends. */
+  root: string;
   folder: string;
   checkout: string;
   parent: string;
@@ -72,7 +74,7 @@ export function makeRunFixture(
     writeFileSync(path.join(item, 'model_patch.diff'), patch);
     return f;
   };
-  return { folder: folder('results', goodPatch), badPatchFolder: folder('results-bad-patch', badPatch), checkout, parent, human };
+  return { root, folder: folder('results', goodPatch), badPatchFolder: folder('results-bad-patch', badPatch), checkout, parent, human };
 }
 
 /**

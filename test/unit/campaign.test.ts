@@ -564,46 +564,59 @@ describe('campaigns of image builds (issue 16: groups go through the campaign qu
 
   it('a campaign sends builds to Builds and runs to Runs; a killed build is queued again, a finished one counts', async () => {
     const folder = tmp();
-    const seen: string[] = [];
-    const fake = (name: string) =>
-      ({
-        prepare: async (i: CampaignItem) => (seen.push(`${name}:prepare:${i.n}`), { runId: `${name}${i.n}`, resultDir: `${name}/${i.n}` }),
-        start: async (i: CampaignItem) => (seen.push(`${name}:start:${i.n}`), { status: 'succeeded', error: null }),
-        recorded: async (d: string) => (d.startsWith(name) ? { status: 'succeeded', final: true } : null),
-        reattach: async () => void seen.push(`${name}:reattach`),
-      }) as CampaignExecutor;
-    const build: CampaignItem = { n: 1, kind: 'build', commit: 'aaaa1111', agent: null, role: 'baseline', repeat: 1, estimateS: 10, gpus: 0 };
-    const runItem: CampaignItem = { ...build, n: 2, kind: undefined, gpus: 1 };
-    const x = itemExecutor(fake('run'), fake('build'));
-    await x.prepare(build);
-    await x.start(runItem, { runId: 'r', resultDir: 'd' }, 'h', new AbortController().signal);
-    await x.reattach('h', new AbortController().signal);
-    assert.deepEqual(seen, ['build:prepare:1', 'run:start:2', 'run:reattach']);
-    assert.deepEqual(await x.recorded('build/1'), { status: 'succeeded', final: true });
-    await assert.rejects(itemExecutor(fake('run'), null).prepare(build), /needs a vLLM checkout/);
-    // build.json as the Builder leaves it: a dead process's build is not final and nobody drives it; reused is a success.
-    const bx = buildsExecutor({
-      builds: {} as Builds,
-      folder,
-      target: async () => ({}) as never,
-      hostOf: () => ({}) as never,
-      optionsOf: async () => ({}) as never,
-    });
-    const write = (d: string, r: object) => {
-      fs.mkdirSync(path.join(folder, d), { recursive: true });
-      const whole = { schema: BUILD_RECORD_SCHEMA, buildId: d, commit: 'aaaa1111', error: null, log: 'build.log', dockerfile: 'Dockerfile', logBytes: 0, ...r };
-      fs.writeFileSync(path.join(folder, d, 'build.json'), JSON.stringify(whole));
-    };
-    const dead = spawnSync(process.execPath, ['-e', 'console.log(process.pid)'], { encoding: 'utf8' }).stdout.trim();
-    write('b1', { status: 'building', owner: `${os.hostname()}:${dead}` });
-    write('b2', { status: 'reused', owner: `${os.hostname()}:${dead}` });
-    write('b3', { status: 'building', owner: `${os.hostname()}:${process.pid}` });
-    assert.deepEqual(await bx.recorded('b1'), { status: 'building', final: false, driven: false });
-    assert.deepEqual(await bx.recorded('b2'), { status: 'succeeded', final: true, driven: false });
-    assert.deepEqual(await bx.recorded('b3'), { status: 'building', final: false, driven: true });
-    assert.equal(await bx.recorded('none'), null);
-    write('b4', { status: 'building', owner: `${os.hostname()}:${dead}`, log: '../../../etc/passwd' });
-    assert.equal(await bx.recorded('b4'), null, 'a record naming a log outside its folder is not used');
+    try {
+      const seen: string[] = [];
+      const fake = (name: string) =>
+        ({
+          prepare: async (i: CampaignItem) => (seen.push(`${name}:prepare:${i.n}`), { runId: `${name}${i.n}`, resultDir: `${name}/${i.n}` }),
+          start: async (i: CampaignItem) => (seen.push(`${name}:start:${i.n}`), { status: 'succeeded', error: null }),
+          recorded: async (d: string) => (d.startsWith(name) ? { status: 'succeeded', final: true } : null),
+          reattach: async () => void seen.push(`${name}:reattach`),
+        }) as CampaignExecutor;
+      const build: CampaignItem = { n: 1, kind: 'build', commit: 'aaaa1111', agent: null, role: 'baseline', repeat: 1, estimateS: 10, gpus: 0 };
+      const runItem: CampaignItem = { ...build, n: 2, kind: undefined, gpus: 1 };
+      const x = itemExecutor(fake('run'), fake('build'));
+      await x.prepare(build);
+      await x.start(runItem, { runId: 'r', resultDir: 'd' }, 'h', new AbortController().signal);
+      await x.reattach('h', new AbortController().signal);
+      assert.deepEqual(seen, ['build:prepare:1', 'run:start:2', 'run:reattach']);
+      assert.deepEqual(await x.recorded('build/1'), { status: 'succeeded', final: true });
+      await assert.rejects(itemExecutor(fake('run'), null).prepare(build), /needs a vLLM checkout/);
+      // build.json as the Builder leaves it: a dead process's build is not final and nobody drives it; reused is a success.
+      const bx = buildsExecutor({
+        builds: {} as Builds,
+        folder,
+        target: async () => ({}) as never,
+        hostOf: () => ({}) as never,
+        optionsOf: async () => ({}) as never,
+      });
+      const write = (d: string, r: object) => {
+        fs.mkdirSync(path.join(folder, d), { recursive: true });
+        const whole = {
+          schema: BUILD_RECORD_SCHEMA,
+          buildId: d,
+          commit: 'aaaa1111',
+          error: null,
+          log: 'build.log',
+          dockerfile: 'Dockerfile',
+          logBytes: 0,
+          ...r,
+        };
+        fs.writeFileSync(path.join(folder, d, 'build.json'), JSON.stringify(whole));
+      };
+      const dead = spawnSync(process.execPath, ['-e', 'console.log(process.pid)'], { encoding: 'utf8' }).stdout.trim();
+      write('b1', { status: 'building', owner: `${os.hostname()}:${dead}` });
+      write('b2', { status: 'reused', owner: `${os.hostname()}:${dead}` });
+      write('b3', { status: 'building', owner: `${os.hostname()}:${process.pid}` });
+      assert.deepEqual(await bx.recorded('b1'), { status: 'building', final: false, driven: false });
+      assert.deepEqual(await bx.recorded('b2'), { status: 'succeeded', final: true, driven: false });
+      assert.deepEqual(await bx.recorded('b3'), { status: 'building', final: false, driven: true });
+      assert.equal(await bx.recorded('none'), null);
+      write('b4', { status: 'building', owner: `${os.hostname()}:${dead}`, log: '../../../etc/passwd' });
+      assert.equal(await bx.recorded('b4'), null, 'a record naming a log outside its folder is not used');
+    } finally {
+      fs.rmSync(folder, { recursive: true, force: true });
+    }
   });
 
   it('CLI: campaign plan --build on the demo plans the "No vLLM wheel" image; without a checkout it is refused, saying why', () => {
