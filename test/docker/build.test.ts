@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import Docker from 'dockerode';
 import { Builds } from '../../src/app/builds';
@@ -10,7 +10,7 @@ import type { HostConfig } from '../../src/core/run/hosts';
 import { scan } from '../../src/core/ingest';
 import { nodeFileSource } from '../../src/platform/nodeFileSource';
 import { buildFakeImage, missingPrerequisites, startEngine, type Engine } from '../support/dockerEngine';
-import { fakeSetupPy, git, makeRunFixture, type RunFixture } from '../support/runFixture';
+import { fakeSetupPy, git, makeRunFixture, removeRunFixtures, type RunFixture } from '../support/runFixture';
 
 const REPO = path.resolve(__dirname, '../..');
 const CLI = path.join(REPO, 'dist/cli.js');
@@ -86,7 +86,7 @@ describe('image builds on a real Docker engine (issue 16)', function () {
   });
 
   after(async function () {
-    if (fx) rmSync(fx.root, { recursive: true, force: true });
+    removeRunFixtures();
     if (engine) await engine.stop();
   });
 

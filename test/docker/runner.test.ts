@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { cpSync, createReadStream, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync, rmSync } from 'node:fs';
+import { cpSync, createReadStream, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import Docker from 'dockerode';
 import { DockerRuntime } from '../../src/runner/dockerRuntime';
@@ -14,7 +14,7 @@ import { type RunRecord } from '../../src/core/run/records';
 import { scan } from '../../src/core/ingest';
 import { nodeFileSource } from '../../src/platform/nodeFileSource';
 import { buildFakeImage, missingPrerequisites, NETNS, startEngine, type Engine } from '../support/dockerEngine';
-import { FAKE_VLLM, makeRunFixture, type RunFixture } from '../support/runFixture';
+import { FAKE_VLLM, makeRunFixture, removeRunFixtures, type RunFixture } from '../support/runFixture';
 
 const REPO = path.resolve(__dirname, '../..');
 const CLI = path.join(REPO, 'dist/cli.js');
@@ -125,7 +125,7 @@ describe('runner on a real Docker engine with the fake vLLM image', function () 
   });
 
   after(async function () {
-    if (fx) rmSync(fx.root, { recursive: true, force: true });
+    removeRunFixtures();
     if (!engine) return;
     const left = await labelled();
     await engine.stop();

@@ -1,10 +1,10 @@
 import * as assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import Docker from 'dockerode';
 import { buildFakeImage, missingPrerequisites, startEngine, type Engine } from '../support/dockerEngine';
-import { makeRunFixture, type RunFixture } from '../support/runFixture';
+import { makeRunFixture, removeRunFixtures, type RunFixture } from '../support/runFixture';
 
 const REPO = path.resolve(__dirname, '../..');
 const CLI = path.join(REPO, 'dist/cli.js');
@@ -99,7 +99,7 @@ describe('Docker Swarm as the cluster backend (a one-node swarm with 2 fake NVID
   });
 
   after(async function () {
-    if (fx) rmSync(fx.root, { recursive: true, force: true });
+    removeRunFixtures();
     if (!engine) return;
     await settle();
     const left = await leftovers();

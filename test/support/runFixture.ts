@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { repoRoot } from './repo';
@@ -30,10 +30,17 @@ export const git = (cwd: string, ...args: string[]) =>
  * (journal.json + model_patch.diff that applies to the image's vllm package). A second folder has
  * an agent patch that does not apply.
  */
+/** Every fixture's root made in this process: a suite removes them all when it ends. */
+const made: string[] = [];
+export function removeRunFixtures(): void {
+  for (const d of made.splice(0)) rmSync(d, { recursive: true, force: true });
+}
+
 export function makeRunFixture(
   perfCommand = 'python benchmarks/benchmark_serving.py --model facebook/opt-125m --dataset-name random --random-input-len 32 --random-output-len 16 --num-prompts 20',
 ): RunFixture {
   const root = mkdtempSync(path.join(tmpdir(), 'bt-run-'));
+  made.push(root);
   const checkout = path.join(root, 'vllm');
   mkdirSync(path.join(checkout, 'benchmarks'), { recursive: true });
   mkdirSync(path.join(checkout, 'vllm'), { recursive: true });

@@ -189,6 +189,8 @@ describe('Workspace: the service layer both front ends use [ISO-Bench data]', fu
       // An index of another folder is never used for this one.
       const other = new Workspace(dir, nodeFileSource(dir), settings, fileIndexStore(c2, '/somewhere/else'));
       assert.equal((await other.open()).warm, false);
+      // Their delayed index writes, now: one landing after the folder is removed would make it again.
+      await Promise.all([w.saveIndex(), again.saveIndex(), other.saveIndex()]);
     } finally {
       rmSync(c2, { recursive: true, force: true });
     }
