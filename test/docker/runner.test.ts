@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { cpSync, createReadStream, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, createReadStream, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import Docker from 'dockerode';
 import { DockerRuntime } from '../../src/runner/dockerRuntime';
@@ -595,6 +595,7 @@ describe('runner on a real Docker engine with the fake vLLM image', function () 
       assert.deepEqual(readFileSync(path.join(mnt, first.plan.resultDir, 'result.json')), earlier);
     } finally {
       spawnSync('umount', ['-l', mnt]);
+      rmSync(mnt, { recursive: true, force: true });
     }
   });
 
