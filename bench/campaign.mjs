@@ -18,6 +18,6 @@ export function benchCampaign({ n = 30, runMs = 200 } = {}) {
 if (import.meta.url === `file://${process.argv[1]}`) {
   const r = benchCampaign();
   console.log(
-    `campaign of ${r.n} runs × ${r.runMs} ms on ${r.gpus} GPUs: ${r.wallMs.toFixed(0)} ms vs ideal ${r.idealMs.toFixed(0)} ms (${(r.wallMs / r.idealMs).toFixed(3)}×); queue overhead ${r.overheadPerRunMs.toFixed(1)} ms per run; GPU idle while runs were queued ${r.idleWhileQueuedMs.toFixed(1)} GPU·ms`,
+    `campaign of ${r.n} runs × ${r.runMs} ms on ${r.gpus} GPUs: ${r.wallMs.toFixed(0)} ms vs ideal ${r.idealMs.toFixed(0)} ms (${(r.wallMs / r.idealMs).toFixed(3)}×); queue overhead ${r.overheadPerRunMs.toFixed(1)} ms per run; GPU idle while runs were queued ${r.idleWhileQueuedMs.toFixed(1)} GPU·ms (${r.idleAtStartMs.toFixed(1)} before every slot had its first run, ${r.idleBetweenRunsMs.toFixed(1)} between runs)`,
   );
 }

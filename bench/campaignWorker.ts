@@ -27,11 +27,18 @@ async function main() {
     // GPU busy intervals, to find idle time while runs were still queued.
     let busy = 0;
     let idleWhileQueuedMs = 0;
+    // Idle before every slot had its first run (reading the campaign, the first claims) apart
+    // from idle between runs (what the queue's own work between a run's end and the next start costs).
+    let idleAtStartMs = 0;
     let lastChange = performance.now();
     let started = 0;
     const mark = () => {
       const now = performance.now();
-      if (busy < GPUS && started < N) idleWhileQueuedMs += (GPUS - busy) * (now - lastChange);
+      if (busy < GPUS && started < N) {
+        const idle = (GPUS - busy) * (now - lastChange);
+        if (started < GPUS) idleAtStartMs += Math.min(idle, (GPUS - started) * (now - lastChange));
+        idleWhileQueuedMs += idle;
+      }
       lastChange = now;
     };
     const exec: CampaignExecutor = {
@@ -54,7 +61,18 @@ async function main() {
     const wallMs = performance.now() - t0;
     const idealMs = (N * RUN_MS) / GPUS;
     console.log(
-      JSON.stringify({ n: N, runMs: RUN_MS, gpus: GPUS, done: s.done, wallMs, idealMs, overheadPerRunMs: ((wallMs - idealMs) * GPUS) / N, idleWhileQueuedMs }),
+      JSON.stringify({
+        n: N,
+        runMs: RUN_MS,
+        gpus: GPUS,
+        done: s.done,
+        wallMs,
+        idealMs,
+        overheadPerRunMs: ((wallMs - idealMs) * GPUS) / N,
+        idleWhileQueuedMs,
+        idleAtStartMs,
+        idleBetweenRunsMs: idleWhileQueuedMs - idleAtStartMs,
+      }),
     );
   } finally {
     rmSync(folder, { recursive: true, force: true });

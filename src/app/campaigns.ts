@@ -339,13 +339,16 @@ export class CampaignQueue {
     // Runs known not to be ours to take (taken, finished, or held by another process): skipped
     // without reading their records again, so the next run starts as soon as a slot frees.
     let gone = new Set<number>();
-    const worker = async (host: CampaignHost) => {
+    type Ready = { was: ItemRecord; picked: ItemRecord; item: CampaignItem; prepared: { runId: string; resultDir: string }; early: boolean };
+    const fitsOn = (host: CampaignHost) => (i: CampaignItem) => !(i.gpus > host.gpus && host.gpus > 0);
+    /** Claims, reads and plans the next queued run that `fits`; its id and folder are saved with it. */
+    const pick = async (fits: (i: CampaignItem) => boolean, early = false): Promise<Ready | null> => {
       for (;;) {
-        if (ctl.signal.aborted) return;
+        if (ctl.signal.aborted) return null;
         let picked: ItemRecord | null = null;
         for (const i of this.record.items) {
-          if (gone.has(i.n) || (i.gpus > host.gpus && host.gpus > 0)) continue;
-          gone.add(i.n);
+          if (gone.has(i.n) || !fits(i)) continue;
+          gone.add(i.n); // before the first await: two pickers never take the same run
           if (await this.claim(i.n)) {
             picked = await this.item(i.n); // read under the claim
             if (picked.state === 'queued') break;
@@ -353,19 +356,74 @@ export class CampaignQueue {
             picked = null;
           }
         }
-        if (!picked) return;
+        if (!picked) return null;
         const item = byN.get(picked.n)!;
-        let prepared: { runId: string; resultDir: string };
         try {
-          prepared = picked.runId && picked.resultDir ? { runId: picked.runId, resultDir: picked.resultDir } : await exec.prepare(item);
+          // An id saved with a queued run is used again only if that attempt never started (a
+          // process that died between saving it and starting it); else a new attempt gets a new id.
+          const again = picked.runId && picked.resultDir && !(await exec.recorded(picked.resultDir));
+          const prepared = again ? { runId: picked.runId!, resultDir: picked.resultDir! } : await exec.prepare(item);
+          // Picked ahead of its start: saved queued with its id and folder, so that the running
+          // record can be written while the run starts (see the worker).
+          if (early && !again) await this.save({ ...picked, runId: prepared.runId, resultDir: prepared.resultDir });
+          return { was: picked, picked: { ...picked, ...prepared }, item, prepared, early };
         } catch (e) {
           // It cannot even be planned now (its commit gone from the folder, a setting missing): that item fails, saying why; the rest go on.
           const failed: ItemRecord = { ...picked, state: 'failed', error: e instanceof Error ? e.message : String(e), endedAt: new Date().toISOString() };
           await this.save(failed);
           await this.release(failed.n);
           onChange(failed);
-          continue;
         }
+      }
+    };
+    // Runs are claimed and planned ahead while the slots are busy, so a freed slot starts one at
+    // once (the queue's own record writes and claims never keep a GPU idle).
+    const ahead: Ready[] = [];
+    let fetching: Promise<void> | null = null;
+    // As many ahead as there are slots: slots that free together each find one.
+    const aheadMax = hosts.reduce((n, h) => n + Math.max(1, h.slots), 0);
+    const fetchAhead = (fits: (i: CampaignItem) => boolean) => {
+      if (fetching || ahead.length >= aheadMax || ctl.signal.aborted) return;
+      fetching = pick(fits, true).then(
+        r => {
+          fetching = null;
+          if (r) {
+            ahead.push(r);
+            fetchAhead(fits);
+          }
+        },
+        () => {
+          fetching = null;
+        },
+      );
+    };
+    const takeAhead = (fits: (i: CampaignItem) => boolean) => {
+      const k = ahead.findIndex(r => fits(r.item));
+      return k < 0 ? null : ahead.splice(k, 1)[0];
+    };
+    const next = async (host: CampaignHost): Promise<Ready | null> => {
+      const fits = fitsOn(host);
+      let r = takeAhead(fits);
+      if (!r && fetching) {
+        await fetching;
+        r = takeAhead(fits);
+      }
+      r ??= await pick(fits);
+      if (!r && fetching) {
+        await fetching;
+        r = takeAhead(fits);
+      }
+      return r;
+    };
+    const worker = async (host: CampaignHost) => {
+      for (;;) {
+        if (ctl.signal.aborted) return;
+        const r = await next(host);
+        if (!r || ctl.signal.aborted) {
+          if (r) ahead.push(r); // given back below
+          return;
+        }
+        const { picked, item, prepared } = r;
         const rec: ItemRecord = {
           ...picked,
           state: 'running',
@@ -375,14 +433,19 @@ export class CampaignQueue {
           startedAt: new Date().toISOString(),
           error: null,
         };
-        await this.save(rec);
-        onChange(rec);
+        // A run picked ahead is recorded as running while it starts: its queued record already
+        // names its id and folder, so a process that dies in between leaves an attempt the next
+        // driver recognises. One picked now is recorded first.
+        const saved = this.save(rec).then(() => onChange(rec));
+        if (!r.early) await saved;
+        fetchAhead(fitsOn(host));
         let out: { status: string; error: string | null };
         try {
           out = await exec.start(item, prepared, host.label, ctl.signal);
         } catch (e) {
           out = { status: ctl.signal.aborted ? 'cancelled' : 'failed', error: e instanceof Error ? e.message : String(e) };
         }
+        await saved.catch(() => {});
         // Stopped because this process is going away (a window reload), not because anyone
         // cancelled the campaign: the run goes back to the queue for Resume.
         if (out.status === 'cancelled' && ctl.signal.aborted && !(await this.cancelRequested())) {
@@ -415,11 +478,20 @@ export class CampaignQueue {
         );
       }
     };
+    /** Runs claimed ahead but not started go back to the queue as they were. */
+    const giveBack = async () => {
+      if (fetching) await fetching;
+      for (const r of ahead.splice(0)) {
+        await this.save(r.was);
+        await this.release(r.was.n);
+      }
+    };
     const endings: Array<Promise<void>> = [];
     try {
       for (;;) {
         gone = new Set((await this.items()).filter(r => r.state !== 'queued').map(r => r.n));
         await Promise.all(hosts.flatMap(h => Array.from({ length: Math.max(1, h.slots) }, () => worker(h))));
+        await giveBack();
         await Promise.all(endings.splice(0));
         if (ctl.signal.aborted) break;
         // Nothing left for us to take, but another process (a window being reloaded, a CLI) may
@@ -442,6 +514,7 @@ export class CampaignQueue {
           }
       }
     } finally {
+      await giveBack().catch(() => {});
       clearInterval(poll);
       signal.removeEventListener('abort', stop);
     }

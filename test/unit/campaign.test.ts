@@ -211,6 +211,56 @@ describe('campaigns (issue 15): plan, durable queue, resume', function () {
     }
   });
 
+  it('plans the next run while the slot is busy (claimed, queued with its id), and a stop gives it back as it was', async () => {
+    const folder = tmp();
+    try {
+      const q = await CampaignQueue.create(folder, { items: items(4), refusals: [], gpuHours: 0 }, { select: 'x=y', repeats: 1, hosts: ['h1'] });
+      const f = fakeExec(folder, 60);
+      const seen: Array<{ n: number; state: string; runId: string | null; claimed: boolean }> = [];
+      const start = f.exec.start;
+      const ctl = new AbortController();
+      f.exec.start = async (item, prepared, host, signal) => {
+        const running = start(item, prepared, host, signal);
+        // Halfway through run 1, run 2 is already claimed and planned; it has not started.
+        await new Promise(r => setTimeout(r, 30));
+        const two = await q.item(2);
+        seen.push({ n: item.n, state: two.state, runId: two.runId, claimed: fs.existsSync(path.join(q.dir, 'claims', '2')) });
+        if (item.n === 2) ctl.abort(); // a window reload while run 2 runs: 3 was planned ahead
+        return running;
+      };
+      await q.run(f.exec, [{ label: 'h1', slots: 1, gpus: 1 }], ctl.signal);
+      assert.deepEqual(seen[0], { n: 1, state: 'queued', runId: 'r2', claimed: true });
+      assert.equal((await q.item(2)).state, 'queued'); // stopped by the reload, back for Resume
+      const three = await q.item(3);
+      assert.deepEqual([three.state, three.runId, three.resultDir], ['queued', null, null]);
+      assert.deepEqual(fs.readdirSync(path.join(q.dir, 'claims')), []);
+      assert.equal(f.starts.get(3), undefined);
+    } finally {
+      fs.rmSync(folder, { recursive: true, force: true });
+    }
+  });
+
+  it('a queued run whose saved id already started (its process died in between) goes again under a new id', async () => {
+    const folder = tmp();
+    try {
+      const q = await CampaignQueue.create(folder, { items: items(1), refusals: [], gpuHours: 0 }, { select: 'x=y', repeats: 1, hosts: ['h1'] });
+      const f = fakeExec(folder, 10);
+      const old = await f.exec.prepare(items(1)[0]);
+      const rec = { ...(await q.item(1)), runId: old.runId, resultDir: old.resultDir };
+      fs.writeFileSync(path.join(q.dir, 'runs', '1.json'), JSON.stringify(rec));
+      fs.mkdirSync(path.join(folder, old.resultDir), { recursive: true });
+      fs.writeFileSync(path.join(folder, old.resultDir, 'run.json'), JSON.stringify({ status: 'failed' }));
+      let k = 0;
+      f.exec.prepare = async item => ({ runId: `fresh${++k}`, resultDir: `.bench-triage/runs/${item.commit.slice(0, 8)}/${item.role}/fresh${k}` });
+      await q.run(f.exec, [{ label: 'h1', slots: 1, gpus: 1 }], new AbortController().signal);
+      const one = await q.item(1);
+      assert.deepEqual([one.state, one.runId], ['succeeded', 'fresh1']);
+      assert.equal(JSON.parse(fs.readFileSync(path.join(folder, old.resultDir, 'run.json'), 'utf8')).status, 'failed'); // the old attempt stays
+    } finally {
+      fs.rmSync(folder, { recursive: true, force: true });
+    }
+  });
+
   it('a run that cannot be planned any more fails alone, saying why, and holds no claim; the others run', async () => {
     const folder = tmp();
     try {
