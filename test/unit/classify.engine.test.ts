@@ -165,6 +165,31 @@ describe('classify: engine', () => {
     sc.scanBytes(Buffer.from(text), 0, Buffer.byteLength(text), 1, (_s, _e, line) => bytes.push(line));
     assert.deepEqual(bytes, naive);
   });
+
+  it('the scanner reports each hit line once, in order, with its bounds and every literal on it — small pieces and the two-walk large ones alike', () => {
+    const lits = ['cuda out of memory', 'error:', 'aimv2', 'out', 'of'];
+    const sc = new LiteralScanner([lits.slice(0, 3), lits.slice(3)]);
+    let seed = 11;
+    const rnd = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
+    const words = ['INFO', 'cuda', 'out', 'of', 'memory', 'CUDA out of memory', 'error:', 'aimv2', 'x', '█', '\n', '\n'];
+    for (const n of [50, 4000, 15000, 60000]) {
+      // Some texts end without a newline, some with a hit on their last line.
+      const text = Array.from({ length: n }, () => words[Math.floor(rnd() * words.length)]).join(' ') + (n % 3 ? '' : ' error:');
+      const buf = Buffer.from(text);
+      const want = text.split('\n').flatMap((l, i) => {
+        const low = l.toLowerCase();
+        const ids = lits.map((x, id) => (low.includes(x) ? id : -1)).filter(id => id >= 0);
+        return ids.length ? [{ line: i + 1, text: l, ids }] : [];
+      });
+      const got: Array<{ line: number; text: string; ids: number[] }> = [];
+      const newlines = sc.scanBytes(buf, 0, buf.length, 1, (s, e, line, mask, ids) => {
+        got.push({ line, text: buf.subarray(s, e).toString('utf8'), ids: [...new Set(ids)].sort((a, b) => a - b) });
+        assert.equal(mask, (ids.some(id => id < 3) ? 1 : 0) | (ids.some(id => id >= 3) ? 2 : 0));
+      });
+      assert.deepEqual(got, want, `${buf.length} bytes`);
+      assert.equal(newlines, text.split('\n').length - 1);
+    }
+  });
 });
 
 describe('classify: user rules', () => {

@@ -196,9 +196,18 @@ export class Classifier {
   private readonly rules: CompiledRule[];
   /** Literals every built-in line match must contain (case-folded); lines without one are skipped. */
   readonly literals: string[];
-  private readonly scanner: LiteralScanner;
+  /** 1 at the ids of FACT_LITERALS. */
+  private readonly factIds: Uint8Array;
+  // Built when first used: a log's own scan (logClassifier) needs neither, and each costs tens of ms.
+  private scannerMade: LiteralScanner | null = null;
+  private get scanner(): LiteralScanner {
+    return (this.scannerMade ??= new LiteralScanner([this.literals]));
+  }
   /** Rule literals (bit 1) and the structure reader's (bit 2), for whole texts. */
-  private readonly textScanner: LiteralScanner;
+  private textScannerMade: LiteralScanner | null = null;
+  private get textScanner(): LiteralScanner {
+    return (this.textScannerMade ??= new LiteralScanner([this.literals, STRUCTURE_LITERALS]));
+  }
   private readonly userBudgetMs: number;
   readonly budgetReports: BudgetReport[] = [];
 
@@ -227,8 +236,8 @@ export class Classifier {
       }
     for (const l of FACT_LITERALS) lits.add(l);
     this.literals = [...lits];
-    this.scanner = new LiteralScanner([this.literals]);
-    this.textScanner = new LiteralScanner([this.literals, STRUCTURE_LITERALS]);
+    this.factIds = new Uint8Array(this.literals.length);
+    for (const l of FACT_LITERALS) this.factIds[this.literals.indexOf(l)] = 1;
     const idOf = new Map(this.literals.map((l, i) => [l, i]));
     for (const r of builtin) for (const ind of r.inds) ind.litIds = ind.lits?.map(l => idOf.get(l)!) ?? null;
     this.found = new Uint32Array(this.literals.length);
@@ -319,8 +328,9 @@ export class Classifier {
         if (state.wantsMore || this.hasUserRules) this.scanText(chunk, line, source, 'output', role, state, 0);
         for (let i = chunk.indexOf('\n'); i !== -1; i = chunk.indexOf('\n', i + 1)) line++;
       },
-      line: (text: string, no: number) => {
-        if (state.wantsMore) this.evalLine(text, no, source, 'output', role, state, 0);
+      /** `ids`: the literals the caller's scan found on the line (group 0 of a scanner built on `literals`), when it has them. */
+      line: (text: string, no: number, ids?: readonly number[]) => {
+        if (state.wantsMore) this.evalLine(text, no, source, 'output', role, state, 0, false, ids);
       },
       /** A line that may state an error (the caller's cheap prefilter); the last few are kept for an unclassified end. */
       errorLine: (text: string, no: number) => state.remember(source, text, no),
@@ -358,8 +368,8 @@ export class Classifier {
         });
     }
     // Built-in rules only on lines that contain one of their literals; the structure reader on its own.
-    this.textScanner.scanString(text, firstLine, (lineText, line, mask) => {
-      if (mask & 1 && state.wantsMore) this.evalLine(lineText, line, source, scope, role, state, order, false);
+    this.textScanner.scanString(text, firstLine, (lineText, line, mask, ids) => {
+      if (mask & 1 && state.wantsMore) this.evalLine(lineText, line, source, scope, role, state, order, false, ids);
       if (mask & 2) state.structure.line(lineText, line, source);
     });
     this.multiline(text, firstLine, source, scope, role, state, order);
@@ -379,10 +389,13 @@ export class Classifier {
     state: ScanState,
     order: number,
     user = false,
+    /** The line's literal ids as the caller's scan found them (ids past `literals` are other groups'). */
+    lineIds?: readonly number[],
   ): void {
     if (!user) {
       state.seen();
-      if (lineText.length < 4096) state.facts(lineText, lineNo, source);
+      // The facts' patterns each need one of FACT_LITERALS: a line the scan found none of those on has none.
+      if (lineText.length < 4096 && (!lineIds || lineIds.some(id => this.factIds[id] === 1))) state.facts(lineText, lineNo, source);
     }
     if (isNoise(lineText)) return;
     const errorForm = isErrorForm(lineText.length > LONG_LINE ? lineText.slice(0, LONG_LINE) : lineText);
@@ -397,7 +410,13 @@ export class Classifier {
       // scanner for some literal; most patterns have none of theirs here).
       const stamp = user ? 0 : (this.stamp = (this.stamp % 0xfffffffe) + 1);
       const ids: number[] = [];
-      if (!user) this.scanner.literalsIn(view, this.found, stamp, ids);
+      if (!user && lineIds && !long) {
+        for (const id of lineIds)
+          if (id < this.literals.length && this.found[id] !== stamp) {
+            this.found[id] = stamp;
+            ids.push(id);
+          }
+      } else if (!user) this.scanner.literalsIn(view, this.found, stamp, ids);
       const found = this.found;
       // Built-ins: only the rules one of the line's literals names, in rule order (precedence).
       let picked: number[] | null = null;

@@ -87,9 +87,9 @@ export class LogClassifier {
       joined.set(input, this.overlap.length);
       buf = joined;
     }
-    const n = this.scanner.scanBytes(buf, 0, buf.length, this.line, (start, end, line, mask) => {
+    const n = this.scanner.scanBytes(buf, 0, buf.length, this.line, (start, end, line, mask, ids) => {
       const text = this.decoder.decode(buf.subarray(start, end));
-      if (mask & 1 && !this.stream.settled) this.stream.line(text, line);
+      if (mask & 1 && !this.stream.settled) this.stream.line(text, line, ids);
       if (mask & 2) this.metrics.line(text);
       if (mask & 4) this.stream.errorLine(text, line);
       if (mask & 8) this.stream.structureLine(text, line);
