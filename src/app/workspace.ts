@@ -265,8 +265,8 @@ export class Workspace {
     const listing = await listFolder(this.source, signal);
     const now = new Map(listing.files.map(f => [f.path, f]));
     const changed: string[] = [];
-    for (const f of listing.files)
-      if (readable(f.path) ? this.stamps.get(f.path) !== stampOf(f) : !this.listing.files.some(g => g.path === f.path)) changed.push(f.path);
+    const before = new Set(this.listing.files.map(f => f.path));
+    for (const f of listing.files) if (readable(f.path) ? this.stamps.get(f.path) !== stampOf(f) : !before.has(f.path)) changed.push(f.path);
     for (const f of this.listing.files) if (!now.has(f.path)) changed.push(f.path);
     const recordsChanged = JSON.stringify(listing.records) !== JSON.stringify(this.listing.records);
     if (!changed.length && !recordsChanged) return { kind: 'none' };

@@ -49,28 +49,27 @@ export class LiteralScanner {
     const n = next.length;
     const delta = new Int32Array(n * 256);
     const fail = new Int32Array(n);
-    const queue: number[] = [];
-    for (let b = 0; b < 256; b++) {
-      const t = next[0].get(fold(b));
-      delta[b] = t ?? 0;
-      if (t !== undefined && b === fold(b)) {
-        fail[t] = 0;
-        queue.push(t);
-      }
-    }
+    /** Bytes some literal holds (case-folded): the others share one class. */
+    const used = new Uint8Array(256);
+    // Breadth first: a state's row is its failure state's row (complete: that state is shallower)
+    // with its own edges over it, upper case letters taking their lower case's transition.
+    const queue: number[] = [0];
     for (let qi = 0; qi < queue.length; qi++) {
       const s = queue[qi];
-      out[s] |= out[fail[s]];
-      if (ids[fail[s]].length) ids[s] = [...ids[s], ...ids[fail[s]]];
-      for (let b = 0; b < 256; b++) {
-        const t = next[s].get(fold(b));
-        if (t !== undefined) {
-          if (b === fold(b)) {
-            fail[t] = delta[fail[s] * 256 + b];
-            queue.push(t);
-          }
-          delta[s * 256 + b] = t;
-        } else delta[s * 256 + b] = delta[fail[s] * 256 + b];
+      const row = s * 256;
+      if (s !== 0) {
+        delta.copyWithin(row, fail[s] * 256, fail[s] * 256 + 256);
+        out[s] |= out[fail[s]];
+        if (ids[fail[s]].length) ids[s] = [...ids[s], ...ids[fail[s]]];
+      }
+      for (const [b, t] of next[s]) {
+        used[b] = 1;
+        fail[t] = s === 0 ? 0 : delta[fail[s] * 256 + b];
+        queue.push(t);
+      }
+      for (const [b, t] of next[s]) {
+        delta[row + b] = t;
+        if (b >= 97 && b <= 122) delta[row + b - 32] = t;
       }
     }
     // Byte classes, then pre-multiplied next states; an accepting state is stored as -(state + 1)
@@ -83,9 +82,7 @@ export class LiteralScanner {
     for (let b = 0; b < 256; b++) {
       const f = fold(b);
       if (f !== b || b === 10) continue;
-      let used = false;
-      for (let st = 0; st < n && !used; st++) used = next[st].has(f);
-      if (used) {
+      if (used[f]) {
         cls[b] = classes;
         rep.push(b);
         classes++;
