@@ -462,6 +462,26 @@ export class CampaignQueue {
           );
           return;
         }
+        // Lost with its engine or node (killed, down, drained, removed): run again under a new id
+        // wherever the GPUs are free; the lost attempt's folder and logs stay, named in the record.
+        if (out.status === 'interrupted' && !ctl.signal.aborted && (rec.earlier?.length ?? 0) < RUN_AGAIN_MAX) {
+          const again: ItemRecord = {
+            ...rec,
+            state: 'queued',
+            runId: null,
+            resultDir: null,
+            host: null,
+            startedAt: null,
+            runStatus: null,
+            error: `attempt ${rec.runId} was interrupted (${out.error ?? 'no reason given'}); queued again`,
+            earlier: [...(rec.earlier ?? []), { runId: rec.runId!, resultDir: rec.resultDir!, error: out.error }],
+          };
+          await this.save(again);
+          await this.release(again.n);
+          gone.delete(again.n);
+          onChange(again);
+          continue;
+        }
         const final: ItemRecord = {
           ...rec,
           state: out.status === 'succeeded' ? 'succeeded' : out.status === 'cancelled' ? 'cancelled' : 'failed',
@@ -521,6 +541,9 @@ export class CampaignQueue {
     return this.status();
   }
 }
+
+/** How many times a run lost with its engine or node is run again before its item fails. */
+const RUN_AGAIN_MAX = 2;
 
 function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise(res => {

@@ -9,6 +9,7 @@ import { rulesTestCommand, rulesTrainCommand } from './rulesTestCommand';
 import { labelCommand } from './labelCommand';
 import { campaignCommand } from './campaignCommand';
 import { buildCommand } from './buildCommand';
+import { swarmCommand } from './swarmCommand';
 import { secretEnvOf } from './runCommand';
 import { hostAddressProblem, splitHostUrl, type HostConfig } from '../core/run/hosts';
 import { METRICS, metricDef, OVERRIDE_KEYS, type PrimaryOverride } from '../core/metrics';
@@ -59,6 +60,10 @@ commands:
       [--build --checkout DIR]                 a campaign of image builds instead: the images the selected commits'
                                               failures call for (fixability rebuild; role= picks roles), one per image,
                                               one at a time per host; resume builds an interrupted image again
+  swarm status|check --host swarm+URL [host options] [--json]
+                                              status: the swarm's nodes, their state and availability, GPUs
+                                              advertised and reserved, and the runs on each; check: what each node
+                                              lacks of the set-up runs need (exit 1 when something is missing)
 `;
 
 const HOST_OPTIONS = ['host', 'gpus', 'max-parallel', 'tls-ca', 'tls-cert', 'tls-key', 'ssh-key', 'known-hosts', 'label'];
@@ -457,6 +462,16 @@ const COMMANDS: Record<string, Command> = {
       err,
       interruptSignal(),
     );
+  },
+  swarm: async (rest, out, err) => {
+    const [sub, ...more] = rest;
+    if (!['status', 'check'].includes(sub ?? '')) throw new UsageError(`swarm: unknown subcommand ${sub ?? '(none)'}; one of status, check`);
+    const a = parseArgs(more, ['json'], HOST_OPTIONS);
+    if (!a.values.has('host')) throw new UsageError(`swarm ${sub} needs --host swarm+tcp://MANAGER:2376 (or swarm+unix://, swarm+ssh://)`);
+    const host = hostOf(a);
+    if (host.kind !== 'swarm')
+      throw new UsageError(`--host ${a.values.get('host')}: not a swarm manager (write it swarm+tcp://…, swarm+unix://… or swarm+ssh://…)`);
+    return swarmCommand(sub as 'status' | 'check', host, a.flags.has('json'), out, err);
   },
 };
 

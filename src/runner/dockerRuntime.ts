@@ -33,7 +33,7 @@ export class DockerRuntime implements ContainerRuntime, ImageRuntime {
   private readonly hostKeyProblem: () => string | null;
 
   constructor(
-    private readonly host: HostConfig,
+    protected readonly host: HostConfig,
     env = process.env,
   ) {
     const url = effectiveDockerUrl(host, env);
@@ -78,6 +78,7 @@ export class DockerRuntime implements ContainerRuntime, ImageRuntime {
       runtimes: Object.keys(info.Runtimes ?? {}),
       ncpu: Number(info.NCPU ?? 0),
       memBytes: Number(info.MemTotal ?? 0),
+      defaultRuntime: String(info.DefaultRuntime ?? ''),
     };
   }
 

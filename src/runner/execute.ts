@@ -321,7 +321,12 @@ export class Runner {
       throw new RunEnd('failed', `${this.runtime.where} could not start the container: ${why}`);
     }
     r.startedAt = now();
-    this.note(dir, r, `container ${id.slice(0, 12)} started from ${r.image}${r.gpuIds.length ? ` on GPUs ${r.gpuIds.join(',')}` : ''}`);
+    r.node = (await this.runtime.nodeOf?.(id)) ?? null;
+    this.note(
+      dir,
+      r,
+      `container ${id.slice(0, 12)} started from ${r.image}${r.gpuIds.length ? ` on GPUs ${r.gpuIds.join(',')}` : ''}${r.node ? ` on node ${r.node}` : ''}`,
+    );
   }
 
   /**
@@ -613,8 +618,9 @@ export class Runner {
         r.error = `the container stopped (exit code ${state.exitCode})${state.error ? `: ${state.error}` : ''}; partial logs kept`;
         return;
       }
+      const lost = await this.runtime.lostWhy?.(r.containerId).catch(() => null);
       r.status = 'interrupted';
-      r.error = `lost the Docker daemon during the run: ${e.message}; partial logs kept`;
+      r.error = `lost ${lost ?? 'the Docker daemon'} during the run: ${e.message}; partial logs kept`;
       return;
     }
     r.status = e instanceof RunnerError && e.kind === 'cancelled' ? 'cancelled' : 'failed';

@@ -43,6 +43,7 @@ const RunRecordSchema = z.looseObject({
   error: z.string().nullable(),
   exitCode: z.number().int().nullable(),
   containerId: z.string().max(256).nullable(),
+  node: z.string().max(256).nullable().optional(),
   gpuIds: z.array(z.string().max(64)).max(1024),
   createdAt: z.string().max(64),
   startedAt: Time,

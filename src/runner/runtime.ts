@@ -29,6 +29,8 @@ export interface HostFacts {
   runtimes: string[];
   ncpu: number;
   memBytes: number;
+  /** The runtime containers get when they name none (swarm tasks cannot name one). */
+  defaultRuntime?: string;
 }
 export interface LabelledContainer {
   id: string;
@@ -58,6 +60,10 @@ export interface ContainerRuntime {
   putArchive(id: string, dir: string, tar: Buffer | NodeJS.ReadableStream): Promise<void>;
   /** Starts it; on a cluster engine, waits (cancellably) until the scheduler has placed it. */
   start(id: string, signal?: AbortSignal): Promise<void>;
+  /** On a cluster engine, the node (its host name) the run was placed on, once started. */
+  nodeOf?(id: string): Promise<string | null>;
+  /** On a cluster engine, what was lost when a run's container could not be reached (its node down, drained, removed). */
+  lostWhy?(id: string): Promise<string | null>;
   exec(id: string, argv: string[], opts?: ExecOptions): Promise<ExecOutcome>;
   inspect(id: string): Promise<ContainerState | null>;
   remove(id: string): Promise<void>;

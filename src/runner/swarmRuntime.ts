@@ -1,15 +1,28 @@
 import { DockerRuntime } from './dockerRuntime';
 import { RunnerError } from './errors';
+import { hostAddressProblem } from '../core/run/hosts';
 import type { ContainerSpec, ContainerState, ExecOptions, ExecOutcome, LabelledContainer } from './runtime';
 
 /** The generic-resource kind a swarm node advertises its GPUs under (daemon.json `node-generic-resources`). */
 export const GPU_RESOURCE = 'NVIDIA-GPU';
+/** The node label that names a node's own engine address (the manager reaches a task's container there). */
+export const ENGINE_LABEL = 'bench-triage.engine';
 /** Written after the run's files are in place; the task's command waits for it before it starts. */
 const READY = '/.bench-triage-ready';
 const POLL_MS = 300;
+/**
+ * Nodes this process lost a run on, by manager and node id, with when: a run queued again right
+ * after is kept off such a node for a while (the manager marks a silent node down only after
+ * ~15 s, and would place the new task there meanwhile).
+ */
+const lostNodes = new Map<string, number>();
+const LOST_HOLD_MS = 120_000;
+/** How often the manager is asked about the node of a running phase (the swarm marks a silent node down within ~15 s). */
+const NODE_WATCH_MS = 3000;
 
 interface Task {
   ID: string;
+  NodeID?: string;
   Status?: { State?: string; Err?: string; Message?: string; ContainerStatus?: { ContainerID?: string; ExitCode?: number } };
   DesiredState?: string;
 }
@@ -43,11 +56,15 @@ function markerTar(name: string): Buffer {
  * reserves as many `NVIDIA-GPU` generic resources as its tensor-parallel size: the swarm keeps the
  * task pending until a node has them free, so people and windows sharing the GPUs never
  * oversubscribe them. The service id is the run's "container id"; exec, logs and files go to the
- * task's container (on this engine: a one-node swarm, or the manager's own node).
+ * task's container on the node the swarm placed it: the manager's own engine, or the engine the
+ * node's `bench-triage.engine` label names (reached with the manager's TLS or SSH settings).
  */
 export class SwarmRuntime extends DockerRuntime {
   private readonly pendingFiles = new Map<string, Array<{ dir: string; tar: Buffer | NodeJS.ReadableStream }>>();
-  private readonly containers = new Map<string, string>();
+  /** Where each service's task runs: its container, and the node's engine (null: this, the manager's own). */
+  private readonly containers = new Map<string, Placement>();
+  private readonly nodeEngines = new Map<string, Promise<NodeEngine>>();
+  private ownNode: Promise<string | null> | null = null;
 
   override async create(spec: ContainerSpec): Promise<string> {
     const gpus = spec.gpuIds.length;
@@ -67,6 +84,7 @@ export class SwarmRuntime extends DockerRuntime {
           },
           Resources: gpus ? { Reservations: { GenericResources: [{ DiscreteResourceSpec: { Kind: GPU_RESOURCE, Value: gpus } }] } } : {},
           RestartPolicy: { Condition: 'none' },
+          Placement: { Constraints: this.avoided().map(n => `node.id!=${n}`) },
         },
         Mode: { ReplicatedJob: { MaxConcurrent: 1, TotalCompletions: 1 } },
         abortSignal: s,
@@ -79,7 +97,7 @@ export class SwarmRuntime extends DockerRuntime {
 
   override async putArchive(id: string, dir: string, tar: Buffer | NodeJS.ReadableStream): Promise<void> {
     const c = this.containers.get(id);
-    if (c) return super.putArchive(c, dir, tar);
+    if (c) return c.engine ? c.engine.putArchive(c.container, dir, tar) : super.putArchive(c.container, dir, tar);
     // Not placed yet: kept until the task has a container.
     this.pendingFiles.set(id, [...(this.pendingFiles.get(id) ?? []), { dir, tar }]);
   }
@@ -89,27 +107,84 @@ export class SwarmRuntime extends DockerRuntime {
     return this.call(s => list.call(this.docker, { filters: JSON.stringify({ service: [id] }), abortSignal: s }));
   }
 
-  /** The container of the service's task once it runs; null while it is pending; an error if it cannot run. */
-  private async placed(id: string): Promise<string | null> {
+  /** The container of the service's task and its node's engine once it runs; null while it is pending; an error if it cannot run. */
+  private async placed(id: string): Promise<Placement | null> {
     const known = this.containers.get(id);
     if (known) return known;
     const [t] = await this.tasks(id);
     const state = t?.Status?.State ?? 'new';
     const cid = t?.Status?.ContainerStatus?.ContainerID;
-    if (state === 'running' && cid) {
-      this.containers.set(id, cid);
-      return cid;
+    if (!cid) {
+      if (['failed', 'rejected', 'shutdown', 'orphaned', 'remove', 'complete'].includes(state))
+        throw new RunnerError(
+          `${this.where}: the swarm could not run the task (${state}: ${t?.Status?.Err ?? t?.Status?.Message ?? 'no reason given'})`,
+          'docker',
+        );
+      return null;
     }
-    if (['failed', 'rejected', 'shutdown', 'orphaned', 'remove', 'complete'].includes(state) && !cid)
+    const node = await this.engineOfNode(t.NodeID ?? '');
+    const p: Placement = { container: cid, engine: node.engine, node: node.name, nodeId: t.NodeID ?? '' };
+    this.containers.set(id, p);
+    return p;
+  }
+
+  /** Nodes lost recently through this manager (their ids). */
+  private avoided(): string[] {
+    const now = Date.now();
+    const out: string[] = [];
+    for (const [key, at] of lostNodes) {
+      if (now - at > LOST_HOLD_MS) lostNodes.delete(key);
+      else if (key.startsWith(`${this.where}\0`)) out.push(key.slice(this.where.length + 1));
+    }
+    return out;
+  }
+
+  private markLost(p: Placement): void {
+    if (p.nodeId) lostNodes.set(`${this.where}\0${p.nodeId}`, Date.now());
+  }
+
+  /** The node a run's task landed on (its host name), once placed; null before. */
+  async nodeOf(id: string): Promise<string | null> {
+    return (await this.placed(id).catch(() => null))?.node ?? null;
+  }
+
+  /**
+   * The engine of a swarm node: the manager's own (null) for its own node, else the address the
+   * node's label names, with this host's TLS or SSH settings. A node without the label is an error
+   * saying how to label it.
+   */
+  private engineOfNode(nodeId: string): Promise<NodeEngine> {
+    let e = this.nodeEngines.get(nodeId);
+    if (!e) {
+      e = this.resolveNode(nodeId);
+      this.nodeEngines.set(nodeId, e);
+      e.catch(() => this.nodeEngines.delete(nodeId));
+    }
+    return e;
+  }
+
+  private async resolveNode(nodeId: string): Promise<NodeEngine> {
+    this.ownNode ??= this.call(s => (this.docker.info as (o: object) => Promise<{ Swarm?: { NodeID?: string } }>).call(this.docker, { abortSignal: s })).then(
+      i => i.Swarm?.NodeID ?? null,
+    );
+    const own = await this.ownNode;
+    const node = this.docker.getNode(nodeId);
+    const info = await this.call(s =>
+      (node.inspect as (o: object) => Promise<{ Spec?: { Labels?: Record<string, string> }; Description?: { Hostname?: string } }>).call(node, {
+        abortSignal: s,
+      }),
+    ).catch(() => null);
+    const name = info?.Description?.Hostname ?? nodeId.slice(0, 12);
+    if (!nodeId || nodeId === own) return { engine: null, name };
+    const addr = info?.Spec?.Labels?.[ENGINE_LABEL];
+    if (!addr)
       throw new RunnerError(
-        `${this.where}: the swarm could not run the task (${state}: ${t?.Status?.Err ?? t?.Status?.Message ?? 'no reason given'})`,
+        `${this.where}: the swarm placed the run on node ${name}, whose engine this host cannot reach: give the node its engine's address (\`docker node update --label-add ${ENGINE_LABEL}=tcp://ADDRESS:2376 ${name}\`, reached with this host's TLS or SSH settings)`,
         'docker',
       );
-    if (cid && state !== 'running') {
-      this.containers.set(id, cid);
-      return cid;
-    }
-    return null;
+    const problem = hostAddressProblem(addr);
+    if (problem) throw new RunnerError(`${this.where}: node ${name}: label ${ENGINE_LABEL}: ${problem}`, 'docker');
+    return { engine: new DockerRuntime({ ...this.host, kind: 'docker', label: `${this.host.label} node ${name}`, docker: addr }), name };
   }
 
   /** Waits until the swarm has placed the task (GPUs free on a node), then puts the run's files and lets it start. */
@@ -118,13 +193,24 @@ export class SwarmRuntime extends DockerRuntime {
       if (signal?.aborted) throw new RunnerError(`${this.where}: cancelled while the swarm held the run`, 'cancelled');
       const c = await this.placed(id);
       if (c) {
-        for (const f of this.pendingFiles.get(id) ?? []) await super.putArchive(c, f.dir, f.tar);
+        for (const f of this.pendingFiles.get(id) ?? []) await this.putArchive(id, f.dir, f.tar);
         this.pendingFiles.delete(id);
-        await super.putArchive(c, '/', markerTar(READY));
+        await this.putArchive(id, '/', markerTar(READY));
         return;
       }
       await new Promise(r => setTimeout(r, POLL_MS));
     }
+  }
+
+  /**
+   * Why a placed run's node was lost, as the manager sees it: the node down, drained, paused or
+   * removed from the swarm, or its engine not answering. Null when it was never placed.
+   */
+  async lostWhy(id: string): Promise<string | null> {
+    const p = this.containers.get(id);
+    if (!p || !p.engine) return null;
+    this.markLost(p);
+    return (await this.nodeTrouble(p)) ?? `node ${p.node} (its engine does not answer)`;
   }
 
   /** Why a task is still pending ("insufficient resources on 1 node"), for the run's notes. */
@@ -133,24 +219,73 @@ export class SwarmRuntime extends DockerRuntime {
     return t && t.Status?.State === 'pending' ? (t.Status.Err ?? t.Status.Message ?? 'pending') : null;
   }
 
-  private async containerOf(id: string): Promise<string> {
+  private async containerOf(id: string): Promise<Placement> {
     const c = await this.placed(id);
     if (!c) throw new RunnerError(`${this.where}: service ${id.slice(0, 12)} has no running task`, 'docker');
     return c;
   }
 
   override async exec(id: string, argv: string[], opts: ExecOptions = {}): Promise<ExecOutcome> {
-    return super.exec(await this.containerOf(id), argv, opts);
+    const c = await this.containerOf(id);
+    if (!c.engine) return super.exec(c.container, argv, opts);
+    if (opts.detach) return c.engine.exec(c.container, argv, opts);
+    // A node lost without a word (power, network) leaves its stream open: the manager's view of
+    // the node is watched while the phase runs, and a node gone ends the phase as lost.
+    const ctl = new AbortController();
+    const onAbort = () => ctl.abort();
+    if (opts.signal?.aborted) ctl.abort();
+    opts.signal?.addEventListener('abort', onAbort, { once: true });
+    let lost: string | null = null;
+    const watch = setInterval(() => {
+      void this.nodeTrouble(c).then(why => {
+        if (why && !lost) {
+          lost = why;
+          ctl.abort();
+        }
+      });
+    }, NODE_WATCH_MS);
+    try {
+      const out = await c.engine.exec(c.container, argv, { ...opts, signal: ctl.signal });
+      // The swarm stopping the task (a drain, a node removed) ends the phase with a signal's exit code.
+      if (out.exitCode !== 0 && out.exitCode !== null) {
+        const why = await this.nodeTrouble(c);
+        if (why) throw new RunnerError(`${this.where}: ${why}`, 'unreachable');
+      }
+      return out;
+    } catch (e) {
+      if (lost) throw new RunnerError(`${this.where}: ${lost}`, 'unreachable');
+      throw e;
+    } finally {
+      clearInterval(watch);
+      opts.signal?.removeEventListener('abort', onAbort);
+    }
+  }
+
+  /** Why the swarm no longer runs a placed task where it is (its node down, drained or removed), or null. */
+  private async nodeTrouble(p: Placement): Promise<string | null> {
+    if (!p.nodeId) return null;
+    const node = this.docker.getNode(p.nodeId);
+    const info = await this.call(s =>
+      (node.inspect as (o: object) => Promise<{ Status?: { State?: string; Message?: string }; Spec?: { Availability?: string } }>).call(node, {
+        abortSignal: s,
+      }),
+    ).catch(e => (/no such node|not found|404/i.test(String((e as Error).message)) ? ('removed' as const) : null));
+    if (info === 'removed') return `node ${p.node} was removed from the swarm`;
+    if (!info) return null; // the manager itself did not answer: nothing known of the node
+    const state = info.Status?.State ?? 'unknown';
+    if (state !== 'ready') return `node ${p.node} is ${state}${info.Status?.Message ? ` (${info.Status.Message})` : ''}`;
+    if (info.Spec?.Availability === 'drain') return `node ${p.node} was drained`;
+    return null;
   }
 
   override async inspect(id: string): Promise<ContainerState | null> {
-    let c: string | null;
+    let c: Placement | null;
     try {
       c = await this.placed(id);
     } catch (e) {
       return { running: false, status: 'failed', exitCode: null, oomKilled: false, error: (e as Error).message };
     }
-    if (c) return super.inspect(c);
+    if (c) return c.engine ? c.engine.inspect(c.container) : super.inspect(c.container);
     try {
       const svc = this.docker.getService(id);
       await this.call(s => (svc.inspect as (o: object) => Promise<unknown>).call(svc, { abortSignal: s }));
@@ -169,7 +304,7 @@ export class SwarmRuntime extends DockerRuntime {
     const c = this.containers.get(id) ?? (await this.placed(id).catch(() => null));
     this.containers.delete(id);
     this.pendingFiles.delete(id);
-    if (c) await super.remove(c).catch(() => undefined);
+    if (c) await (c.engine ? c.engine.remove(c.container) : super.remove(c.container)).catch(() => undefined);
     try {
       const svc = this.docker.getService(id);
       await this.call(s => (svc.remove as (o: object) => Promise<unknown>).call(svc, { abortSignal: s }));
@@ -178,10 +313,15 @@ export class SwarmRuntime extends DockerRuntime {
     }
   }
 
-  /** The services carrying `label`, as the runner lists containers (re-attach, clean-up). */
+  /**
+   * The services carrying `label`, as the runner lists containers (re-attach, clean-up). The
+   * containers of runs whose service is gone are removed from every ready node first: a node lost
+   * mid-run and back keeps its old task's container (the swarm does not remove it).
+   */
   override async list(label: string): Promise<LabelledContainer[]> {
     const listServices = this.docker.listServices as (o: object) => Promise<Array<{ ID: string; Spec?: { Labels?: Record<string, string> } }>>;
     const services = await this.call(s => listServices.call(this.docker, { filters: JSON.stringify({ label: [label] }), abortSignal: s }));
+    await this.sweep(label, new Set(services.map(x => x.ID))).catch(() => undefined);
     const out: LabelledContainer[] = [];
     for (const svc of services) {
       const [t] = await this.tasks(svc.ID).catch(() => [] as Task[]);
@@ -189,4 +329,36 @@ export class SwarmRuntime extends DockerRuntime {
     }
     return out;
   }
+
+  /** Removes, on each ready node this host can reach, the stopped `label`led containers of services not in `live`. */
+  private async sweep(label: string, live: ReadonlySet<string>): Promise<void> {
+    const listNodes = this.docker.listNodes as (o: object) => Promise<Array<{ ID: string; Status?: { State?: string } }>>;
+    const nodes = await this.call(s => listNodes.call(this.docker, { abortSignal: s }));
+    for (const n of nodes) {
+      if (n.Status?.State !== 'ready') continue;
+      const node = await this.engineOfNode(n.ID).catch(() => null);
+      if (!node) continue;
+      const list = node.engine ? (l: string) => node.engine!.list(l) : (l: string) => super.list(l);
+      const remove = node.engine ? (id: string) => node.engine!.remove(id) : (id: string) => super.remove(id);
+      for (const c of await list(label).catch(() => [])) {
+        const service = c.labels['com.docker.swarm.service.id'];
+        // Only stopped ones: a container starting for a service another process has just made is not yet in `live`.
+        if (service && !live.has(service) && (c.state === 'exited' || c.state === 'dead')) await remove(c.id).catch(() => undefined);
+      }
+    }
+  }
+}
+
+interface Placement {
+  container: string;
+  /** The node's engine; null when the task runs on the manager's own node. */
+  engine: DockerRuntime | null;
+  /** The node's host name, for messages and records. */
+  node: string;
+  nodeId: string;
+}
+
+interface NodeEngine {
+  engine: DockerRuntime | null;
+  name: string;
 }

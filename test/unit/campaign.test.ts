@@ -261,6 +261,40 @@ describe('campaigns (issue 15): plan, durable queue, resume', function () {
     }
   });
 
+  it('a run lost with its node (interrupted) runs again under a new id, the lost attempt named in the record; after two losses the item fails', async () => {
+    const folder = tmp();
+    try {
+      const q = await CampaignQueue.create(folder, { items: items(3), refusals: [], gpuHours: 0 }, { select: 'x=y', repeats: 1, hosts: ['h1'] });
+      const f = fakeExec(folder, 10);
+      let k = 0;
+      f.exec.prepare = async item => ({ runId: `r${item.n}-${++k}`, resultDir: `.bench-triage/runs/${item.commit.slice(0, 8)}/${item.role}/r${item.n}-${k}` });
+      const start = f.exec.start;
+      const lost = new Map<number, number>();
+      f.exec.start = async (item, prepared, host, signal) => {
+        // Item 2 is lost once (a worker's engine killed); item 3 every time.
+        if ((item.n === 2 && !lost.get(2)) || item.n === 3) {
+          lost.set(item.n, (lost.get(item.n) ?? 0) + 1);
+          return { status: 'interrupted', error: `lost the Docker daemon during the run: node w${item.n} is down` };
+        }
+        return start(item, prepared, host, signal);
+      };
+      const s = await q.run(f.exec, [{ label: 'h1', slots: 1, gpus: 1 }], new AbortController().signal);
+      assert.deepEqual([s.done, s.failed], [2, 1]);
+      const two = await q.item(2);
+      assert.equal(two.state, 'succeeded');
+      assert.equal(two.earlier?.length, 1);
+      assert.notEqual(two.earlier![0].runId, two.runId);
+      assert.match(two.earlier![0].error!, /node w2 is down/);
+      const three = await q.item(3);
+      assert.equal(three.state, 'failed');
+      assert.equal(lost.get(3), 3, 'the first attempt and two more');
+      assert.equal(three.earlier?.length, 2);
+      assert.equal(new Set([three.runId, ...three.earlier!.map(e => e.runId)]).size, 3, 'each attempt its own id');
+    } finally {
+      fs.rmSync(folder, { recursive: true, force: true });
+    }
+  });
+
   it('a run that cannot be planned any more fails alone, saying why, and holds no claim; the others run', async () => {
     const folder = tmp();
     try {

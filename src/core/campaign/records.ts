@@ -64,6 +64,11 @@ export const ItemRecordSchema = z.object({
   error: Text(16_384).nullable(),
   startedAt: Iso.nullable(),
   endedAt: Iso.nullable(),
+  /** Attempts lost with their engine or node (`interrupted`), each run again under a new id; their folders stay. */
+  earlier: z
+    .array(z.object({ runId: z.string().regex(SAFE_ID, 'is not a run id'), resultDir: RelativeDir, error: Text(16_384).nullable() }))
+    .max(100)
+    .optional(),
 });
 
 export type CampaignRecord = z.infer<typeof CampaignRecordSchema>;

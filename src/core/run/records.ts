@@ -36,6 +36,8 @@ export interface RunRecord {
   error: string | null;
   exitCode: number | null;
   containerId: string | null;
+  /** On a swarm, the node the run's task was placed on (its host name). */
+  node?: string | null;
   gpuIds: string[];
   createdAt: string;
   startedAt: string | null;

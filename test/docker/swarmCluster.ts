@@ -1,0 +1,305 @@
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import * as net from 'node:net';
+import * as path from 'node:path';
+import Docker from 'dockerode';
+
+/**
+ * A real swarm of one manager and two workers for the runner tests: three dockerd, each with its
+ * own data root, its own network namespace and its own host name, joined with real join tokens.
+ * The namespaces are wired to a bridge that lives in a namespace of its own (the machine's
+ * iptables and its own Docker engine are never touched); this process reaches the engines over
+ * one more veth, on TCP with TLS client certificates made here. Workers advertise 2 fake
+ * `NVIDIA-GPU` generic resources each; the manager none, so GPU runs land on the workers.
+ */
+export const CLUSTER_ROOT = '/tmp/bench-triage-test-swarm';
+const SWITCH = 'bt-swarm-switch';
+const HOST_ADDR = '10.251.78.1';
+const PORT = 2376;
+
+export interface ClusterNode {
+  /** Host name of the node (what the swarm reports), also its namespace's suffix. */
+  name: string;
+  address: string;
+  /** `tcp://address:2376` (TLS). */
+  tcp: string;
+  unix: string;
+  gpus: number;
+  docker: Docker;
+  /** The swarm's id of the node. */
+  nodeId: string;
+}
+
+export interface Cluster {
+  manager: ClusterNode;
+  workers: ClusterNode[];
+  certs: { ca: string; cert: string; key: string };
+  /** Kills a node's engine outright (SIGKILL, its containerd and containers too): a machine lost. */
+  kill(node: ClusterNode): Promise<void>;
+  /** Starts a killed node's engine again on its data root (it rejoins the swarm by itself). */
+  revive(node: ClusterNode): Promise<void>;
+  stop(): Promise<void>;
+}
+
+const NODES = [
+  { name: 'bt-sw-manager', address: '10.251.78.10', gpus: 0 },
+  { name: 'bt-sw-worker1', address: '10.251.78.11', gpus: 2 },
+  { name: 'bt-sw-worker2', address: '10.251.78.12', gpus: 2 },
+];
+
+const sh = (cmd: string, args: string[], cwd?: string) => execFileSync(cmd, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] }).toString();
+const ip = (...args: string[]) => sh('ip', args);
+const inNs = (ns: string, ...args: string[]) => ip('netns', 'exec', ns, ...args);
+const nsOf = (name: string) => `bt-swarm-${name.slice('bt-sw-'.length)}`;
+
+function makeCerts(dir: string): Cluster['certs'] {
+  mkdirSync(dir, { recursive: true });
+  const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
+  sh('openssl', ['req', '-x509', ...ec, '-keyout', 'ca-key.pem', '-out', 'ca.pem', '-days', '2', '-subj', '/CN=bt-swarm-ca'], dir);
+  const sans = NODES.map(n => `IP:${n.address}`).join(',');
+  for (const [name, usage] of [
+    ['server', 'serverAuth'],
+    ['client', 'clientAuth'],
+  ]) {
+    writeFileSync(path.join(dir, `${name}.ext`), `subjectAltName=${sans},IP:127.0.0.1\nextendedKeyUsage=${usage}\n`);
+    sh('openssl', ['req', ...ec, '-keyout', `${name}-key.pem`, '-out', `${name}.csr`, '-subj', `/CN=bt-swarm-${name}`], dir);
+    sh(
+      'openssl',
+      [
+        'x509',
+        '-req',
+        '-in',
+        `${name}.csr`,
+        '-CA',
+        'ca.pem',
+        '-CAkey',
+        'ca-key.pem',
+        '-CAcreateserial',
+        '-out',
+        `${name}-cert.pem`,
+        '-days',
+        '2',
+        '-extfile',
+        `${name}.ext`,
+      ],
+      dir,
+    );
+  }
+  return { ca: path.join(dir, 'ca.pem'), cert: path.join(dir, 'client-cert.pem'), key: path.join(dir, 'client-key.pem') };
+}
+
+/** Mounts a killed engine left under the cluster's folder (its overlay layers, its netns files), unmounted lazily. */
+function unmountLeftovers(): void {
+  const mounts = readFileSync('/proc/mounts', 'utf8')
+    .split('\n')
+    .map(l => l.split(' ')[1])
+    .filter((m): m is string => !!m && m.startsWith(CLUSTER_ROOT + '/'))
+    .sort((a, b) => b.length - a.length);
+  for (const m of mounts) {
+    try {
+      sh('umount', ['-l', m]);
+    } catch {
+      /* already gone */
+    }
+  }
+}
+
+/** Every namespace and link of an earlier cluster, gone (processes in a namespace are killed first). */
+export function removeClusterNetwork(): void {
+  for (const ns of [...NODES.map(n => nsOf(n.name)), SWITCH]) {
+    try {
+      for (const pid of ip('netns', 'pids', ns).split(/\s+/).filter(Boolean)) {
+        try {
+          process.kill(Number(pid), 'SIGKILL');
+        } catch {
+          /* gone */
+        }
+      }
+    } catch {
+      /* no such namespace */
+    }
+    try {
+      ip('netns', 'del', ns);
+    } catch {
+      /* not there */
+    }
+  }
+  try {
+    ip('link', 'del', 'bt-sw-host');
+  } catch {
+    /* gone with the switch */
+  }
+}
+
+function makeNetwork(): void {
+  removeClusterNetwork();
+  ip('netns', 'add', SWITCH);
+  inNs(SWITCH, 'ip', 'link', 'add', 'br0', 'type', 'bridge');
+  inNs(SWITCH, 'ip', 'link', 'set', 'br0', 'up');
+  inNs(SWITCH, 'ip', 'link', 'set', 'lo', 'up');
+  const wire = (outer: string, inner: string, ns: string | null, addr: string) => {
+    ip('link', 'add', outer, 'type', 'veth', 'peer', 'name', inner);
+    ip('link', 'set', inner, 'netns', SWITCH);
+    inNs(SWITCH, 'ip', 'link', 'set', inner, 'master', 'br0');
+    inNs(SWITCH, 'ip', 'link', 'set', inner, 'up');
+    if (ns) {
+      ip('link', 'set', outer, 'netns', ns);
+      inNs(ns, 'ip', 'addr', 'add', `${addr}/24`, 'dev', outer);
+      inNs(ns, 'ip', 'link', 'set', outer, 'up');
+      inNs(ns, 'ip', 'link', 'set', 'lo', 'up');
+    } else {
+      ip('addr', 'add', `${addr}/24`, 'dev', outer);
+      ip('link', 'set', outer, 'up');
+    }
+  };
+  wire('bt-sw-host', 'bt-sw-p0', null, HOST_ADDR);
+  NODES.forEach((n, i) => {
+    ip('netns', 'add', nsOf(n.name));
+    wire(`bt-sw-e${i + 1}`, `bt-sw-p${i + 1}`, nsOf(n.name), n.address);
+  });
+}
+
+const canConnect = (opts: net.NetConnectOpts) =>
+  new Promise<boolean>(resolve => {
+    const s = net
+      .connect(opts, () => {
+        s.destroy();
+        resolve(true);
+      })
+      .on('error', () => resolve(false));
+  });
+
+async function waitFor(what: string, check: () => Promise<boolean>, ms: number, log?: string): Promise<void> {
+  const t0 = Date.now();
+  while (Date.now() - t0 < ms) {
+    if (await check().catch(() => false)) return;
+    await new Promise(r => setTimeout(r, 200));
+  }
+  throw new Error(`${what} did not come up within ${ms / 1000} s${log && existsSync(log) ? `:\n${readFileSync(log, 'utf8').slice(-2000)}` : ''}`);
+}
+
+/** One node's engine in its namespace, under its own host name (its own UTS namespace). */
+function startDockerd(n: (typeof NODES)[number], certDir: string): { proc: ChildProcess; unix: string; log: string } {
+  const dir = path.join(CLUSTER_ROOT, n.name);
+  mkdirSync(dir, { recursive: true });
+  const unix = path.join(dir, 'docker.sock');
+  const config = path.join(dir, 'daemon.json');
+  const gpus = Array.from({ length: n.gpus }, (_, k) => `NVIDIA-GPU=${n.name}-GPU-${k}`);
+  writeFileSync(config, JSON.stringify(gpus.length ? { 'node-generic-resources': gpus } : {}, null, 2));
+  const args = [
+    '--host',
+    `unix://${unix}`,
+    '--host',
+    `tcp://${n.address}:${PORT}`,
+    '--tlsverify',
+    '--tlscacert',
+    path.join(certDir, 'ca.pem'),
+    '--tlscert',
+    path.join(certDir, 'server-cert.pem'),
+    '--tlskey',
+    path.join(certDir, 'server-key.pem'),
+    '--data-root',
+    path.join(dir, 'data'),
+    '--exec-root',
+    path.join(dir, 'exec'),
+    '--pidfile',
+    path.join(dir, 'docker.pid'),
+    '--config-file',
+    config,
+  ];
+  const log = path.join(dir, 'dockerd.log');
+  const fd = openSync(log, 'a');
+  const script = `echo ${n.name} > /proc/sys/kernel/hostname && exec /usr/sbin/dockerd "$@"`;
+  const proc = spawn('/usr/bin/nsenter', [`--net=/run/netns/${nsOf(n.name)}`, '/usr/bin/unshare', '--uts', '/bin/sh', '-c', script, 'dockerd', ...args], {
+    stdio: ['ignore', fd, fd],
+  });
+  return { proc, unix, log };
+}
+
+/** Starts the three engines, makes the swarm, and labels each worker with its engine's address. */
+export async function startCluster(): Promise<Cluster> {
+  removeClusterNetwork();
+  unmountLeftovers();
+  rmSync(CLUSTER_ROOT, { recursive: true, force: true });
+  mkdirSync(CLUSTER_ROOT, { recursive: true });
+  makeNetwork();
+  const certDir = path.join(CLUSTER_ROOT, 'certs');
+  const certs = makeCerts(certDir);
+  const procs = new Map<string, ChildProcess>();
+  const nodes: ClusterNode[] = [];
+  for (const n of NODES) {
+    const d = startDockerd(n, certDir);
+    procs.set(n.name, d.proc);
+    await waitFor(`dockerd ${n.name}`, () => canConnect({ path: d.unix }), 60_000, d.log);
+    await waitFor(`dockerd ${n.name} over TLS`, () => canConnect({ host: n.address, port: PORT }), 30_000, d.log);
+    const docker = new Docker({ socketPath: d.unix });
+    nodes.push({ ...n, tcp: `tcp://${n.address}:${PORT}`, unix: `unix://${d.unix}`, docker, nodeId: '' });
+  }
+  const [manager, ...workers] = nodes;
+  await manager.docker.swarmInit({ ListenAddr: `${manager.address}:2377`, AdvertiseAddr: `${manager.address}:2377` });
+  const tokens = ((await manager.docker.swarmInspect()) as { JoinTokens: { Worker: string } }).JoinTokens;
+  for (const w of workers)
+    await w.docker.swarmJoin({
+      ListenAddr: `${w.address}:2377`,
+      AdvertiseAddr: `${w.address}:2377`,
+      RemoteAddrs: [`${manager.address}:2377`],
+      JoinToken: tokens.Worker,
+    });
+  for (const n of nodes) n.nodeId = ((await n.docker.info()) as { Swarm: { NodeID: string } }).Swarm.NodeID;
+  // Every node ready, and each labelled with its engine's address (how the manager's runner reaches a task).
+  await waitFor(
+    'the swarm',
+    async () => {
+      const list = (await manager.docker.listNodes()) as Array<{ Status?: { State?: string } }>;
+      return list.length === 3 && list.every(x => x.Status?.State === 'ready');
+    },
+    60_000,
+  );
+  for (const n of workers) {
+    const node = manager.docker.getNode(n.nodeId);
+    const cur = (await node.inspect()) as { Version: { Index: number }; Spec: Record<string, unknown> & { Labels?: Record<string, string> } };
+    await node.update({ version: cur.Version.Index, ...cur.Spec, Labels: { ...(cur.Spec.Labels ?? {}), 'bench-triage.engine': n.tcp } });
+  }
+  return {
+    manager,
+    workers,
+    certs,
+    async kill(node) {
+      // The engine and everything in its namespace (containerd, shims, the task's processes).
+      for (const pid of ip('netns', 'pids', nsOf(node.name)).split(/\s+/).filter(Boolean)) {
+        try {
+          process.kill(Number(pid), 'SIGKILL');
+        } catch {
+          /* gone */
+        }
+      }
+      const p = procs.get(node.name);
+      if (p && p.exitCode === null && p.signalCode === null) await new Promise(r => p.once('exit', r));
+    },
+    async revive(node) {
+      const n = NODES.find(x => x.name === node.name)!;
+      rmSync(path.join(CLUSTER_ROOT, n.name, 'docker.pid'), { force: true });
+      const d = startDockerd(n, certDir);
+      procs.set(n.name, d.proc);
+      await waitFor(`dockerd ${n.name} again`, () => canConnect({ path: d.unix }), 60_000, d.log);
+    },
+    async stop() {
+      for (const p of procs.values()) if (p.exitCode === null) p.kill('SIGTERM');
+      await Promise.all([...procs.values()].map(p => (p.exitCode === null ? new Promise(r => p.once('exit', r)) : null)));
+      removeClusterNetwork();
+      unmountLeftovers();
+      rmSync(CLUSTER_ROOT, { recursive: true, force: true });
+    },
+  };
+}
+
+/** An image from one node's engine into another's (docker save | docker load): no registry involved. */
+export async function copyImage(from: Docker, to: Docker, image: string): Promise<void> {
+  const tar = (await from.getImage(image).get()) as NodeJS.ReadableStream;
+  const res = (await to.loadImage(tar)) as NodeJS.ReadableStream;
+  await new Promise<void>((resolve, reject) => {
+    res.on('end', () => resolve());
+    res.on('error', reject);
+    res.resume();
+  });
+}
