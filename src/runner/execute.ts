@@ -322,6 +322,10 @@ export class Runner {
     }
     r.startedAt = now();
     r.node = (await this.runtime.nodeOf?.(id)) ?? null;
+    r.imageRef = (await this.runtime.imageOf?.(id)) ?? null;
+    const pulled = (await this.runtime.pullOf?.(id)) ?? null;
+    r.pullS = pulled ? Math.round(pulled.seconds * 10) / 10 : null;
+    if (pulled) this.note(dir, r, `node ${pulled.node} pulled ${r.imageRef ?? r.image} in ${r.pullS} s before the run started`);
     this.note(
       dir,
       r,

@@ -44,6 +44,8 @@ const RunRecordSchema = z.looseObject({
   exitCode: z.number().int().nullable(),
   containerId: z.string().max(256).nullable(),
   node: z.string().max(256).nullable().optional(),
+  imageRef: z.string().max(4096).nullable().optional(),
+  pullS: z.number().finite().min(0).nullable().optional(),
   gpuIds: z.array(z.string().max(64)).max(1024),
   createdAt: z.string().max(64),
   startedAt: Time,

@@ -64,6 +64,10 @@ export interface ContainerRuntime {
   nodeOf?(id: string): Promise<string | null>;
   /** On a cluster engine, what was lost when a run's container could not be reached (its node down, drained, removed). */
   lostWhy?(id: string): Promise<string | null>;
+  /** On a cluster engine, the image reference the run was created with (pinned by digest when from a registry). */
+  imageOf?(id: string): Promise<string | null>;
+  /** On a cluster engine, the node's pull of the image before the run started, when it had to pull. */
+  pullOf?(id: string): Promise<{ node: string; seconds: number } | null>;
   exec(id: string, argv: string[], opts?: ExecOptions): Promise<ExecOutcome>;
   inspect(id: string): Promise<ContainerState | null>;
   remove(id: string): Promise<void>;

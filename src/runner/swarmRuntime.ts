@@ -66,8 +66,50 @@ export class SwarmRuntime extends DockerRuntime {
   private readonly nodeEngines = new Map<string, Promise<NodeEngine>>();
   private ownNode: Promise<string | null> | null = null;
 
+  /**
+   * An image a registry holds is named by digest for the task (every node runs the same bytes,
+   * whatever the tag points to later; a node without it pulls it). A local-only image must be on
+   * the node already (a one-node swarm, or loaded by hand).
+   */
+  override async hasImage(image: string): Promise<boolean> {
+    if (fromRegistry(image)) return (await this.digestOf(image)) !== null;
+    return super.hasImage(image);
+  }
+
+  override async pull(image: string, signal?: AbortSignal): Promise<void> {
+    // Nodes pull what their task needs; the manager is not where runs go.
+    if (fromRegistry(image)) throw new RunnerError(`${this.where}: ${image} is not in its registry (or the registry cannot be reached from the manager)`, 'docker');
+    return super.pull(image, signal);
+  }
+
+  /** `registry/name@sha256:…` for a registry's image, as the manager's engine reads it from the registry; null when it has none. */
+  private async digestOf(image: string): Promise<string | null> {
+    if (image.includes('@')) return image;
+    const img = this.docker.getImage(image);
+    const d = await this.call(s => (img.distribution as (o: object) => Promise<{ Descriptor?: { digest?: string } }>).call(img, { abortSignal: s })).catch(() => null);
+    const digest = d?.Descriptor?.digest;
+    return digest ? `${repositoryOf(image)}@${digest}` : null;
+  }
+
+  /** The image each service was created with (by digest when from a registry). */
+  private readonly images = new Map<string, string>();
+  /** How long each task's node took to pull its image (the task's `preparing` state), once seen. */
+  private readonly pulls = new Map<string, { node: string; seconds: number }>();
+  private readonly preparingSince = new Map<string, number>();
+
+  /** The image reference the swarm runs for this service (pinned by digest when from a registry). */
+  async imageOf(id: string): Promise<string | null> {
+    return this.images.get(id) ?? null;
+  }
+
+  /** The node's pull of the image before the run started, when it had to pull. */
+  async pullOf(id: string): Promise<{ node: string; seconds: number } | null> {
+    return this.pulls.get(id) ?? null;
+  }
+
   override async create(spec: ContainerSpec): Promise<string> {
     const gpus = spec.gpuIds.length;
+    const image = fromRegistry(spec.image) ? ((await this.digestOf(spec.image)) ?? spec.image) : spec.image;
     // The task starts at once when scheduled; it waits for the run's files (put after it is placed).
     const wait = `import os,sys,time\nwhile not os.path.exists(${JSON.stringify(READY)}): time.sleep(0.1)\nos.execvp(sys.argv[1], sys.argv[1:])`;
     const service = await this.call(s =>
@@ -76,7 +118,7 @@ export class SwarmRuntime extends DockerRuntime {
         Labels: spec.labels,
         TaskTemplate: {
           ContainerSpec: {
-            Image: spec.image,
+            Image: image,
             Labels: spec.labels,
             Env: Object.entries(spec.env).map(([k, v]) => `${k}=${v}`),
             Command: ['python3', '-c', wait, ...spec.cmd],
@@ -92,6 +134,7 @@ export class SwarmRuntime extends DockerRuntime {
     );
     const id = (service as { id?: string; ID?: string }).id ?? (service as { ID?: string }).ID;
     if (!id) throw new RunnerError(`${this.where}: the swarm did not return a service id`, 'docker');
+    this.images.set(id, image);
     return id;
   }
 
@@ -114,6 +157,14 @@ export class SwarmRuntime extends DockerRuntime {
     const [t] = await this.tasks(id);
     const state = t?.Status?.State ?? 'new';
     const cid = t?.Status?.ContainerStatus?.ContainerID;
+    // `preparing` is the node pulling the image: timed apart from the run.
+    if (state === 'preparing' && !this.preparingSince.has(id)) this.preparingSince.set(id, Date.now());
+    if (state !== 'preparing' && this.preparingSince.has(id) && t?.NodeID) {
+      const since = this.preparingSince.get(id)!;
+      this.preparingSince.delete(id);
+      const node = await this.engineOfNode(t.NodeID).catch(() => null);
+      this.pulls.set(id, { node: node?.name ?? t.NodeID.slice(0, 12), seconds: (Date.now() - since) / 1000 });
+    }
     if (!cid) {
       if (['failed', 'rejected', 'shutdown', 'orphaned', 'remove', 'complete'].includes(state))
         throw new RunnerError(
@@ -361,4 +412,19 @@ interface Placement {
 interface NodeEngine {
   engine: DockerRuntime | null;
   name: string;
+}
+
+/** A reference that names a registry host (`host:port/…`, `host.domain/…`, `localhost/…`): its nodes pull it from there. */
+function fromRegistry(image: string): boolean {
+  const first = image.split('/')[0];
+  return image.includes('/') && (first.includes('.') || first.includes(':') || first === 'localhost');
+}
+
+/** `host:5000/name:tag` → `host:5000/name` (a port's colon is not a tag's). */
+function repositoryOf(image: string): string {
+  const at = image.indexOf('@');
+  const ref = at >= 0 ? image.slice(0, at) : image;
+  const slash = ref.lastIndexOf('/');
+  const colon = ref.lastIndexOf(':');
+  return colon > slash ? ref.slice(0, colon) : ref;
 }

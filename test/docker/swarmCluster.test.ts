@@ -292,4 +292,46 @@ describe('a swarm of one manager and two workers, each a dockerd of its own (own
     assert.deepEqual(left, { services: 0, 'bt-sw-manager': 0, 'bt-sw-worker1': 0, 'bt-sw-worker2': 0 });
     assert.equal(runRecords(fx.folder).filter(r => !before.has(r.runId)).length, 2, 'no third attempt');
   });
+
+  it("an image in the swarm's registry (TLS): the task names it by digest, a worker without it pulls it before the run starts, and the pull is timed apart", async () => {
+    const repo = `${cluster.registry}/bench-triage/fake-vllm`;
+    const m = cluster.manager.docker;
+    await m.getImage(IMAGE).tag({ repo, tag: 'test' });
+    const pushed = (await m.getImage(`${repo}:test`).push({ authconfig: {} } as never)) as unknown as NodeJS.ReadableStream;
+    const events = await new Promise<Array<{ error?: string; aux?: { Digest?: string } }>>((resolve, reject) =>
+      m.modem.followProgress(pushed, (err: Error | null, ev: Array<{ error?: string }>) => (err ? reject(err) : resolve(ev))),
+    );
+    assert.ok(!events.some(e => e.error), JSON.stringify(events.filter(e => e.error)));
+    const digest = events.find(e => e.aux?.Digest)?.aux?.Digest;
+    assert.match(String(digest), /^sha256:[0-9a-f]{64}$/);
+    // Neither worker has it: wherever the run lands, its node pulls it from the registry.
+    for (const w of cluster.workers) await w.docker.getImage(IMAGE).remove({ force: true });
+    const out = await cli([
+      'run',
+      '--folder',
+      fx.folder,
+      '--commit',
+      fx.human.slice(0, 10),
+      '--role',
+      'human',
+      ...hostArgs(),
+      '--gpus',
+      '4',
+      ...common(),
+      '--image-human',
+      `${repo}:test`,
+    ]);
+    assert.equal(out.code, 0, out.stderr);
+    const dir = path.dirname(out.stdout.trim());
+    const record = JSON.parse(readFileSync(path.join(dir, 'run.json'), 'utf8'));
+    assert.equal(record.status, 'succeeded', record.error);
+    assert.equal(record.imageRef, `${repo}@${digest}`, 'the task ran the image by registry and digest');
+    assert.equal(typeof record.pullS, 'number', 'the pull was timed');
+    assert.match(
+      readFileSync(path.join(dir, 'logs/runner.log'), 'utf8'),
+      new RegExp(`node ${record.node} pulled ${repo.replace(/\./g, '\\.')}@sha256:[0-9a-f]{64} in [0-9.]+ s before the run started`),
+    );
+    const pulledOn = cluster.workers.find(w => w.name === record.node)!;
+    assert.ok(await pulledOn.docker.getImage(`${repo}@${digest}`).inspect(), 'the node has the image now');
+  });
 });

@@ -1,5 +1,5 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
 import Docker from 'dockerode';
@@ -16,6 +16,10 @@ export const CLUSTER_ROOT = '/tmp/bench-triage-test-swarm';
 const SWITCH = 'bt-swarm-switch';
 const HOST_ADDR = '10.251.78.1';
 const PORT = 2376;
+/** The registry the nodes pull from (Debian's docker-registry, the distribution registry), on TLS, in its own namespace. */
+const REGISTRY_NS = 'bt-swarm-registry';
+const REGISTRY_ADDR = '10.251.78.20';
+export const REGISTRY = `${REGISTRY_ADDR}:5000`;
 
 export interface ClusterNode {
   /** Host name of the node (what the swarm reports), also its namespace's suffix. */
@@ -33,6 +37,8 @@ export interface ClusterNode {
 export interface Cluster {
   manager: ClusterNode;
   workers: ClusterNode[];
+  /** `address:5000` of the registry every node trusts (TLS, the cluster's CA). */
+  registry: string;
   certs: { ca: string; cert: string; key: string };
   /** Kills a node's engine outright (SIGKILL, its containerd and containers too): a machine lost. */
   kill(node: ClusterNode): Promise<void>;
@@ -56,7 +62,7 @@ function makeCerts(dir: string): Cluster['certs'] {
   mkdirSync(dir, { recursive: true });
   const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
   sh('openssl', ['req', '-x509', ...ec, '-keyout', 'ca-key.pem', '-out', 'ca.pem', '-days', '2', '-subj', '/CN=bt-swarm-ca'], dir);
-  const sans = NODES.map(n => `IP:${n.address}`).join(',');
+  const sans = [...NODES.map(n => n.address), REGISTRY_ADDR].map(a => `IP:${a}`).join(',');
   for (const [name, usage] of [
     ['server', 'serverAuth'],
     ['client', 'clientAuth'],
@@ -106,7 +112,7 @@ function unmountLeftovers(): void {
 
 /** Every namespace and link of an earlier cluster, gone (processes in a namespace are killed first). */
 export function removeClusterNetwork(): void {
-  for (const ns of [...NODES.map(n => nsOf(n.name)), SWITCH]) {
+  for (const ns of [...NODES.map(n => nsOf(n.name)), REGISTRY_NS, SWITCH]) {
     try {
       for (const pid of ip('netns', 'pids', ns).split(/\s+/).filter(Boolean)) {
         try {
@@ -157,6 +163,8 @@ function makeNetwork(): void {
     ip('netns', 'add', nsOf(n.name));
     wire(`bt-sw-e${i + 1}`, `bt-sw-p${i + 1}`, nsOf(n.name), n.address);
   });
+  ip('netns', 'add', REGISTRY_NS);
+  wire('bt-sw-e9', 'bt-sw-p9', REGISTRY_NS, REGISTRY_ADDR);
 }
 
 const canConnect = (opts: net.NetConnectOpts) =>
@@ -209,11 +217,46 @@ function startDockerd(n: (typeof NODES)[number], certDir: string): { proc: Child
   ];
   const log = path.join(dir, 'dockerd.log');
   const fd = openSync(log, 'a');
-  const script = `echo ${n.name} > /proc/sys/kernel/hostname && exec /usr/sbin/dockerd "$@"`;
-  const proc = spawn('/usr/bin/nsenter', [`--net=/run/netns/${nsOf(n.name)}`, '/usr/bin/unshare', '--uts', '/bin/sh', '-c', script, 'dockerd', ...args], {
-    stdio: ['ignore', fd, fd],
-  });
+  // Its own /etc/docker (in a mount namespace of its own): the registry's CA under certs.d, and
+  // never the machine's daemon files.
+  const etc = path.join(dir, 'etc-docker');
+  mkdirSync(path.join(etc, 'certs.d', REGISTRY), { recursive: true });
+  copyFileSync(path.join(certDir, 'ca.pem'), path.join(etc, 'certs.d', REGISTRY, 'ca.crt'));
+  const script = `mount --bind ${etc} /etc/docker && echo ${n.name} > /proc/sys/kernel/hostname && exec /usr/sbin/dockerd "$@"`;
+  const proc = spawn(
+    '/usr/bin/nsenter',
+    [`--net=/run/netns/${nsOf(n.name)}`, '/usr/bin/unshare', '--uts', '--mount', '--propagation', 'private', '/bin/sh', '-c', script, 'dockerd', ...args],
+    { stdio: ['ignore', fd, fd] },
+  );
   return { proc, unix, log };
+}
+
+/** The registry: TLS with the cluster's CA, storage under the cluster's folder, no auth (the nodes reach it on the switch only). */
+function startRegistry(certDir: string): { proc: ChildProcess; log: string } {
+  const dir = path.join(CLUSTER_ROOT, 'registry');
+  mkdirSync(path.join(dir, 'data'), { recursive: true });
+  const config = path.join(dir, 'config.yml');
+  writeFileSync(
+    config,
+    [
+      'version: 0.1',
+      'log:',
+      '  level: warn',
+      'storage:',
+      '  filesystem:',
+      `    rootdirectory: ${path.join(dir, 'data')}`,
+      'http:',
+      `  addr: ${REGISTRY}`,
+      '  tls:',
+      `    certificate: ${path.join(certDir, 'server-cert.pem')}`,
+      `    key: ${path.join(certDir, 'server-key.pem')}`,
+      '',
+    ].join('\n'),
+  );
+  const log = path.join(dir, 'registry.log');
+  const fd = openSync(log, 'a');
+  const proc = spawn('/usr/bin/nsenter', [`--net=/run/netns/${REGISTRY_NS}`, '/usr/bin/docker-registry', 'serve', config], { stdio: ['ignore', fd, fd] });
+  return { proc, log };
 }
 
 /** Starts the three engines, makes the swarm, and labels each worker with its engine's address. */
@@ -227,6 +270,9 @@ export async function startCluster(): Promise<Cluster> {
   const certs = makeCerts(certDir);
   const procs = new Map<string, ChildProcess>();
   const nodes: ClusterNode[] = [];
+  const registry = startRegistry(certDir);
+  procs.set('registry', registry.proc);
+  await waitFor('the registry', () => canConnect({ host: REGISTRY_ADDR, port: 5000 }), 30_000, registry.log);
   for (const n of NODES) {
     const d = startDockerd(n, certDir);
     procs.set(n.name, d.proc);
@@ -263,6 +309,7 @@ export async function startCluster(): Promise<Cluster> {
   return {
     manager,
     workers,
+    registry: REGISTRY,
     certs,
     async kill(node) {
       // The engine and everything in its namespace (containerd, shims, the task's processes).

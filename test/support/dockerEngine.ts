@@ -41,6 +41,8 @@ export function missingPrerequisites(): string[] {
     ['/usr/bin/busybox', 'busybox-static'],
     ['/usr/bin/ssh-keygen', 'openssh-client'],
     ['/usr/bin/nsenter', 'util-linux'],
+    ['/usr/bin/unshare', 'util-linux'],
+    ['/usr/bin/docker-registry', 'docker-registry'],
   ] as const)
     if (!existsSync(bin)) miss.push(`${bin} (Debian package ${pkg})`);
   if (!['/usr/sbin/ip', '/usr/bin/ip', '/sbin/ip', '/bin/ip'].some(existsSync)) miss.push('ip (Debian package iproute2)');

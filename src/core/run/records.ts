@@ -38,6 +38,10 @@ export interface RunRecord {
   containerId: string | null;
   /** On a swarm, the node the run's task was placed on (its host name). */
   node?: string | null;
+  /** On a swarm, the image as the task ran it: `registry/name@sha256:…` for a registry's image. */
+  imageRef?: string | null;
+  /** Seconds the node took to pull the image before the run started (apart from the run's own time); null when it had it. */
+  pullS?: number | null;
   gpuIds: string[];
   createdAt: string;
   startedAt: string | null;
