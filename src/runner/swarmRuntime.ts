@@ -78,7 +78,8 @@ export class SwarmRuntime extends DockerRuntime {
 
   override async pull(image: string, signal?: AbortSignal): Promise<void> {
     // Nodes pull what their task needs; the manager is not where runs go.
-    if (fromRegistry(image)) throw new RunnerError(`${this.where}: ${image} is not in its registry (or the registry cannot be reached from the manager)`, 'docker');
+    if (fromRegistry(image))
+      throw new RunnerError(`${this.where}: ${image} is not in its registry (or the registry cannot be reached from the manager)`, 'docker');
     return super.pull(image, signal);
   }
 
@@ -86,7 +87,9 @@ export class SwarmRuntime extends DockerRuntime {
   private async digestOf(image: string): Promise<string | null> {
     if (image.includes('@')) return image;
     const img = this.docker.getImage(image);
-    const d = await this.call(s => (img.distribution as (o: object) => Promise<{ Descriptor?: { digest?: string } }>).call(img, { abortSignal: s })).catch(() => null);
+    const d = await this.call(s => (img.distribution as (o: object) => Promise<{ Descriptor?: { digest?: string } }>).call(img, { abortSignal: s })).catch(
+      () => null,
+    );
     const digest = d?.Descriptor?.digest;
     return digest ? `${repositoryOf(image)}@${digest}` : null;
   }
