@@ -449,31 +449,15 @@ export class CampaignQueue {
         // Stopped because this process is going away (a window reload), not because anyone
         // cancelled the campaign: the run goes back to the queue for Resume.
         if (out.status === 'cancelled' && ctl.signal.aborted && !(await this.cancelRequested())) {
-          endings.push(
-            this.save({
-              ...rec,
-              state: 'queued',
-              runId: null,
-              resultDir: null,
-              host: null,
-              startedAt: null,
-              error: `attempt ${rec.runId} stopped when its process ended`,
-            }).then(() => this.release(rec.n)),
-          );
+          endings.push(this.save(requeued(rec, `attempt ${rec.runId} stopped when its process ended`)).then(() => this.release(rec.n)));
           return;
         }
         // Lost with its engine or node (killed, down, drained, removed): run again under a new id
         // wherever the GPUs are free; the lost attempt's folder and logs stay, named in the record.
         if (out.status === 'interrupted' && !ctl.signal.aborted && (rec.earlier?.length ?? 0) < RUN_AGAIN_MAX) {
           const again: ItemRecord = {
-            ...rec,
-            state: 'queued',
-            runId: null,
-            resultDir: null,
-            host: null,
-            startedAt: null,
+            ...requeued(rec, `attempt ${rec.runId} was interrupted (${out.error ?? 'no reason given'}); queued again`),
             runStatus: null,
-            error: `attempt ${rec.runId} was interrupted (${out.error ?? 'no reason given'}); queued again`,
             earlier: [...(rec.earlier ?? []), { runId: rec.runId!, resultDir: rec.resultDir!, error: out.error }],
           };
           await this.save(again);
@@ -540,6 +524,11 @@ export class CampaignQueue {
     }
     return this.status();
   }
+}
+
+/** A run's record back in the queue, saying why: no id, folder, host or start (a next attempt gets its own). */
+function requeued(rec: ItemRecord, error: string): ItemRecord {
+  return { ...rec, state: 'queued', runId: null, resultDir: null, host: null, startedAt: null, error };
 }
 
 /** How many times a run lost with its engine or node is run again before its item fails. */

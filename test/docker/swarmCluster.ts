@@ -1,8 +1,8 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import * as net from 'node:net';
+import { copyFileSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import Docker from 'dockerode';
+import { canConnect, issueCerts, waitFor } from '../support/dockerEngine';
 
 /**
  * A real swarm of one manager and two workers for the runner tests: three dockerd, each with its
@@ -59,39 +59,8 @@ const inNs = (ns: string, ...args: string[]) => ip('netns', 'exec', ns, ...args)
 const nsOf = (name: string) => `bt-swarm-${name.slice('bt-sw-'.length)}`;
 
 function makeCerts(dir: string): Cluster['certs'] {
-  mkdirSync(dir, { recursive: true });
-  const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
-  sh('openssl', ['req', '-x509', ...ec, '-keyout', 'ca-key.pem', '-out', 'ca.pem', '-days', '2', '-subj', '/CN=bt-swarm-ca'], dir);
-  const sans = [...NODES.map(n => n.address), REGISTRY_ADDR].map(a => `IP:${a}`).join(',');
-  for (const [name, usage] of [
-    ['server', 'serverAuth'],
-    ['client', 'clientAuth'],
-  ]) {
-    writeFileSync(path.join(dir, `${name}.ext`), `subjectAltName=${sans},IP:127.0.0.1\nextendedKeyUsage=${usage}\n`);
-    sh('openssl', ['req', ...ec, '-keyout', `${name}-key.pem`, '-out', `${name}.csr`, '-subj', `/CN=bt-swarm-${name}`], dir);
-    sh(
-      'openssl',
-      [
-        'x509',
-        '-req',
-        '-in',
-        `${name}.csr`,
-        '-CA',
-        'ca.pem',
-        '-CAkey',
-        'ca-key.pem',
-        '-CAcreateserial',
-        '-out',
-        `${name}-cert.pem`,
-        '-days',
-        '2',
-        '-extfile',
-        `${name}.ext`,
-      ],
-      dir,
-    );
-  }
-  return { ca: path.join(dir, 'ca.pem'), cert: path.join(dir, 'client-cert.pem'), key: path.join(dir, 'client-key.pem') };
+  const ips = [...NODES.map(n => n.address), REGISTRY_ADDR, '127.0.0.1'];
+  return issueCerts(dir, ips, { ca: 'bt-swarm-ca', server: 'bt-swarm-server', client: 'bt-swarm-client' });
 }
 
 /** Mounts a killed engine left under the cluster's folder (its overlay layers, its netns files), unmounted lazily. */
@@ -165,25 +134,6 @@ function makeNetwork(): void {
   });
   ip('netns', 'add', REGISTRY_NS);
   wire('bt-sw-e9', 'bt-sw-p9', REGISTRY_NS, REGISTRY_ADDR);
-}
-
-const canConnect = (opts: net.NetConnectOpts) =>
-  new Promise<boolean>(resolve => {
-    const s = net
-      .connect(opts, () => {
-        s.destroy();
-        resolve(true);
-      })
-      .on('error', () => resolve(false));
-  });
-
-async function waitFor(what: string, check: () => Promise<boolean>, ms: number, log?: string): Promise<void> {
-  const t0 = Date.now();
-  while (Date.now() - t0 < ms) {
-    if (await check().catch(() => false)) return;
-    await new Promise(r => setTimeout(r, 200));
-  }
-  throw new Error(`${what} did not come up within ${ms / 1000} s${log && existsSync(log) ? `:\n${readFileSync(log, 'utf8').slice(-2000)}` : ''}`);
 }
 
 /** One node's engine in its namespace, under its own host name (its own UTS namespace). */

@@ -63,7 +63,7 @@ async function freePort(): Promise<number> {
   });
 }
 
-async function waitFor(what: string, check: () => Promise<boolean>, ms: number, log?: string): Promise<void> {
+export async function waitFor(what: string, check: () => Promise<boolean>, ms: number, log?: string): Promise<void> {
   const t0 = Date.now();
   while (Date.now() - t0 < ms) {
     if (await check().catch(() => false)) return;
@@ -72,7 +72,7 @@ async function waitFor(what: string, check: () => Promise<boolean>, ms: number, 
   throw new Error(`${what} did not come up within ${ms / 1000} s${log && existsSync(log) ? `:\n${readFileSync(log, 'utf8').slice(-2000)}` : ''}`);
 }
 
-const canConnect = (opts: net.NetConnectOpts) =>
+export const canConnect = (opts: net.NetConnectOpts) =>
   new Promise<boolean>(resolve => {
     const s = net
       .connect(opts, () => {
@@ -82,23 +82,24 @@ const canConnect = (opts: net.NetConnectOpts) =>
       .on('error', () => resolve(false));
   });
 
-function makeCerts(dir: string): Engine['certs'] {
+/**
+ * A CA, and a server and a client certificate it signs (EC P-256, valid 2 days): the server's for
+ * the given IP addresses. Files in `dir`: ca.pem, server-cert.pem/-key.pem, client-cert.pem/-key.pem.
+ */
+export function issueCerts(
+  dir: string,
+  ips: readonly string[],
+  names: { ca: string; server: string; client: string },
+): { ca: string; cert: string; key: string } {
   mkdirSync(dir, { recursive: true });
   const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
-  const ca = (name: string) =>
-    run('openssl', ['req', '-x509', ...ec, '-keyout', `${name}-key.pem`, '-out', `${name}.pem`, '-days', '2', '-subj', `/CN=${name}`], dir);
-  ca('ca');
-  ca('wrong-ca');
-  for (const [name, usage] of [
-    ['server', 'serverAuth'],
-    ['client', 'clientAuth'],
+  run('openssl', ['req', '-x509', ...ec, '-keyout', 'ca-key.pem', '-out', 'ca.pem', '-days', '2', '-subj', `/CN=${names.ca}`], dir);
+  for (const [name, usage, cn] of [
+    ['server', 'serverAuth', names.server],
+    ['client', 'clientAuth', names.client],
   ]) {
-    writeFileSync(path.join(dir, `${name}.ext`), `subjectAltName=IP:${ENGINE_ADDR},IP:127.0.0.1\nextendedKeyUsage=${usage}\n`);
-    run(
-      'openssl',
-      ['req', ...ec, '-keyout', `${name}-key.pem`, '-out', `${name}.csr`, '-subj', `/CN=${name === 'server' ? ENGINE_ADDR : 'bench-triage-test'}`],
-      dir,
-    );
+    writeFileSync(path.join(dir, `${name}.ext`), `subjectAltName=${ips.map(a => `IP:${a}`).join(',')}\nextendedKeyUsage=${usage}\n`);
+    run('openssl', ['req', ...ec, '-keyout', `${name}-key.pem`, '-out', `${name}.csr`, '-subj', `/CN=${cn}`], dir);
     run(
       'openssl',
       [
@@ -121,12 +122,14 @@ function makeCerts(dir: string): Engine['certs'] {
       dir,
     );
   }
-  return {
-    ca: path.join(dir, 'ca.pem'),
-    cert: path.join(dir, 'client-cert.pem'),
-    key: path.join(dir, 'client-key.pem'),
-    wrongCa: path.join(dir, 'wrong-ca.pem'),
-  };
+  return { ca: path.join(dir, 'ca.pem'), cert: path.join(dir, 'client-cert.pem'), key: path.join(dir, 'client-key.pem') };
+}
+
+function makeCerts(dir: string): Engine['certs'] {
+  const certs = issueCerts(dir, [ENGINE_ADDR, '127.0.0.1'], { ca: 'ca', server: ENGINE_ADDR, client: 'bench-triage-test' });
+  const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
+  run('openssl', ['req', '-x509', ...ec, '-keyout', 'wrong-ca-key.pem', '-out', 'wrong-ca.pem', '-days', '2', '-subj', '/CN=wrong-ca'], dir);
+  return { ...certs, wrongCa: path.join(dir, 'wrong-ca.pem') };
 }
 
 /** Stops a daemon left by an earlier, interrupted suite (gracefully, so its containerd goes too) and removes its pid file. */
