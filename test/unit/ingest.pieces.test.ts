@@ -22,6 +22,19 @@ describe('ingest pieces', () => {
       assert.ok(r.ok);
       assert.deepEqual(r.value, { a: null, b: [1, null], c: 'NaN, ok' });
     });
+    it('mends the tokens before the first parse, yet a token only inside strings changes nothing and a broken text is placed in the original', () => {
+      const inf = parseJson('{"rate": Infinity, "note": "Infinity"}', { keepInfinity: true });
+      assert.ok(inf.ok);
+      assert.deepEqual(inf.value, { rate: Infinity, note: 'Infinity' });
+      assert.equal(inf.notes?.length, 1);
+      const quoted = parseJson('{"note": "NaN and Infinity"}');
+      assert.ok(quoted.ok);
+      assert.equal(quoted.notes, undefined, 'no token outside a string: no note');
+      const broken = parseJson('{"rate": Infinity,\n "x": }');
+      assert.ok(!broken.ok);
+      assert.equal(broken.line, 2);
+      assert.equal(broken.offset, 25, 'the fault after the token, in the text as written (not the mended one)');
+    });
     it('survives a million open brackets without recursion', () => {
       const e = locateJsonError('['.repeat(1_000_000));
       assert.match(e.message, /end of input/);

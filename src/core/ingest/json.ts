@@ -10,9 +10,12 @@ export type JsonParse = { ok: true; value: unknown; notes?: string[] } | { ok: f
  * "all at once"), each said in a note. Only tokens outside strings are touched ("error: NaN loss"
  * stays as it is).
  */
-function nonFiniteAsNull(text: string, keepInfinity: boolean): { text: string; notes: string[] } | null {
+function nonFiniteAsNull(text: string, keepInfinity: boolean): { text: string; notes: string[]; edits: Array<[number, number]> } | null {
   const parts: string[] = [];
   const notes: string[] = [];
+  // [offset in the mended text just after a replacement, original − mended length so far]
+  const edits: Array<[number, number]> = [];
+  let mended = 0;
   let last = 0;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
@@ -28,7 +31,10 @@ function nonFiniteAsNull(text: string, keepInfinity: boolean): { text: string; n
     if (!/[:[,]$/.test(before)) continue;
     const keep = keepInfinity && m[0] !== 'NaN';
     // 1e999 is valid JSON that JSON.parse reads as Infinity.
-    parts.push(text.slice(last, i), keep ? (m[0].startsWith('-') ? '-1e999' : '1e999') : 'null');
+    const by = keep ? (m[0].startsWith('-') ? '-1e999' : '1e999') : 'null';
+    parts.push(text.slice(last, i), by);
+    mended += i - last + by.length;
+    edits.push([mended, i + m[0].length - mended]);
     if (notes.length < 20) {
       const { line, column } = lineColumn(text, i);
       notes.push(`${m[0]} at line ${line} column ${column} is not JSON; read as ${keep ? m[0] : 'null'}`);
@@ -38,12 +44,28 @@ function nonFiniteAsNull(text: string, keepInfinity: boolean): { text: string; n
   }
   if (!parts.length) return null;
   parts.push(text.slice(last));
-  return { text: parts.join(''), notes };
+  return { text: parts.join(''), notes, edits };
+}
+
+/** An offset in the mended text, in the text as written. */
+function originalOffset(edits: Array<[number, number]>, at: number): number {
+  let shift = 0;
+  for (const [end, d] of edits) if (end <= at) shift = d;
+  return at + shift;
 }
 
 export function parseJson(input: string, opts: { keepInfinity?: boolean; rejectDuplicateKeys?: boolean } = {}): JsonParse {
   // A UTF-8 byte-order mark is not part of the document.
   const text = input.charCodeAt(0) === 0xfeff ? input.slice(1) : input;
+  // A text holding Python's tokens (SGLang writes `Infinity` on every line) is mended before its
+  // first parse: a JSON.parse that throws costs several parses of the same line.
+  const fixedFirst = text.includes('Infinity') || text.includes('NaN') ? nonFiniteAsNull(text, !!opts.keepInfinity) : null;
+  if (fixedFirst)
+    try {
+      return { ok: true, value: JSON.parse(fixedFirst.text), notes: fixedFirst.notes };
+    } catch {
+      /* reported from the original text below */
+    }
   try {
     const value: unknown = JSON.parse(text);
     if (opts.rejectDuplicateKeys) {
@@ -52,7 +74,7 @@ export function parseJson(input: string, opts: { keepInfinity?: boolean; rejectD
     }
     return { ok: true, value };
   } catch {
-    const fixed = nonFiniteAsNull(text, !!opts.keepInfinity);
+    const fixed = fixedFirst ? null : nonFiniteAsNull(text, !!opts.keepInfinity);
     if (fixed) {
       try {
         return { ok: true, value: JSON.parse(fixed.text), notes: fixed.notes };
@@ -60,7 +82,10 @@ export function parseJson(input: string, opts: { keepInfinity?: boolean; rejectD
         /* report the original error */
       }
     }
-    const found = locateJsonError(text);
+    // With Python's tokens mended, the fault is the first thing JSON forbids besides them.
+    const mended = fixedFirst ?? fixed;
+    const inMended = mended ? locateJsonError(mended.text) : null;
+    const found = inMended ? { message: inMended.message, offset: originalOffset(mended!.edits, inMended.offset) } : locateJsonError(text);
     const { line, column } = lineColumn(text, found.offset);
     return { ok: false, message: `${found.message} at line ${line} column ${column} (offset ${found.offset})`, offset: found.offset, line, column };
   }
