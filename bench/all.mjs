@@ -14,6 +14,7 @@ import { benchRules } from './rules.mjs';
 import { benchCampaign } from './campaign.mjs';
 import { benchBuild } from './build.mjs';
 import { benchFieldScan } from './fieldScan.mjs';
+import { benchSwarm } from './swarm.mjs';
 
 const t0 = Date.now();
 const ms = v => `${v.toFixed(0)} ms`;
@@ -122,6 +123,15 @@ const g = benchCampaign();
 rows.push([
   `campaign queue: ${g.n} runs × ${g.runMs} ms on ${g.gpus} GPUs — wall vs ideal; overhead per run; GPU idle while queued: before the first runs / between runs (target 0)`,
   `${ms(g.wallMs)} vs ${ms(g.idealMs)} (${(g.wallMs / g.idealMs).toFixed(3)}×); ${g.overheadPerRunMs.toFixed(1)} ms; ${g.idleAtStartMs.toFixed(0)} / ${g.idleBetweenRunsMs.toFixed(0)} GPU·ms`,
+]);
+const sw = benchSwarm();
+rows.push([
+  'swarm run on a worker vs a plain-host run on that worker’s engine, same fake container, ~10 s benchmark (3-node swarm; target ≤ 1.2×)',
+  `${ms(sw.swarmMs)} vs ${ms(sw.plainMs)} (${sw.ratio.toFixed(2)}×); fixed cost ${ms(sw.shortSwarmMs - sw.shortPlainMs)} on a 0.3 s benchmark`,
+]);
+rows.push([
+  `swarm campaign of ${sw.runs} runs on 4 GPUs (2 workers): GPU idle while runs waited (target 0); longest hand-off`,
+  `${sw.idleGpuMs.toFixed(0)} GPU·ms; ${ms(sw.worstHandOffMs)}`,
 ]);
 const bl = benchBuild();
 rows.push([

@@ -1,4 +1,4 @@
-import { constants, promises as fs } from 'node:fs';
+import { constants, promises as fs, watch, type FSWatcher } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { pidAlive } from '../platform/processAlive';
@@ -333,7 +333,16 @@ export class CampaignQueue {
     const ctl = new AbortController();
     const stop = () => ctl.abort();
     signal.addEventListener('abort', stop, { once: true });
-    const poll = setInterval(() => void this.cancelRequested().then(c => c && ctl.abort()), 1000);
+    const check = () => void this.cancelRequested().then(c => c && ctl.abort());
+    const poll = setInterval(check, 1000);
+    // A cancel from another process is seen as its file appears (a swarm's tasks go within a second or two); the poll stays for file systems without events.
+    let watcher: FSWatcher | null = null;
+    try {
+      watcher = watch(this.dir, (_ev, name) => name === 'cancel' && check());
+      watcher.on('error', () => watcher?.close());
+    } catch {
+      watcher = null;
+    }
     const byN = new Map(this.record.items.map(i => [i.n, i]));
     const takeable = (n: number) => hosts.some(h => !(byN.get(n)!.gpus > h.gpus && h.gpus > 0));
     // Runs known not to be ours to take (taken, finished, or held by another process): skipped
@@ -520,6 +529,7 @@ export class CampaignQueue {
     } finally {
       await giveBack().catch(() => {});
       clearInterval(poll);
+      watcher?.close();
       signal.removeEventListener('abort', stop);
     }
     return this.status();

@@ -11,5 +11,5 @@ function inspector(host: HostConfig): SwarmInspector {
 /** The nodes, their state and availability, GPUs advertised and reserved, and the runs on each. */
 export const swarmStatus = (host: HostConfig): Promise<SwarmNodeStatus[]> => inspector(host).status();
 
-/** What each node lacks of the set-up runs need (generic resources, an engine address, the NVIDIA runtime). */
-export const swarmCheck = (host: HostConfig): Promise<SwarmCheckFinding[]> => inspector(host).check();
+/** What each node lacks of the set-up runs need (generic resources, an engine address, the NVIDIA runtime and its swarm-resource). */
+export const swarmCheck = (host: HostConfig, nvidiaConfig?: string): Promise<SwarmCheckFinding[]> => inspector(host).check(nvidiaConfig);

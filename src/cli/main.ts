@@ -11,7 +11,7 @@ import { campaignCommand } from './campaignCommand';
 import { buildCommand } from './buildCommand';
 import { swarmCommand } from './swarmCommand';
 import { secretEnvOf } from './runCommand';
-import { hostAddressProblem, splitHostUrl, type HostConfig } from '../core/run/hosts';
+import { hostAddressProblem, registryProblem, splitHostUrl, type HostConfig } from '../core/run/hosts';
 import { METRICS, metricDef, OVERRIDE_KEYS, type PrimaryOverride } from '../core/metrics';
 
 const USAGE = `usage: bench-triage <command> [options]
@@ -39,10 +39,11 @@ commands:
   plan --folder F --commit C --role baseline|human|agent|all [--host H] [--gpus N] [--recipe ID]... [--agent-patch FILE] [--checkout DIR] [--json]
                                               what a run would do, checked, without running it
   run --folder F --commit C --role baseline|human|agent|all [--host URL] [--recipe ID]... [--dry-run]
-      [--gpus N] [--max-parallel N] [--tls-ca F --tls-cert F --tls-key F] [--ssh-key F] [--known-hosts F]
+      [--gpus N] [--max-parallel N] [--tls-ca F --tls-cert F --tls-key F] [--ssh-key F] [--known-hosts F] [--registry HOST[:PORT][/PATH]]
       [--checkout DIR] [--image-human T] [--image-baseline T] [--env K=V]... [--secret-env NAME]... [--server-timeout S] [--benchmark-timeout S]
                                               run on a Docker host; result paths on stdout, progress on stderr
-                                              (--secret-env: the value of $NAME goes to the run masked and out of docker inspect)
+                                              (--secret-env: the value of $NAME goes to the run masked and out of docker inspect;
+                                               --registry, on a swarm: images live in the swarm's registry, builds push there, runs pull by digest)
   resume --folder F [--host URL] [host options] [--secret-env NAME]...
                                               re-attach to unfinished runs of F on the host and complete them
   build --folder F --commit C --role baseline|human [--host URL] [host options] [--checkout DIR] [--rebuild]
@@ -60,22 +61,31 @@ commands:
       [--build --checkout DIR]                 a campaign of image builds instead: the images the selected commits'
                                               failures call for (fixability rebuild; role= picks roles), one per image,
                                               one at a time per host; resume builds an interrupted image again
-  swarm status|check --host swarm+URL [host options] [--json]
+  swarm status|check --host swarm+URL [host options] [--nvidia-config FILE] [--json]
                                               status: the swarm's nodes, their state and availability, GPUs
                                               advertised and reserved, and the runs on each; check: what each node
-                                              lacks of the set-up runs need (exit 1 when something is missing)
+                                              lacks of the set-up runs need, the NVIDIA runtime's swarm-resource read
+                                              from each node's FILE (default /etc/nvidia-container-runtime/config.toml;
+                                              exit 1 when something is missing)
 `;
 
-const HOST_OPTIONS = ['host', 'gpus', 'max-parallel', 'tls-ca', 'tls-cert', 'tls-key', 'ssh-key', 'known-hosts', 'label'];
+const HOST_OPTIONS = ['host', 'gpus', 'max-parallel', 'tls-ca', 'tls-cert', 'tls-key', 'ssh-key', 'known-hosts', 'label', 'registry'];
 
 function hostOf(p: Parsed): HostConfig {
   const v = p.values;
-  const raw = v.get('host') ?? process.env.DOCKER_HOST ?? 'unix:///var/run/docker.sock';
+  // An empty DOCKER_HOST is unset, as the docker CLI reads it.
+  const raw = v.get('host') ?? (process.env.DOCKER_HOST || 'unix:///var/run/docker.sock');
   const problem = hostAddressProblem(raw);
   if (problem) throw new UsageError(`--host ${problem}`);
   const { kind, docker } = splitHostUrl(raw);
   const gpus = Number(v.get('gpus') ?? 1);
   if (!Number.isInteger(gpus) || gpus < 0) throw new UsageError(`--gpus must be a whole number (got ${v.get('gpus')})`);
+  const registry = v.get('registry');
+  if (registry !== undefined) {
+    const bad = registryProblem(registry);
+    if (bad) throw new UsageError(`--registry ${bad}`);
+    if (kind !== 'swarm') throw new UsageError('--registry is for a swarm (--host swarm+…): a plain engine runs the images it has');
+  }
   const tlsParts = ['tls-ca', 'tls-cert', 'tls-key'].filter(k => v.has(k));
   if (tlsParts.length && tlsParts.length !== 3) throw new UsageError('TLS needs all of --tls-ca, --tls-cert and --tls-key');
   return {
@@ -86,7 +96,19 @@ function hostOf(p: Parsed): HostConfig {
     maxParallel: v.has('max-parallel') ? Number(v.get('max-parallel')) : undefined,
     tls: tlsParts.length ? { ca: v.get('tls-ca')!, cert: v.get('tls-cert')!, key: v.get('tls-key')! } : undefined,
     ssh: v.has('ssh-key') || v.has('known-hosts') ? { identityFile: v.get('ssh-key'), knownHostsFile: v.get('known-hosts') } : undefined,
+    ...(registry ? { registry } : {}),
   };
+}
+
+/** `--env NAME=VALUE`, repeatable: plain environment for the runs (shows in docker inspect). */
+function envOf(p: Parsed): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const kv of p.lists.get('env') ?? []) {
+    const i = kv.indexOf('=');
+    if (i <= 0) throw new UsageError(`--env needs NAME=VALUE (got ${kv})`);
+    env[kv.slice(0, i)] = kv.slice(i + 1);
+  }
+  return env;
 }
 
 /** Ctrl-C cancels the runs (containers removed, state `cancelled`, logs kept); a second one exits. */
@@ -317,12 +339,7 @@ const COMMANDS: Record<string, Command> = {
       ],
     );
     for (const k of ['folder', 'commit', 'role']) if (!a.values.has(k)) throw new UsageError(`run needs --${k}`);
-    const env: Record<string, string> = {};
-    for (const kv of a.lists.get('env') ?? []) {
-      const i = kv.indexOf('=');
-      if (i <= 0) throw new UsageError(`--env needs NAME=VALUE (got ${kv})`);
-      env[kv.slice(0, i)] = kv.slice(i + 1);
-    }
+    const env = envOf(a);
     const seconds = (k: string) => {
       const n = a.values.has(k) ? Number(a.values.get(k)) : undefined;
       if (n !== undefined && !(n > 0)) throw new UsageError(`--${k} must be seconds > 0`);
@@ -419,6 +436,7 @@ const COMMANDS: Record<string, Command> = {
         'image-human',
         'image-baseline',
         'secret-env',
+        'env',
         'server-timeout',
         'benchmark-timeout',
         ...HOST_OPTIONS,
@@ -454,6 +472,7 @@ const COMMANDS: Record<string, Command> = {
           serverTimeoutS: seconds('server-timeout'),
           benchmarkTimeoutS: seconds('benchmark-timeout'),
           secretEnv,
+          env: envOf(a),
           checkout: a.values.get('checkout') ?? null,
         },
         secretValues: () => secretEnv,
@@ -466,12 +485,15 @@ const COMMANDS: Record<string, Command> = {
   swarm: async (rest, out, err) => {
     const [sub, ...more] = rest;
     if (!['status', 'check'].includes(sub ?? '')) throw new UsageError(`swarm: unknown subcommand ${sub ?? '(none)'}; one of status, check`);
-    const a = parseArgs(more, ['json'], HOST_OPTIONS);
+    const a = parseArgs(more, ['json'], [...HOST_OPTIONS, 'nvidia-config']);
+    const cfg = a.values.get('nvidia-config');
+    if (cfg !== undefined && (!cfg.startsWith('/') || cfg.endsWith('/') || /[\0-\x1f]/.test(cfg)))
+      throw new UsageError(`--nvidia-config needs the absolute path of the file on the nodes (got ${JSON.stringify(cfg.slice(0, 80))})`);
     if (!a.values.has('host')) throw new UsageError(`swarm ${sub} needs --host swarm+tcp://MANAGER:2376 (or swarm+unix://, swarm+ssh://)`);
     const host = hostOf(a);
     if (host.kind !== 'swarm')
       throw new UsageError(`--host ${a.values.get('host')}: not a swarm manager (write it swarm+tcp://…, swarm+unix://… or swarm+ssh://…)`);
-    return swarmCommand(sub as 'status' | 'check', host, a.flags.has('json'), out, err);
+    return swarmCommand(sub as 'status' | 'check', host, a.flags.has('json'), out, err, cfg);
   },
 };
 

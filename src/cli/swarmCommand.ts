@@ -9,6 +9,7 @@ export async function swarmCommand(
   json: boolean,
   out: (s: string) => void,
   err: (s: string) => void,
+  nvidiaConfig?: string,
 ): Promise<number> {
   try {
     if (sub === 'status') {
@@ -16,7 +17,7 @@ export async function swarmCommand(
       out(json ? JSON.stringify({ nodes }, null, 2) : formatSwarmStatus(nodes).trimEnd());
       return 0;
     }
-    const findings = await swarmCheck(host);
+    const findings = await swarmCheck(host, nvidiaConfig);
     out(json ? JSON.stringify({ findings }, null, 2) : formatSwarmCheck(findings).trimEnd());
     return findings.some(f => !f.ok) ? 1 : 0;
   } catch (e) {

@@ -27,6 +27,9 @@ import { BuildService } from './buildService';
 import { registerBuildCommands } from './commands/build';
 import { UnclassifiedLens } from './unclassifiedLens';
 import { registerSecretCommands } from './commands/secrets';
+import { configuredHosts } from './settings';
+import { hostKind, type HostConfig } from '../core/run/hosts';
+import { swarmStatus } from '../app/swarm';
 
 export interface BenchTriageApi {
   activationMs: number;
@@ -131,7 +134,19 @@ export function activate(context: vscode.ExtensionContext): BenchTriageApi {
   const campaigns = new CampaignService(runs, builds);
   // On shutdown both stop in the same tick: a campaign's build ends cancelled while its campaign is stopping, so it goes back to the queue.
   context.subscriptions.push(builds, campaigns);
-  const runsTree = new RunsTree(runs, campaigns, builds);
+  // Every swarm host of the workspace's settings gets a section: its nodes, GPUs and runs.
+  const swarmHosts = () => {
+    const seen = new Map<string, HostConfig>();
+    for (const f of vscode.workspace.workspaceFolders ?? [])
+      for (const h of configuredHosts(f.uri)) if (hostKind(h) === 'swarm' && !seen.has(h.label)) seen.set(h.label, h);
+    return [...seen.values()];
+  };
+  const runsTree = new RunsTree(runs, campaigns, builds, { hosts: swarmHosts, status: swarmStatus });
+  context.subscriptions.push(
+    vscode.workspace.onDidChangeConfiguration(
+      e => (e.affectsConfiguration('benchTriage.hosts') || e.affectsConfiguration('benchTriage.registry')) && runsTree.refresh(),
+    ),
+  );
   const runsView = vscode.window.createTreeView('benchTriage.runs', { treeDataProvider: runsTree });
   const status = vscode.window.createStatusBarItem('benchTriage.runs', vscode.StatusBarAlignment.Left, 10);
   status.name = 'Bench Triage runs';

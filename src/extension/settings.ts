@@ -1,7 +1,7 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { BuildSettings } from '../core/run/buildPlan';
-import { hostAddressProblem, maskHostPassword, splitHostUrl, type HostConfig } from '../core/run/hosts';
+import { hostAddressProblem, maskHostPassword, registryProblem, splitHostUrl, type HostConfig } from '../core/run/hosts';
 import { imageTemplatesOf, type ImageTemplates } from '../core/run/plan';
 import { metricDef, OVERRIDE_KEYS, type PrimaryOverride } from '../core/metrics';
 import { MAX_LABELS_BYTES, MAX_RULES_BYTES, parseLabels, parseRulesFile, type Label, type Rule } from '../core/classify';
@@ -25,6 +25,11 @@ export function configuredHosts(scope?: vscode.Uri): HostConfig[] {
     // Named for what it is: with no host set, runs go to the local engine (DOCKER_HOST), not to an H100.
     return [{ label: 'local engine (no host set)', docker: '', gpus }];
   }
+  // The swarm's registry: builds push there and runs pull from it (a plain engine runs what it has).
+  const reg = c.get<unknown>('registry', '');
+  const registry = typeof reg === 'string' && reg.trim() ? reg.trim() : undefined;
+  const regProblem = registry ? registryProblem(registry) : null;
+  if (regProblem) warnOnce(`benchTriage.registry: ${regProblem}; no registry applies`);
   return hosts.map((h, i) => {
     const raw = String(h.docker ?? '');
     const problem = raw ? hostAddressProblem(raw) : null;
@@ -38,6 +43,7 @@ export function configuredHosts(scope?: vscode.Uri): HostConfig[] {
       maxParallel: typeof h.maxParallel === 'number' ? h.maxParallel : undefined,
       tls: h.tls,
       ssh: h.ssh,
+      ...(registry && !regProblem && raw.startsWith('swarm') ? { registry } : {}),
     };
   });
 }

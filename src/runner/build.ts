@@ -2,6 +2,7 @@ import { createWriteStream, promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { archiveContext, CONTEXT_DOCKERFILE, resolveSource } from './buildContext';
 import type { BuildPlan } from '../core/run/buildPlan';
+import { repositoryOf } from '../core/run/hosts';
 import { initialBuildRecord, saveBuildRecord } from './buildRecord';
 import { type BuildRecord, type BuildState } from '../core/run/records';
 import { BuildProgress, BuildStreamDecoder, messageText } from './buildStream';
@@ -74,6 +75,18 @@ export class Builder {
       if (timer.signal.aborted) throw new BuildEnd('failed', `Build timed out (exceeded ${plan.timeoutS} s)`);
       throw new BuildEnd('cancelled', 'cancelled');
     };
+    // On a swarm the nodes pull from its registry: an image not pushed is no image for them.
+    const push = async () => {
+      if (!plan.push) return;
+      const p0 = Date.now();
+      await fs.appendFile(path.join(dir, 'build.log'), `pushing ${plan.tag} to the swarm's registry …\n`);
+      const digest = await this.rt.push(plan.tag, stop).catch(e => {
+        if (stop.aborted) ended();
+        throw new BuildEnd('failed', `${plan.tag} was built, but its push to the registry failed (the swarm's nodes cannot pull it): ${(e as Error).message}`);
+      });
+      r.pushed = { ref: `${repositoryOf(plan.tag)}@${digest}`, s: Math.round((Date.now() - p0) / 100) / 10 };
+      await fs.appendFile(path.join(dir, 'build.log'), `pushed ${r.pushed.ref} in ${r.pushed.s} s\n`);
+    };
     try {
       try {
         slot = await this.queue.acquire(0, stop);
@@ -91,6 +104,7 @@ export class Builder {
       if (!job.rebuild) {
         if (have) {
           r.imageId = have;
+          await push();
           throw new BuildEnd(
             'reused',
             `${plan.tag} is on ${plan.host.label} already (${have.replace(/^sha256:/, '').slice(0, 12)}): reused; ask for Rebuild to build it again`,
@@ -116,6 +130,7 @@ export class Builder {
       if (!id || (progress.imageId && !id.replace(/^sha256:/, '').startsWith(progress.imageId.replace(/^sha256:/, '').slice(0, 12))))
         throw new BuildEnd('failed', `the engine's response ended without an image tagged ${plan.tag}`);
       r.imageId = id;
+      await push();
       r.status = 'succeeded';
       // A rebuild moves the tag: the image it leaves (tens of GB on a real host) goes unless a container uses it.
       if (have && have !== id) {

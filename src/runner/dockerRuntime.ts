@@ -4,6 +4,7 @@ import type Docker from 'dockerode';
 // for dockerode and its SSH transport at start-up.
 const dockerode = (): typeof Docker => require('dockerode') as typeof Docker;
 import { PassThrough, type Writable } from 'node:stream';
+import { extract } from 'tar-stream';
 import { DockerDemuxer } from './demux';
 import { describeDockerError, RunnerError } from './errors';
 import { connectOptions, effectiveDockerUrl } from './hosts';
@@ -101,6 +102,26 @@ export class DockerRuntime implements ContainerRuntime, ImageRuntime {
             const bad = err ?? (events.find(e => e.error) ? new Error(events.find(e => e.error)!.error) : null);
             if (bad) reject(bad);
             else resolve();
+          }),
+        );
+      },
+      signal,
+      3 * 3600_000,
+    );
+  }
+
+  async push(image: string, signal?: AbortSignal): Promise<string> {
+    return await this.call(
+      async s => {
+        // No credentials: the registry is the swarm's own (TLS, trusted by every node's engine).
+        const stream = (await this.docker.getImage(image).push(withSignal(s, { authconfig: {} }) as never)) as unknown as NodeJS.ReadableStream;
+        return await new Promise<string>((resolve, reject) =>
+          this.docker.modem.followProgress(stream, (err: Error | null, events: Array<{ error?: string; aux?: { Digest?: string } }>) => {
+            const bad = err ?? (events.find(e => e.error) ? new Error(events.find(e => e.error)!.error) : null);
+            const digest = events.find(e => e.aux?.Digest)?.aux?.Digest;
+            if (bad) reject(bad);
+            else if (!digest || !/^sha256:[0-9a-f]{64}$/.test(digest)) reject(new Error(`the registry answered the push of ${image} without a digest`));
+            else resolve(digest);
           }),
         );
       },
@@ -212,6 +233,49 @@ export class DockerRuntime implements ContainerRuntime, ImageRuntime {
     }
   }
 
+  /**
+   * A small file of the engine's own machine (a node's NVIDIA runtime config), read through a
+   * container created from an image the engine has, never started, and removed: nothing runs on
+   * the node and nothing is created there (a bind mount of a missing folder is refused, not made).
+   * Null when the file or its folder is absent.
+   */
+  async readHostFile(file: string, maxBytes = 256 * 1024): Promise<string | null> {
+    const images = await this.call(s => this.docker.listImages(withSignal(s)) as Promise<Docker.ImageInfo[]>);
+    const image = images.filter(i => (i.RepoTags ?? []).some(t => t !== '<none>:<none>')).sort((a, b) => a.Size - b.Size)[0];
+    if (!image) throw new RunnerError(`${this.where}: no image on the engine to read ${file} through`, 'image');
+    const slash = file.lastIndexOf('/');
+    const [dir, name] = [file.slice(0, slash) || '/', file.slice(slash + 1)];
+    let id: string;
+    try {
+      const c = await this.call(s =>
+        this.docker.createContainer(
+          withSignal(s, {
+            Image: image.Id,
+            Cmd: ['true'],
+            Labels: { 'bench-triage.check': 'read-host-file' },
+            NetworkDisabled: true,
+            HostConfig: { Mounts: [{ Type: 'bind', Source: dir, Target: '/bt-host', ReadOnly: true }] },
+          }) as Docker.ContainerCreateOptions,
+        ),
+      );
+      id = c.id;
+    } catch (e) {
+      if (/bind source path does not exist|no such file/i.test((e as Error).message)) return null;
+      throw e;
+    }
+    try {
+      const tar = (await this.call(s =>
+        this.docker.getContainer(id).getArchive(withSignal(s, { path: `/bt-host/${name}` }) as never),
+      )) as unknown as NodeJS.ReadableStream;
+      return await firstFileOf(tar, maxBytes, `${this.where}: ${file}`);
+    } catch (e) {
+      if (/no such file|not found|404/i.test((e as Error).message)) return null;
+      throw e;
+    } finally {
+      await this.remove(id);
+    }
+  }
+
   async list(label: string): Promise<LabelledContainer[]> {
     const all = await this.call(
       s => this.docker.listContainers(withSignal(s, { all: true, filters: JSON.stringify({ label: [label] }) })) as Promise<Docker.ContainerInfo[]>,
@@ -283,4 +347,35 @@ export class DockerRuntime implements ContainerRuntime, ImageRuntime {
       opts.signal?.removeEventListener('abort', onAbort);
     }
   }
+}
+
+/** The first file of a tar stream as text, at most `maxBytes` (a bigger one is an error naming it). */
+function firstFileOf(tar: NodeJS.ReadableStream, maxBytes: number, what: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const x = extract();
+    let done = false;
+    x.on('entry', (header, body, next) => {
+      if (done || header.type !== 'file') {
+        body.resume();
+        body.on('end', next);
+        return;
+      }
+      if ((header.size ?? 0) > maxBytes) {
+        done = true;
+        reject(new RunnerError(`${what} is ${header.size} bytes: more than the ${maxBytes} read`, 'docker'));
+        x.destroy();
+        return;
+      }
+      const parts: Buffer[] = [];
+      body.on('data', (b: unknown) => parts.push(b as Buffer));
+      body.on('end', () => {
+        done = true;
+        resolve(Buffer.concat(parts).toString('utf8'));
+        next();
+      });
+    });
+    x.on('finish', () => !done && reject(new RunnerError(`${what}: the engine sent no file`, 'docker')));
+    x.on('error', e => !done && reject(e));
+    tar.pipe(x);
+  });
 }

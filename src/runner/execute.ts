@@ -611,6 +611,14 @@ export class Runner {
       return;
     }
     if (e instanceof RunnerError && ['unreachable', 'timeout', 'docker'].includes(e.kind) && r.containerId) {
+      // A swarm stopping the task of a drained or removed node leaves its engine answering and the
+      // container stopped: the node was taken, the run did not fail.
+      const taken = await this.runtime.nodeLost?.(r.containerId).catch(() => null);
+      if (taken) {
+        r.status = 'interrupted';
+        r.error = `lost ${taken} during the run: ${e.message}; partial logs kept`;
+        return;
+      }
       const alive = await this.runtime.ping().then(
         () => true,
         () => false,

@@ -64,6 +64,8 @@ export interface ContainerRuntime {
   nodeOf?(id: string): Promise<string | null>;
   /** On a cluster engine, what was lost when a run's container could not be reached (its node down, drained, removed). */
   lostWhy?(id: string): Promise<string | null>;
+  /** On a cluster engine: why the cluster took the run's node away (down, drained, removed), or null while its node is fine. */
+  nodeLost?(id: string): Promise<string | null>;
   /** On a cluster engine, the image reference the run was created with (pinned by digest when from a registry). */
   imageOf?(id: string): Promise<string | null>;
   /** On a cluster engine, the node's pull of the image before the run started, when it had to pull. */
@@ -94,6 +96,8 @@ export interface ImageRuntime {
   /** The image's full id, or null when the host does not have it. */
   imageId(ref: string): Promise<string | null>;
   pull(image: string, signal?: AbortSignal): Promise<void>;
+  /** Pushes a registry's image from the host; resolves with the digest the registry gave it. */
+  push(image: string, signal?: AbortSignal): Promise<string>;
   /** Sends the context (a tar stream) and resolves when the engine's response has ended. */
   build(context: NodeJS.ReadableStream, opts: ImageBuildOptions): Promise<void>;
   /** Removes an image (untagged parents with no other use go with it); absent is not an error. */

@@ -1,6 +1,6 @@
 import { DockerRuntime } from './dockerRuntime';
 import { RunnerError } from './errors';
-import { hostAddressProblem } from '../core/run/hosts';
+import { hostAddressProblem, namesRegistry, repositoryOf } from '../core/run/hosts';
 import type { ContainerSpec, ContainerState, ExecOptions, ExecOutcome, LabelledContainer } from './runtime';
 
 /** The generic-resource kind a swarm node advertises its GPUs under (daemon.json `node-generic-resources`). */
@@ -72,13 +72,13 @@ export class SwarmRuntime extends DockerRuntime {
    * the node already (a one-node swarm, or loaded by hand).
    */
   override async hasImage(image: string): Promise<boolean> {
-    if (fromRegistry(image)) return (await this.digestOf(image)) !== null;
+    if (namesRegistry(image)) return (await this.digestOf(image)) !== null;
     return super.hasImage(image);
   }
 
   override async pull(image: string, signal?: AbortSignal): Promise<void> {
     // Nodes pull what their task needs; the manager is not where runs go.
-    if (fromRegistry(image))
+    if (namesRegistry(image))
       throw new RunnerError(`${this.where}: ${image} is not in its registry (or the registry cannot be reached from the manager)`, 'docker');
     return super.pull(image, signal);
   }
@@ -99,6 +99,7 @@ export class SwarmRuntime extends DockerRuntime {
   /** How long each task's node took to pull its image (the task's `preparing` state), once seen. */
   private readonly pulls = new Map<string, { node: string; seconds: number }>();
   private readonly preparingSince = new Map<string, number>();
+  private readonly pullChecked = new Set<string>();
 
   /** The image reference the swarm runs for this service (pinned by digest when from a registry). */
   async imageOf(id: string): Promise<string | null> {
@@ -112,7 +113,7 @@ export class SwarmRuntime extends DockerRuntime {
 
   override async create(spec: ContainerSpec): Promise<string> {
     const gpus = spec.gpuIds.length;
-    const image = fromRegistry(spec.image) ? ((await this.digestOf(spec.image)) ?? spec.image) : spec.image;
+    const image = namesRegistry(spec.image) ? ((await this.digestOf(spec.image)) ?? spec.image) : spec.image;
     // The task starts at once when scheduled; it waits for the run's files (put after it is placed).
     const wait = `import os,sys,time\nwhile not os.path.exists(${JSON.stringify(READY)}): time.sleep(0.1)\nos.execvp(sys.argv[1], sys.argv[1:])`;
     const service = await this.call(s =>
@@ -160,16 +161,34 @@ export class SwarmRuntime extends DockerRuntime {
     const [t] = await this.tasks(id);
     const state = t?.Status?.State ?? 'new';
     const cid = t?.Status?.ContainerStatus?.ContainerID;
-    // `preparing` is the node pulling the image: timed apart from the run.
+    // `preparing` is the node pulling the image: timed apart from the run. A pull of a few small
+    // layers can begin and end between two polls, so the node is also asked, once it is assigned,
+    // whether it has the image at all: if not, the pull starts now.
+    if (t?.NodeID && !this.pullChecked.has(id) && ['assigned', 'accepted', 'preparing'].includes(state)) {
+      this.pullChecked.add(id);
+      const ref = this.images.get(id);
+      if (ref && ref.includes('@') && namesRegistry(ref)) {
+        const node = await this.engineOfNode(t.NodeID).catch(() => null);
+        const has = node ? await (node.engine ? node.engine.hasImage(ref) : super.hasImage(ref)).catch(() => true) : true;
+        if (!has && !this.preparingSince.has(id)) this.preparingSince.set(id, Date.now());
+      }
+    }
     if (state === 'preparing' && !this.preparingSince.has(id)) this.preparingSince.set(id, Date.now());
-    if (state !== 'preparing' && this.preparingSince.has(id) && t?.NodeID) {
+    const pastPull = !['new', 'pending', 'assigned', 'accepted', 'preparing'].includes(state);
+    if (pastPull && this.preparingSince.has(id) && t?.NodeID) {
       const since = this.preparingSince.get(id)!;
       this.preparingSince.delete(id);
       const node = await this.engineOfNode(t.NodeID).catch(() => null);
       this.pulls.set(id, { node: node?.name ?? t.NodeID.slice(0, 12), seconds: (Date.now() - since) / 1000 });
     }
+    const ended = ['failed', 'rejected', 'shutdown', 'orphaned', 'remove', 'complete'].includes(state);
+    if (ended && t?.NodeID) {
+      // Stopped before the run started because its node was drained, went down or was removed.
+      const why = await this.nodeLost(id);
+      if (why) throw new RunnerError(`${this.where}: ${why} before the run started`, 'unreachable');
+    }
     if (!cid) {
-      if (['failed', 'rejected', 'shutdown', 'orphaned', 'remove', 'complete'].includes(state))
+      if (ended)
         throw new RunnerError(
           `${this.where}: the swarm could not run the task (${state}: ${t?.Status?.Err ?? t?.Status?.Message ?? 'no reason given'})`,
           'docker',
@@ -267,6 +286,24 @@ export class SwarmRuntime extends DockerRuntime {
     return (await this.nodeTrouble(p)) ?? `node ${p.node} (its engine does not answer)`;
   }
 
+  /**
+   * Why the swarm took the run's node away (down, drained, removed), or null: for a run placed, or
+   * one whose task was stopped on its node before it had a container. Such a node is avoided for
+   * a while by the next attempts made through this manager.
+   */
+  async nodeLost(id: string): Promise<string | null> {
+    let p = this.containers.get(id) ?? null;
+    if (!p) {
+      const [t] = await this.tasks(id).catch(() => [] as Task[]);
+      if (!t?.NodeID) return null;
+      const name = (await this.engineOfNode(t.NodeID).catch(() => null))?.name ?? t.NodeID.slice(0, 12);
+      p = { container: '', engine: null, node: name, nodeId: t.NodeID };
+    }
+    const why = await this.nodeTrouble(p);
+    if (why) this.markLost(p);
+    return why;
+  }
+
   /** Why a task is still pending ("insufficient resources on 1 node"), for the run's notes. */
   async pendingReason(id: string): Promise<string | null> {
     const [t] = await this.tasks(id).catch(() => [] as Task[]);
@@ -358,6 +395,8 @@ export class SwarmRuntime extends DockerRuntime {
     const c = this.containers.get(id) ?? (await this.placed(id).catch(() => null));
     this.containers.delete(id);
     this.pendingFiles.delete(id);
+    this.pullChecked.delete(id);
+    this.preparingSince.delete(id);
     if (c) await (c.engine ? c.engine.remove(c.container) : super.remove(c.container)).catch(() => undefined);
     try {
       const svc = this.docker.getService(id);
@@ -415,19 +454,4 @@ interface Placement {
 interface NodeEngine {
   engine: DockerRuntime | null;
   name: string;
-}
-
-/** A reference that names a registry host (`host:port/…`, `host.domain/…`, `localhost/…`): its nodes pull it from there. */
-function fromRegistry(image: string): boolean {
-  const first = image.split('/')[0];
-  return image.includes('/') && (first.includes('.') || first.includes(':') || first === 'localhost');
-}
-
-/** `host:5000/name:tag` → `host:5000/name` (a port's colon is not a tag's). */
-function repositoryOf(image: string): string {
-  const at = image.indexOf('@');
-  const ref = at >= 0 ? image.slice(0, at) : image;
-  const slash = ref.lastIndexOf('/');
-  const colon = ref.lastIndexOf(':');
-  return colon > slash ? ref.slice(0, colon) : ref;
 }

@@ -2,7 +2,7 @@ import { DockerRuntime } from './dockerRuntime';
 import { ENGINE_LABEL, GPU_RESOURCE } from './swarmRuntime';
 import { LABEL } from './execute';
 import { hostAddressProblem, type HostConfig } from '../core/run/hosts';
-import type { SwarmNodeStatus, SwarmCheckFinding } from '../core/run/swarm';
+import { NVIDIA_CONFIG, swarmResourceFinding, type SwarmNodeStatus, type SwarmCheckFinding } from '../core/run/swarm';
 
 interface NodeInfo {
   ID: string;
@@ -78,9 +78,9 @@ export class SwarmInspector extends DockerRuntime {
    * What the set-up asks of each node, checked through the engines: GPUs advertised as generic
    * resources, an engine address the runner can reach (the manager's own node needs none), the
    * NVIDIA runtime present and the default (swarm services cannot choose a runtime). Whether the
-   * runtime's config maps the reservation (`swarm-resource`) is a file on the node: named, not read.
+   * runtime's config maps the reservation (`swarm-resource`) is read from the node's own file.
    */
-  async check(): Promise<SwarmCheckFinding[]> {
+  async check(configFile = NVIDIA_CONFIG): Promise<SwarmCheckFinding[]> {
     const own = await this.call(s => (this.docker.info as (o: object) => Promise<{ Swarm?: { NodeID?: string } }>).call(this.docker, { abortSignal: s }));
     const out: SwarmCheckFinding[] = [];
     for (const n of await this.status()) {
@@ -125,12 +125,19 @@ export class SwarmInspector extends DockerRuntime {
         say(false, 'NVIDIA runtime', `not installed (runtimes: ${facts.runtimes.join(', ') || 'none'}): install nvidia-container-toolkit on the node`);
       else if (facts.defaultRuntime !== 'nvidia')
         say(false, 'NVIDIA runtime', `present but not the default (${facts.defaultRuntime}): set "default-runtime": "nvidia" in the node's daemon.json`);
-      else
-        say(
-          true,
-          'NVIDIA runtime',
-          'the default; its /etc/nvidia-container-runtime/config.toml must hold swarm-resource = "DOCKER_RESOURCE_NVIDIA-GPU" (a file on the node: not readable from here)',
-        );
+      else say(true, 'NVIDIA runtime', 'present and the default');
+      // The toolkit's config, read on the node through its engine (a container created, never started).
+      const rt = engine ?? this;
+      try {
+        const toml = await rt.readHostFile(configFile);
+        if (toml === null) say(false, 'swarm-resource', `no ${configFile} on the node: install nvidia-container-toolkit, then set swarm-resource in it`);
+        else {
+          const f = swarmResourceFinding(toml, GPU_RESOURCE);
+          say(f.ok, 'swarm-resource', f.detail);
+        }
+      } catch (e) {
+        say(false, 'swarm-resource', `${configFile} could not be read: ${(e as Error).message}`);
+      }
     }
     return out;
   }

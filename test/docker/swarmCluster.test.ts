@@ -1,10 +1,10 @@
 import * as assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import type Docker from 'dockerode';
 import { buildFakeImage, missingPrerequisites } from '../support/dockerEngine';
-import { copyImage, startCluster, type Cluster, type ClusterNode } from './swarmCluster';
+import { copyImage, NODE_NVIDIA_CONFIG, startCluster, type Cluster, type ClusterNode } from './swarmCluster';
 import { makeRunFixture, removeRunFixtures, type RunFixture } from '../support/runFixture';
 
 const REPO = path.resolve(__dirname, '../..');
@@ -64,6 +64,27 @@ async function leftovers(): Promise<Record<string, number>> {
   for (const n of [cluster.manager, ...cluster.workers])
     out[n.name] = (await n.docker.listContainers({ all: true, filters: JSON.stringify({ label: [LABEL] }) }).catch(() => [])).length;
   return out;
+}
+
+/**
+ * Tasks of these runs the swarm still means to run or still runs (a task that ended stays in the
+ * manager's store a while as history, with nothing of it left on its node).
+ */
+async function liveTasks(runIds: ReadonlySet<string>): Promise<number> {
+  const tasks = (await cluster.manager.docker.listTasks()) as Array<{
+    Spec?: { ContainerSpec?: { Labels?: Record<string, string> } };
+    Status?: { State?: string };
+    DesiredState?: string;
+  }>;
+  const ended = ['complete', 'shutdown', 'failed', 'rejected', 'orphaned', 'remove'];
+  return tasks.filter(t => runIds.has(t.Spec?.ContainerSpec?.Labels?.[LABEL] ?? '') && (t.DesiredState === 'running' || !ended.includes(t.Status?.State ?? '')))
+    .length;
+}
+
+async function availability(n: ClusterNode, to: 'drain' | 'active'): Promise<void> {
+  const node = cluster.manager.docker.getNode(n.nodeId);
+  const cur = (await node.inspect()) as { Version: { Index: number }; Spec: Record<string, unknown> };
+  await node.update({ version: cur.Version.Index, ...cur.Spec, Availability: to });
 }
 
 async function settled(): Promise<Record<string, number>> {
@@ -205,23 +226,48 @@ describe('a swarm of one manager and two workers, each a dockerd of its own (own
     assert.deepEqual(await settled(), { services: 0, 'bt-sw-manager': 0, 'bt-sw-worker1': 0, 'bt-sw-worker2': 0 });
   });
 
-  it('swarm check says what each node lacks: the fake workers have no NVIDIA runtime, a worker without its engine label is named with the fix', async () => {
-    const w2 = cluster.workers[1];
+  it("swarm check says what each node lacks: no NVIDIA runtime on the fake workers, each node's own swarm-resource read from its file, a worker without its engine label named with the fix", async () => {
+    const [w1, w2] = cluster.workers;
+    const shipped = readFileSync(w1.nvidiaConfig, 'utf8');
+    writeFileSync(w1.nvidiaConfig, shipped.replace('#swarm-resource = "DOCKER_RESOURCE_GPU"', 'swarm-resource = "DOCKER_RESOURCE_NVIDIA-GPU"'));
+    type Finding = { node: string; ok: boolean; what: string; detail: string };
+    const check = async (...extra: string[]) => {
+      const out = await cli(['swarm', 'check', ...hostArgs(), '--json', ...extra]);
+      assert.equal(out.code, 1, out.stderr);
+      const findings = JSON.parse(out.stdout).findings as Finding[];
+      return (n: string, what: string) => findings.find(f => f.node === n && f.what === what);
+    };
+    try {
+      const of = await check('--nvidia-config', NODE_NVIDIA_CONFIG);
+      assert.equal(of(w1.name, 'GPUs')?.ok, true);
+      assert.equal(of(w1.name, 'engine address')?.ok, true);
+      assert.equal(of(w1.name, 'NVIDIA runtime')?.ok, false);
+      assert.match(of(w1.name, 'NVIDIA runtime')!.detail, /not installed/);
+      assert.deepEqual(of(w1.name, 'swarm-resource'), {
+        node: w1.name,
+        ok: true,
+        what: 'swarm-resource',
+        detail: 'swarm-resource = "DOCKER_RESOURCE_NVIDIA-GPU" (line 2)',
+      });
+      assert.equal(of(w2.name, 'swarm-resource')?.ok, false);
+      assert.match(of(w2.name, 'swarm-resource')!.detail, /commented out \(line 2\).*swarm-resource = "DOCKER_RESOURCE_NVIDIA-GPU"/);
+      assert.equal(of('bt-sw-manager', 'GPUs'), undefined, 'the manager runs no GPU work: nothing asked of it');
+      // The default path, absent on these nodes: said, and nothing made on the node or left running.
+      const dflt = await check();
+      assert.match(dflt(w1.name, 'swarm-resource')!.detail, /no \/etc\/nvidia-container-runtime\/config\.toml on the node/);
+      assert.equal(existsSync('/etc/nvidia-container-runtime'), false, 'no folder made on the machine');
+      for (const w of cluster.workers)
+        assert.deepEqual(await w.docker.listContainers({ all: true, filters: JSON.stringify({ label: ['bench-triage.check'] }) }), []);
+    } finally {
+      writeFileSync(w1.nvidiaConfig, shipped);
+    }
     const node = cluster.manager.docker.getNode(w2.nodeId);
     const cur = (await node.inspect()) as { Version: { Index: number }; Spec: Record<string, unknown> & { Labels?: Record<string, string> } };
     await node.update({ version: cur.Version.Index, ...cur.Spec, Labels: {} });
     try {
-      const out = await cli(['swarm', 'check', ...hostArgs(), '--json']);
-      assert.equal(out.code, 1, out.stderr);
-      const findings = JSON.parse(out.stdout).findings as Array<{ node: string; ok: boolean; what: string; detail: string }>;
-      const of = (n: string, what: string) => findings.find(f => f.node === n && f.what === what);
-      assert.equal(of('bt-sw-worker1', 'GPUs')?.ok, true);
-      assert.equal(of('bt-sw-worker1', 'engine address')?.ok, true);
-      assert.equal(of('bt-sw-worker1', 'NVIDIA runtime')?.ok, false);
-      assert.match(of('bt-sw-worker1', 'NVIDIA runtime')!.detail, /not installed/);
-      assert.equal(of('bt-sw-worker2', 'engine address')?.ok, false);
-      assert.match(of('bt-sw-worker2', 'engine address')!.detail, /docker node update --label-add bench-triage\.engine=tcp:\/\/ADDRESS:2376 bt-sw-worker2/);
-      assert.equal(of('bt-sw-manager', 'GPUs'), undefined, 'the manager runs no GPU work: nothing asked of it');
+      const of = await check('--nvidia-config', NODE_NVIDIA_CONFIG);
+      assert.equal(of(w2.name, 'engine address')?.ok, false);
+      assert.match(of(w2.name, 'engine address')!.detail, /docker node update --label-add bench-triage\.engine=tcp:\/\/ADDRESS:2376 bt-sw-worker2/);
     } finally {
       const again = (await node.inspect()) as { Version: { Index: number }; Spec: Record<string, unknown> };
       await node.update({ version: again.Version.Index, ...again.Spec, Labels: { 'bench-triage.engine': w2.tcp } });
@@ -293,6 +339,125 @@ describe('a swarm of one manager and two workers, each a dockerd of its own (own
     assert.equal(runRecords(fx.folder).filter(r => !before.has(r.runId)).length, 2, 'no third attempt');
   });
 
+  it('a worker drained mid-campaign: the run it held ends interrupted (or finishes) and runs again elsewhere, no run lands on it after the drain, nothing is left', async () => {
+    const before = new Set(runRecords(fx.folder).map(r => r.runId));
+    const id = 'c-cluster-drain';
+    const campaign = cli([
+      'campaign',
+      'start',
+      '--folder',
+      fx.folder,
+      '--select',
+      `commit=${fx.human.slice(0, 10)},role!=agent`,
+      '--repeats',
+      '2',
+      '--id',
+      id,
+      ...hostArgs(),
+      '--gpus',
+      '4',
+      ...common(),
+      // Benchmarks long enough to be under way when the drain comes.
+      '--env',
+      'FAKE_VLLM_BENCH_SECONDS=10',
+    ]);
+    let victim: ClusterNode | undefined;
+    for (let i = 0; i < 600 && !victim; i++) {
+      const r = runRecords(fx.folder).find(x => !before.has(x.runId) && x.node && x.status === 'running');
+      if (
+        r &&
+        /Uvicorn running on/.test(
+          existsSync(path.join(r.dir, 'logs/server.stderr.log')) ? readFileSync(path.join(r.dir, 'logs/server.stderr.log'), 'utf8') : '',
+        )
+      )
+        victim = cluster.workers.find(w => w.name === r.node);
+      else await new Promise(res => setTimeout(res, 200));
+    }
+    assert.ok(victim, 'a run started on a worker');
+    const atDrain = new Set(runRecords(fx.folder).map(r => r.runId));
+    await availability(victim!, 'drain');
+    try {
+      const out = await campaign;
+      assert.equal(out.code, 0, out.stderr);
+      const fresh = runRecords(fx.folder).filter(r => !before.has(r.runId));
+      const items = readdirSync(path.join(fx.folder, '.bench-triage/campaigns', id, 'runs')).map(
+        f => JSON.parse(readFileSync(path.join(fx.folder, '.bench-triage/campaigns', id, 'runs', f), 'utf8')) as { state: string },
+      );
+      assert.deepEqual(
+        items.map(i => i.state),
+        ['succeeded', 'succeeded', 'succeeded', 'succeeded'],
+        JSON.stringify(fresh.map(r => [r.runId, r.node, r.status])),
+      );
+      for (const r of fresh.filter(x => !atDrain.has(x.runId))) assert.notEqual(r.node, victim!.name, `${r.runId} started after the drain on the drained node`);
+      const held = fresh.filter(r => r.node === victim!.name);
+      assert.ok(held.length >= 1);
+      for (const r of held) {
+        const rec = JSON.parse(readFileSync(path.join(r.dir, 'run.json'), 'utf8'));
+        assert.ok(
+          r.status === 'succeeded' || (r.status === 'interrupted' && new RegExp(`node ${victim!.name} was drained`).test(rec.error)),
+          `${r.status}: ${rec.error}`,
+        );
+      }
+      assert.ok(
+        held.some(r => r.status === 'interrupted'),
+        `the run the drain stopped is interrupted, not failed: ${JSON.stringify(held.map(r => [r.runId, r.status, JSON.parse(readFileSync(path.join(r.dir, 'run.json'), 'utf8')).error]))}`,
+      );
+      assert.deepEqual(await settled(), { services: 0, 'bt-sw-manager': 0, 'bt-sw-worker1': 0, 'bt-sw-worker2': 0 });
+    } finally {
+      await availability(victim!, 'active');
+    }
+  });
+
+  it('cancel a campaign: within 2 s of the request no task, service or container of it is on any node', async () => {
+    const id = 'c-cluster-cancel';
+    const campaign = cli([
+      'campaign',
+      'start',
+      '--folder',
+      fx.folder,
+      '--select',
+      `commit=${fx.human.slice(0, 10)},role!=agent`,
+      '--repeats',
+      '3',
+      '--id',
+      id,
+      ...hostArgs(),
+      '--gpus',
+      '4',
+      ...common(),
+      '--env',
+      'FAKE_VLLM_BENCH_SECONDS=60',
+    ]);
+    for (let i = 0; i < 600; i++) {
+      const n = (await Promise.all(cluster.workers.map(w => running(w.docker)))).reduce((a, b) => a + b, 0);
+      if (n >= 3) break;
+      await new Promise(res => setTimeout(res, 200));
+    }
+    assert.ok((await leftovers()).services >= 3, 'runs were under way when cancelled');
+    const asked = await cli(['campaign', 'cancel', '--folder', fx.folder, '--id', id]);
+    const t0 = Date.now();
+    assert.equal(asked.code, 0, asked.stderr);
+    const ids = new Set(runRecords(fx.folder).map(r => r.runId));
+    let left = await leftovers();
+    let tasks = await liveTasks(ids);
+    while ((Object.values(left).some(Boolean) || tasks) && Date.now() - t0 < 10_000) {
+      await new Promise(res => setTimeout(res, 50));
+      [left, tasks] = [await leftovers(), await liveTasks(ids)];
+    }
+    const took = Date.now() - t0;
+    assert.deepEqual({ ...left, tasks }, { services: 0, 'bt-sw-manager': 0, 'bt-sw-worker1': 0, 'bt-sw-worker2': 0, tasks: 0 });
+    assert.ok(took <= 2000, `the campaign's tasks, services and containers were gone ${took} ms after the cancel (at most 2000)`);
+    const out = await campaign;
+    assert.equal(out.code, 1, 'a cancelled campaign exits 1');
+    const states = readdirSync(path.join(fx.folder, '.bench-triage/campaigns', id, 'runs')).map(
+      f => (JSON.parse(readFileSync(path.join(fx.folder, '.bench-triage/campaigns', id, 'runs', f), 'utf8')) as { state: string }).state,
+    );
+    assert.ok(
+      states.every(s => s === 'cancelled'),
+      JSON.stringify(states),
+    );
+  });
+
   it("an image in the swarm's registry (TLS): the task names it by digest, a worker without it pulls it before the run starts, and the pull is timed apart", async () => {
     const repo = `${cluster.registry}/bench-triage/fake-vllm`;
     const m = cluster.manager.docker;
@@ -333,5 +498,68 @@ describe('a swarm of one manager and two workers, each a dockerd of its own (own
     );
     const pulledOn = cluster.workers.find(w => w.name === record.node)!;
     assert.ok(await pulledOn.docker.getImage(`${repo}@${digest}`).inspect(), 'the node has the image now');
+  });
+
+  it('an image built with --registry on the manager is pushed there, and the worker its first run lands on pulls it by that digest before the run starts', async () => {
+    const template = 'bench-triage/fake-human:{commit12}';
+    const tag = `${cluster.registry}/bench-triage/fake-human:${fx.human.slice(0, 12)}`;
+    const built = await cli([
+      'build',
+      '--folder',
+      fx.folder,
+      '--commit',
+      fx.human.slice(0, 10),
+      '--role',
+      'human',
+      ...hostArgs(),
+      '--registry',
+      cluster.registry,
+      '--checkout',
+      fx.checkout,
+      '--human-base',
+      IMAGE,
+      '--image-human',
+      template,
+      '--json',
+    ]);
+    assert.equal(built.code, 0, built.stderr);
+    const rec = JSON.parse(built.stdout) as { status: string; tag: string; pushed?: { ref: string; s: number }; dir: string };
+    assert.equal(rec.status, 'succeeded');
+    assert.equal(rec.tag, tag, 'the tag names the registry');
+    assert.match(String(rec.pushed?.ref), new RegExp(`^${tag.replace(/[.]/g, '\\.').replace(/:[^:/]+$/, '')}@sha256:[0-9a-f]{64}$`));
+    assert.equal(typeof rec.pushed?.s, 'number');
+    assert.match(readFileSync(path.join(rec.dir, 'build.log'), 'utf8'), /pushed .*@sha256:[0-9a-f]{64} in [0-9.]+ s/);
+    for (const w of cluster.workers) await assert.rejects(w.docker.getImage(tag).inspect(), /no such image|404/i, `${w.name} has no copy before its run`);
+    const out = await cli([
+      'run',
+      '--folder',
+      fx.folder,
+      '--commit',
+      fx.human.slice(0, 10),
+      '--role',
+      'human',
+      ...hostArgs(),
+      '--gpus',
+      '4',
+      '--registry',
+      cluster.registry,
+      '--checkout',
+      fx.checkout,
+      '--image-human',
+      template,
+      '--image-baseline',
+      IMAGE,
+    ]);
+    assert.equal(out.code, 0, out.stderr);
+    const dir = path.dirname(out.stdout.trim());
+    const run = JSON.parse(readFileSync(path.join(dir, 'run.json'), 'utf8'));
+    assert.equal(run.status, 'succeeded', run.error);
+    assert.equal(run.imageRef, rec.pushed!.ref, 'the run ran the bytes the build pushed');
+    assert.match(String(run.node), /^bt-sw-worker[12]$/, 'built on the manager, run on a worker');
+    assert.equal(typeof run.pullS, 'number');
+    assert.match(
+      readFileSync(path.join(dir, 'logs/runner.log'), 'utf8'),
+      new RegExp(`node ${run.node} pulled \\S+@sha256:[0-9a-f]{64} in [0-9.]+ s before the run started`),
+    );
   });
 });

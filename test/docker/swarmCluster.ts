@@ -1,5 +1,5 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { copyFileSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import Docker from 'dockerode';
 import { canConnect, issueCerts, waitFor } from '../support/dockerEngine';
@@ -20,6 +20,28 @@ const PORT = 2376;
 const REGISTRY_NS = 'bt-swarm-registry';
 const REGISTRY_ADDR = '10.251.78.20';
 export const REGISTRY = `${REGISTRY_ADDR}:5000`;
+/**
+ * Where each node sees its NVIDIA toolkit config (pass it to `swarm check --nvidia-config`): a
+ * folder of the cluster's own over which each node's mount namespace binds a folder of its own, so
+ * the same path holds each node's file and the machine's /etc is never touched.
+ */
+export const NODE_NVIDIA_CONFIG = `${CLUSTER_ROOT}/nvidia/config.toml`;
+/** The file nvidia-container-toolkit installs, in the shape it ships: swarm-resource commented out. */
+const SHIPPED_NVIDIA_CONFIG = [
+  'disable-require = false',
+  '#swarm-resource = "DOCKER_RESOURCE_GPU"',
+  '#accept-nvidia-visible-devices-envvar-when-unprivileged = true',
+  '',
+  '[nvidia-container-cli]',
+  'environment = []',
+  'ldconfig = "@/sbin/ldconfig.real"',
+  'load-kmods = true',
+  '',
+  '[nvidia-container-runtime]',
+  'log-level = "info"',
+  'mode = "auto"',
+  '',
+].join('\n');
 
 export interface ClusterNode {
   /** Host name of the node (what the swarm reports), also its namespace's suffix. */
@@ -32,6 +54,8 @@ export interface ClusterNode {
   docker: Docker;
   /** The swarm's id of the node. */
   nodeId: string;
+  /** This node's NVIDIA toolkit config, on the machine (the node reads it at NODE_NVIDIA_CONFIG). */
+  nvidiaConfig: string;
 }
 
 export interface Cluster {
@@ -81,11 +105,13 @@ function unmountLeftovers(): void {
 
 /** Every namespace and link of an earlier cluster, gone (processes in a namespace are killed first). */
 export function removeClusterNetwork(): void {
+  const killed: number[] = [];
   for (const ns of [...NODES.map(n => nsOf(n.name)), REGISTRY_NS, SWITCH]) {
     try {
       for (const pid of ip('netns', 'pids', ns).split(/\s+/).filter(Boolean)) {
         try {
           process.kill(Number(pid), 'SIGKILL');
+          killed.push(Number(pid));
         } catch {
           /* gone */
         }
@@ -93,6 +119,11 @@ export function removeClusterNetwork(): void {
     } catch {
       /* no such namespace */
     }
+  }
+  // An engine of an interrupted earlier run still dying would answer on the new one's socket path
+  // (an image built there is then lost): wait until every killed process is gone.
+  for (let i = 0; i < 200 && killed.some(pid => existsSync(`/proc/${pid}`)); i++) execFileSync('sleep', ['0.05']);
+  for (const ns of [...NODES.map(n => nsOf(n.name)), REGISTRY_NS, SWITCH]) {
     try {
       ip('netns', 'del', ns);
     } catch {
@@ -172,7 +203,11 @@ function startDockerd(n: (typeof NODES)[number], certDir: string): { proc: Child
   const etc = path.join(dir, 'etc-docker');
   mkdirSync(path.join(etc, 'certs.d', REGISTRY), { recursive: true });
   copyFileSync(path.join(certDir, 'ca.pem'), path.join(etc, 'certs.d', REGISTRY, 'ca.crt'));
-  const script = `mount --bind ${etc} /etc/docker && echo ${n.name} > /proc/sys/kernel/hostname && exec /usr/sbin/dockerd "$@"`;
+  const nvidia = path.join(dir, 'nvidia');
+  mkdirSync(nvidia, { recursive: true });
+  writeFileSync(path.join(nvidia, 'config.toml'), SHIPPED_NVIDIA_CONFIG);
+  mkdirSync(path.dirname(NODE_NVIDIA_CONFIG), { recursive: true });
+  const script = `mount --bind ${etc} /etc/docker && mount --bind ${nvidia} ${path.dirname(NODE_NVIDIA_CONFIG)} && echo ${n.name} > /proc/sys/kernel/hostname && exec /usr/sbin/dockerd "$@"`;
   const proc = spawn(
     '/usr/bin/nsenter',
     [`--net=/run/netns/${nsOf(n.name)}`, '/usr/bin/unshare', '--uts', '--mount', '--propagation', 'private', '/bin/sh', '-c', script, 'dockerd', ...args],
@@ -229,7 +264,14 @@ export async function startCluster(): Promise<Cluster> {
     await waitFor(`dockerd ${n.name}`, () => canConnect({ path: d.unix }), 60_000, d.log);
     await waitFor(`dockerd ${n.name} over TLS`, () => canConnect({ host: n.address, port: PORT }), 30_000, d.log);
     const docker = new Docker({ socketPath: d.unix });
-    nodes.push({ ...n, tcp: `tcp://${n.address}:${PORT}`, unix: `unix://${d.unix}`, docker, nodeId: '' });
+    nodes.push({
+      ...n,
+      tcp: `tcp://${n.address}:${PORT}`,
+      unix: `unix://${d.unix}`,
+      docker,
+      nodeId: '',
+      nvidiaConfig: path.join(CLUSTER_ROOT, n.name, 'nvidia', 'config.toml'),
+    });
   }
   const [manager, ...workers] = nodes;
   await manager.docker.swarmInit({ ListenAddr: `${manager.address}:2377`, AdvertiseAddr: `${manager.address}:2377` });

@@ -294,4 +294,49 @@ describe('Rerun on H100 against the fake host (real VS Code, real dockerd)', fun
     await until('the big log tab', () => vscode.window.tabGroups.all.some(g => g.tabs.some(t => t.label === 'big-server.vllm.log')), 20_000);
     assert.equal(await vscode.commands.executeCommand('benchTriage.goToFirstErrorInFile', vscode.Uri.file(file)), expected);
   });
+
+  it("a swarm host of the settings gets a Runs-view section: expanded, it lists the manager's nodes (role, state, availability, GPUs, runs); a manager that cannot be asked says so", async () => {
+    const a = await api();
+    const d = docker();
+    const folder = vscode.workspace.workspaceFolders![0];
+    const cfg = vscode.workspace.getConfiguration('benchTriage', folder.uri);
+    const before = cfg.get<unknown[]>('hosts') ?? [];
+    await d.swarmInit({ ListenAddr: '0.0.0.0:2377', AdvertiseAddr: '127.0.0.1' });
+    try {
+      await cfg.update(
+        'hosts',
+        [
+          ...before,
+          { label: 'test-swarm', docker: `swarm+${prep.engine}`, gpus: 0 },
+          { label: 'gone-swarm', docker: 'swarm+unix:///nonexistent/docker.sock', gpus: 0 },
+        ],
+        vscode.ConfigurationTarget.WorkspaceFolder,
+      );
+      type Node = Parameters<typeof a.runsTreeForTests.getTreeItem>[0];
+      const section = async (label: string): Promise<Node> => {
+        let found: Node | undefined;
+        await until(`the ${label} section`, async () => {
+          found = (await a.runsTreeForTests.getChildren()).find(n => n.kind === 'swarm' && a.runsTreeForTests.getTreeItem(n).label === label);
+          return !!found;
+        });
+        assert.equal(
+          a.runsTreeForTests.getTreeItem(found!).collapsibleState,
+          vscode.TreeItemCollapsibleState.Collapsed,
+          'collapsed: the manager is asked only when expanded',
+        );
+        return found!;
+      };
+      const nodes = await a.runsTreeForTests.getChildren(await section('swarm test-swarm'));
+      assert.equal(nodes.length, 1, 'a one-node swarm');
+      const item = a.runsTreeForTests.getTreeItem(nodes[0]);
+      assert.equal(nodes[0].kind, 'swarmNode');
+      assert.equal(item.description, 'manager (leader) · ready, active · GPUs 0/0 · 0 runs');
+      const gone = await a.runsTreeForTests.getChildren(await section('swarm gone-swarm'));
+      assert.equal(gone.length, 1);
+      assert.match(String(a.runsTreeForTests.getTreeItem(gone[0]).label), /^the manager cannot be asked: .*nonexistent/);
+    } finally {
+      await cfg.update('hosts', before, vscode.ConfigurationTarget.WorkspaceFolder);
+      await d.swarmLeave({ force: true });
+    }
+  });
 });

@@ -9,6 +9,7 @@ import { indexLog } from '../../src/core/logs';
 import { emptyCommit } from '../../src/core/model';
 import { nodeFileSource } from '../../src/platform/nodeFileSource';
 import { BuildPlanError, DEFAULT_DOCKERFILE, planBuild } from '../../src/core/run/buildPlan';
+import { inRegistry, registryProblem, repositoryOf } from '../../src/core/run/hosts';
 import { BUILD_SCHEMA } from '../../src/core/run/records';
 import { BuildProgress, BuildStreamDecoder, messageText, type BuildMessage } from '../../src/runner/buildStream';
 import { durationEstimates } from '../../src/core/campaign/plan';
@@ -56,6 +57,47 @@ describe('image builds: plan, stream, records (issue 16)', () => {
       refuse(() => planBuild(commit(), 'baseline', { host, buildId: 'x', settings: { templates, args: { 'BAD-NAME': '1' } } }), /is not a name/);
       refuse(() => planBuild(commit(), 'baseline', { host, buildId: 'x', settings: { templates, args: { MAX_JOBS: '8\nRUN x' } } }), /one line/);
       refuse(() => planBuild(commit(), 'baseline', { host, buildId: 'x', settings: { templates, dockerfile: ['RUN true'] } }), /no FROM line/);
+    });
+
+    it('on a swarm with a registry the images live there: the build tags and pulls FROM registry names and pushes; a plain host, a swarm without one, or a named registry are left alone', () => {
+      const swarm = { ...host, kind: 'swarm' as const, registry: 'reg.lab:5000' };
+      const p = planBuild(commit(), 'baseline', { host: swarm, buildId: 'r1', settings: { templates } });
+      assert.deepEqual(
+        [p.tag, p.base, p.push],
+        [`reg.lab:5000/lab/vllm-baseline:baseline-${PARENT.slice(0, 12)}`, `reg.lab:5000/lab/vllm:${HUMAN.slice(0, 12)}`, true],
+      );
+      assert.equal(p.args.BASE_IMAGE, p.base);
+      const human = planBuild(commit(), 'human', { host: swarm, buildId: 'r2', settings: { templates, humanBase: 'vllm/vllm-openai:v0.6.3' } });
+      assert.deepEqual(
+        [human.tag, human.base],
+        [`reg.lab:5000/lab/vllm:${HUMAN.slice(0, 12)}`, 'vllm/vllm-openai:v0.6.3'],
+        'a release base is pulled from where it is named',
+      );
+      assert.equal(planBuild(commit(), 'baseline', { host: { ...host, registry: 'reg.lab:5000' }, buildId: 'r3', settings: { templates } }).push, false);
+      assert.equal(planBuild(commit(), 'baseline', { host: { ...swarm, registry: undefined }, buildId: 'r4', settings: { templates } }).push, false);
+      const named = planBuild(commit(), 'baseline', {
+        host: swarm,
+        buildId: 'r5',
+        settings: { templates: { human: 'other.io/v:{commit12}', baseline: 'other.io/b:{parent12}' } },
+      });
+      assert.deepEqual([named.tag, named.push], [`other.io/b:${PARENT.slice(0, 12)}`, true], 'a template naming a registry is pushed where it names');
+    });
+
+    it('a registry address is host[:port][/path]: schemes, credentials, tags and bare names are refused, each said', () => {
+      for (const ok of ['reg.lab:5000', 'localhost:5000', '10.0.0.5:5000/team', 'registry.example.com']) assert.equal(registryProblem(ok), null, ok);
+      for (const [bad, re] of [
+        ['https://reg.lab', /scheme/],
+        ['me:pw@reg.lab', /credentials/],
+        ['reg.lab:5000/x:tag', /not host/],
+        ['reg.lab:99999', /out of range/],
+        ['myregistry', /names no registry host/],
+        ['Reg.Lab', /not host/],
+      ] as const)
+        assert.match(registryProblem(bad) ?? '', re, bad);
+      assert.equal(inRegistry('lab/x:1', { ...host, kind: 'swarm', registry: 'reg.lab:5000/' }), 'reg.lab:5000/lab/x:1');
+      assert.equal(inRegistry('localhost:5000/x:1', { ...host, kind: 'swarm', registry: 'reg.lab:5000' }), 'localhost:5000/x:1');
+      assert.equal(repositoryOf('reg.lab:5000/lab/x:1'), 'reg.lab:5000/lab/x');
+      assert.equal(repositoryOf('reg.lab:5000/lab/x@sha256:' + 'a'.repeat(64)), 'reg.lab:5000/lab/x');
     });
 
     it('Builds.plan refuses without a checkout, naming the setting', () => {

@@ -573,7 +573,10 @@ describe('campaigns (issue 15): plan, durable queue, resume', function () {
       const other = await CampaignQueue.load(folder, q.record.id);
       assert.ok((await other.requestCancel()) >= 3);
       const s = await done;
-      assert.equal(s.cancelled, 5);
+      // The driver sees the cancel file as it appears, and may end while the other process is
+      // still writing its last cancelled record: what counts is the campaign once both are done.
+      assert.deepEqual([s.cancelled + s.queued, s.running, s.done], [5, 0, 0]);
+      assert.equal((await q.status()).cancelled, 5);
       assert.equal(f.starts.size, 1);
     } finally {
       fs.rmSync(folder, { recursive: true, force: true });

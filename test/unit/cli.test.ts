@@ -36,5 +36,9 @@ describe('CLI: bench-triage scan [ISO-Bench data]', function () {
     const bad = run('scan', ISOBENCH, '--jsno');
     assert.equal(bad.status, 2);
     assert.match(bad.stderr, /unknown option --jsno/);
+    // A campaign takes the runs' plain environment as run does, each pair checked.
+    const env = run('campaign', 'plan', '--folder', '/nonexistent', '--env', 'NOVALUE');
+    assert.equal(env.status, 2);
+    assert.match(env.stderr, /--env needs NAME=VALUE \(got NOVALUE\)/);
   });
 });

@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { formatSwarmCheck, formatSwarmStatus, type SwarmNodeStatus } from '../../src/core/run/swarm';
+import { formatSwarmCheck, formatSwarmStatus, swarmResourceFinding, type SwarmNodeStatus } from '../../src/core/run/swarm';
 import { runCli } from './helpers';
 
 const node = (over: Partial<SwarmNodeStatus>): SwarmNodeStatus => ({
@@ -66,5 +66,69 @@ describe('swarm status and check (issue 26): what the CLI prints', () => {
     const down = runCli('swarm', 'status', '--host', 'swarm+unix:///nonexistent/docker.sock');
     assert.equal(down.status, 1);
     assert.match(down.stderr, /^swarm status: .*nonexistent\/docker\.sock/m);
+    const rel = runCli('swarm', 'check', '--host', 'swarm+unix:///nonexistent/docker.sock', '--nvidia-config', 'etc/config.toml');
+    assert.equal(rel.status, 2);
+    assert.match(rel.stderr, /--nvidia-config needs the absolute path/);
+    const plainRegistry = runCli(
+      'run',
+      '--folder',
+      '/nonexistent',
+      '--commit',
+      'abc1234',
+      '--role',
+      'human',
+      '--host',
+      'tcp://10.0.0.1:2376',
+      '--registry',
+      'reg.lab:5000',
+    );
+    assert.equal(plainRegistry.status, 2);
+    assert.match(plainRegistry.stderr, /--registry is for a swarm/);
+    const badRegistry = runCli(
+      'run',
+      '--folder',
+      '/nonexistent',
+      '--commit',
+      'abc1234',
+      '--role',
+      'human',
+      '--host',
+      'swarm+tcp://10.0.0.1:2376',
+      '--registry',
+      'https://reg.lab',
+    );
+    assert.equal(badRegistry.status, 2);
+    assert.match(badRegistry.stderr, /--registry .*has a scheme/);
+  });
+
+  it("swarm-resource in the toolkit's config.toml (its shipped form: commented out): read at the top level only, each problem said with the line to write", () => {
+    // The shape nvidia-container-toolkit ships (config.toml: top-level keys, then [nvidia-container-cli] and [nvidia-container-runtime]).
+    const shipped = [
+      'disable-require = false',
+      '#swarm-resource = "DOCKER_RESOURCE_GPU"',
+      '#accept-nvidia-visible-devices-envvar-when-unprivileged = true',
+      '',
+      '[nvidia-container-cli]',
+      '#root = "/run/nvidia/driver"',
+      'ldconfig = "@/sbin/ldconfig.real"',
+      '',
+      '[nvidia-container-runtime]',
+      '#debug = "/var/log/nvidia-container-runtime.log"',
+    ].join('\n');
+    const commented = swarmResourceFinding(shipped, 'NVIDIA-GPU');
+    assert.equal(commented.ok, false);
+    assert.match(commented.detail, /commented out \(line 2\).*set swarm-resource = "DOCKER_RESOURCE_NVIDIA-GPU"/);
+    const set = swarmResourceFinding(
+      shipped.replace('#swarm-resource = "DOCKER_RESOURCE_GPU"', 'swarm-resource = "DOCKER_RESOURCE_NVIDIA-GPU"  # for the swarm'),
+      'NVIDIA-GPU',
+    );
+    assert.deepEqual(set, { ok: true, detail: 'swarm-resource = "DOCKER_RESOURCE_NVIDIA-GPU" (line 2)' });
+    const other = swarmResourceFinding(shipped.replace('#swarm-resource', 'swarm-resource'), 'NVIDIA-GPU');
+    assert.equal(other.ok, false);
+    assert.match(other.detail, /line 2: swarm-resource = "DOCKER_RESOURCE_GPU", which is not DOCKER_RESOURCE_NVIDIA-GPU/);
+    // A key of the same name inside a table is not the runtime's setting.
+    assert.equal(swarmResourceFinding('[nvidia-container-cli]\nswarm-resource = "DOCKER_RESOURCE_NVIDIA-GPU"\n', 'NVIDIA-GPU').ok, false);
+    assert.match(swarmResourceFinding('swarm-resource = DOCKER_RESOURCE_NVIDIA-GPU\n', 'NVIDIA-GPU').detail, /not a quoted string/);
+    assert.equal(swarmResourceFinding("swarm-resource = 'DOCKER_RESOURCE_GPU,DOCKER_RESOURCE_NVIDIA-GPU'\n", 'NVIDIA-GPU').ok, true);
   });
 });

@@ -1,6 +1,6 @@
 import { maskSecretShapes } from '../logs/secretShapes';
 import type { Commit, Role } from '../model';
-import type { HostConfig } from './hosts';
+import { inRegistry, namesRegistry, hostKind, type HostConfig } from './hosts';
 import { imageFor, imageTemplatesOf, type ImageTemplates } from './plan';
 
 /** Roles that have an image of their own (the agent runs on the baseline's). */
@@ -72,6 +72,8 @@ export interface BuildPlan {
   timeoutS: number;
   /** Relative to the results folder. */
   dir: string;
+  /** Pushed to the swarm's registry once built (or found built): the nodes pull it from there. */
+  push: boolean;
 }
 
 export class BuildPlanError extends Error {}
@@ -94,8 +96,9 @@ export function planBuild(commit: Commit, role: Role, opts: { host: HostConfig; 
   if (role === 'baseline' && !commit.parent) throw new BuildPlanError(`the parent of ${c12} is unknown, so there is no baseline source to build`);
   if (role === 'baseline' && !/^[0-9a-f]{7,40}$/.test(commit.parent!)) throw new BuildPlanError(`the parent "${commit.parent}" of ${c12} is not a commit id`);
   const templates = imageTemplatesOf(s.templates);
-  const tag = imageFor(commit, role, templates);
-  const humanImage = imageFor(commit, 'human', templates);
+  // On a swarm with a registry, both live there: built on the manager, pushed, pulled by the nodes.
+  const tag = inRegistry(imageFor(commit, role, templates), opts.host);
+  const humanImage = inRegistry(imageFor(commit, 'human', templates), opts.host);
   const base = role === 'baseline' ? humanImage : (s.humanBase ?? '').trim();
   if (!base)
     throw new BuildPlanError(
@@ -133,5 +136,6 @@ export function planBuild(commit: Commit, role: Role, opts: { host: HostConfig; 
     host: opts.host,
     timeoutS: s.timeoutS && s.timeoutS > 0 ? s.timeoutS : 3 * 3600,
     dir: `.bench-triage/builds/${c12}/${opts.buildId}`,
+    push: hostKind(opts.host) === 'swarm' && !!opts.host.registry && namesRegistry(tag),
   };
 }

@@ -17,6 +17,11 @@ export interface HostConfig {
   maxParallel?: number;
   tls?: { ca: string; cert: string; key: string };
   ssh?: { identityFile?: string; knownHostsFile?: string };
+  /**
+   * A swarm's registry (`host[:port][/path]`): builds push there, runs name its images by digest,
+   * and a node without an image pulls it. Used by swarm hosts only: a plain engine runs what it has.
+   */
+  registry?: string;
 }
 
 export const hostKind = (h: HostConfig): HostKind => h.kind ?? 'docker';
@@ -76,4 +81,42 @@ export function splitHostUrl(url: string): { kind: HostKind; docker: string } {
   const m = /^swarm(?:\+(unix|tcp|ssh))?:\/\/(.*)$/.exec(url);
   if (!m) return { kind: 'docker', docker: url };
   return { kind: 'swarm', docker: `${m[1] ?? 'tcp'}://${m[2]}` };
+}
+
+/** `host[:port][/path]`: what a registry setting may hold (no scheme, no credentials, no tag). */
+const REGISTRY = /^[a-z0-9](?:[a-z0-9.-]*[a-z0-9])?(?::\d{1,5})?(?:\/[a-z0-9]+(?:[._-][a-z0-9]+)*)*$/;
+
+/** Why a registry address can't be used, or null. */
+export function registryProblem(raw: string): string | null {
+  if (/^[a-z]+:\/\//i.test(raw)) return `"${raw.slice(0, 80)}" has a scheme: give the registry as host[:port][/path] (the engines speak TLS to it)`;
+  if (raw.includes('@')) return 'a registry address holds no credentials';
+  if (!REGISTRY.test(raw)) return `"${raw.slice(0, 80)}" is not host[:port][/path] (lower case, no tag)`;
+  const port = /:(\d+)/.exec(raw)?.[1];
+  if (port && (Number(port) < 1 || Number(port) > 65535)) return `port ${port} is out of range`;
+  // A bare name without a dot or port would read as a Docker Hub namespace, not a registry.
+  const first = raw.split('/')[0];
+  if (!first.includes('.') && !first.includes(':') && first !== 'localhost')
+    return `"${first}" names no registry host (add its domain or port, e.g. ${first}:5000)`;
+  return null;
+}
+
+/** A reference that names a registry host (`host:port/…`, `host.domain/…`, `localhost/…`): its nodes pull it from there. */
+export function namesRegistry(image: string): boolean {
+  const first = image.split('/')[0];
+  return image.includes('/') && (first.includes('.') || first.includes(':') || first === 'localhost');
+}
+
+/** On a swarm with a registry, an image named without one lives in the swarm's registry. */
+export function inRegistry(image: string, host: HostConfig): string {
+  if (hostKind(host) !== 'swarm' || !host.registry || namesRegistry(image)) return image;
+  return `${host.registry.replace(/\/+$/, '')}/${image}`;
+}
+
+/** `host:5000/name:tag` → `host:5000/name` (a port's colon is not a tag's). */
+export function repositoryOf(image: string): string {
+  const at = image.indexOf('@');
+  const ref = at >= 0 ? image.slice(0, at) : image;
+  const slash = ref.lastIndexOf('/');
+  const colon = ref.lastIndexOf(':');
+  return colon > slash ? ref.slice(0, colon) : ref;
 }

@@ -3,7 +3,7 @@ import { formFor, parsePerfCommand, translateCommand, type BenchForms, type Perf
 import { C } from './containerPaths';
 import { recipe, type Recipe } from './recipes';
 
-import type { HostConfig } from './hosts';
+import { inRegistry, type HostConfig } from './hosts';
 export type { HostConfig } from './hosts';
 
 export interface ImageTemplates {
@@ -127,7 +127,7 @@ export function planRun(commit: Commit, role: Role, opts: PlanOptions): RunPlan 
   if (role !== 'human' && !commit.parent)
     throw new PlanError(`the parent of ${commit.hash.slice(0, 12)} is unknown, so the baseline image cannot be named; add it to a mapping file or the dataset`);
   if (role === 'agent' && !opts.agentPatch) throw new PlanError(`no agent patch for ${commit.hash.slice(0, 12)}: pick a model_patch.diff`);
-  const image = imageFor(commit, role, opts.templates);
+  const image = inRegistry(imageFor(commit, role, opts.templates), opts.host);
   const benchCommit = role === 'human' ? commit.hash : commit.parent!;
   const script = parsed.script!.startsWith('vllm bench') ? parsed.script! : `benchmarks/${parsed.script}`;
   const serverFlags = new Set(parsed.problems.filter(p => p.code === 'server-flag').map(p => String(p.data?.flag)));

@@ -84,6 +84,8 @@ export interface BuildRecord {
   imageId: string | null;
   /** The image the tag pointed at before a rebuild (removed when nothing uses it). */
   replaced?: string;
+  /** On a swarm with a registry: the image as pushed (`registry/name@sha256:…`) and how long the push took. */
+  pushed?: { ref: string; s: number };
   step: { n: number; total: number; text: string } | null;
   createdAt: string;
   startedAt: string | null;

@@ -69,3 +69,42 @@ export function formatSwarmCheck(findings: readonly SwarmCheckFinding[]): string
   out.push(missing ? `${missing} thing(s) missing` : 'every node has what runs need');
   return out.join('\n') + '\n';
 }
+
+/** Where the NVIDIA container toolkit reads its settings (a node whose toolkit reads `$XDG_CONFIG_HOME` has it elsewhere). */
+export const NVIDIA_CONFIG = '/etc/nvidia-container-runtime/config.toml';
+
+/**
+ * What a node's `config.toml` says of `swarm-resource`, the variable through which the NVIDIA
+ * runtime learns which GPUs the swarm reserved for a task (`DOCKER_RESOURCE_<KIND>`): ok, or what
+ * is wrong and the line to write. Only top-level keys count (before the first `[table]`).
+ */
+export function swarmResourceFinding(toml: string, kind: string): { ok: boolean; detail: string } {
+  const want = `DOCKER_RESOURCE_${kind.toUpperCase()}`;
+  const fix = `set swarm-resource = "${want}" at the top of ${NVIDIA_CONFIG}`;
+  let commented: number | null = null;
+  const lines = toml.split(/\r?\n/).slice(0, 10_000);
+  for (let i = 0; i < lines.length; i++) {
+    const l = lines[i].trim();
+    if (l.startsWith('[')) break;
+    if (/^#\s*swarm-resource\s*=/.test(l)) commented ??= i + 1;
+    const m = /^swarm-resource\s*=\s*(?:"([^"]*)"|'([^']*)')\s*(?:#.*)?$/.exec(l);
+    if (/^swarm-resource\s*=/.test(l) && !m) return { ok: false, detail: `line ${i + 1}: swarm-resource is not a quoted string; ${fix}` };
+    if (!m) continue;
+    const value = m[1] ?? m[2];
+    if (
+      value
+        .split(',')
+        .map(v => v.trim())
+        .includes(want)
+    )
+      return { ok: true, detail: `swarm-resource = "${value}" (line ${i + 1})` };
+    return {
+      ok: false,
+      detail: `line ${i + 1}: swarm-resource = "${value.slice(0, 80)}", which is not ${want}: the runtime would not see the GPUs the swarm reserved; ${fix}`,
+    };
+  }
+  return {
+    ok: false,
+    detail: `${commented ? `swarm-resource is commented out (line ${commented})` : 'no swarm-resource'}: the runtime would not see the GPUs the swarm reserved (every task would get none, or all); ${fix}`,
+  };
+}

@@ -11,6 +11,8 @@ import { describeStatus, type CampaignService, type CampaignView } from '../camp
 import type { LiveBuild } from '../../app/builds';
 import { FINAL_BUILD_STATES, type BuildState } from '../../core/run/records';
 import type { BuildService } from '../buildService';
+import type { HostConfig } from '../../core/run/hosts';
+import type { SwarmNodeStatus } from '../../core/run/swarm';
 
 const ICON: Record<RunState, [string, string?]> = {
   queued: ['clock'],
@@ -37,7 +39,7 @@ export function runFiles(r: LiveRun): { dir: string; logs: Array<{ file: string;
 }
 
 export abstract class RunsNode {
-  abstract readonly kind: 'host' | 'run' | 'log' | 'campaign' | 'builds' | 'build';
+  abstract readonly kind: 'host' | 'run' | 'log' | 'campaign' | 'builds' | 'build' | 'swarm' | 'swarmNode' | 'swarmRun' | 'message';
   abstract readonly contextValue: string;
   abstract item(): vscode.TreeItem;
   children(): RunsNode[] {
@@ -190,7 +192,7 @@ export class BuildNode extends RunsNode {
     const took = r.durationS !== null ? `${Math.floor(r.durationS / 60)}m ${String(Math.round(r.durationS % 60)).padStart(2, '0')}s` : '';
     t.description = `${r.status}${active && r.step ? ` · Step ${r.step.n}/${r.step.total}` : ''}${took ? ` · ${took}` : ''} · ${r.tag}`;
     t.tooltip = new vscode.MarkdownString().appendText(
-      `${r.role} image of ${r.commit} (source ${r.source}) on ${r.host.label}\n\n${r.status}${r.error ? `: ${r.error}` : ''}\n\n${r.tag} FROM ${r.base}${r.step ? `\n\nStep ${r.step.n}/${r.step.total} : ${r.step.text}` : ''}`,
+      `${r.role} image of ${r.commit} (source ${r.source}) on ${r.host.label}\n\n${r.status}${r.error ? `: ${r.error}` : ''}\n\n${r.tag} FROM ${r.base}${r.pushed ? `\n\npushed as ${r.pushed.ref} (${r.pushed.s} s)` : ''}${r.step ? `\n\nStep ${r.step.n}/${r.step.total} : ${r.step.text}` : ''}`,
     );
     t.accessibilityInformation = {
       label: `${r.role} image build of commit ${r.commit.slice(0, 8)}: ${r.status}${r.step && active ? `, step ${r.step.n} of ${r.step.total}` : ''}`,
@@ -223,6 +225,114 @@ export class RunLogNode extends RunsNode {
   }
 }
 
+/** What the swarm section shows of a manager: read from the manager when the section is expanded. */
+export type SwarmStatusSource = (host: HostConfig) => Promise<SwarmNodeStatus[]>;
+
+/**
+ * A swarm host of the settings: its nodes as its manager reports them. Collapsed at first, so the
+ * manager is asked only when someone looks (and again on every expand or redraw of the view).
+ */
+export class SwarmHostNode extends RunsNode {
+  readonly kind = 'swarm' as const;
+  readonly contextValue = 'swarmHost';
+  constructor(
+    readonly host: HostConfig,
+    private readonly status: SwarmStatusSource,
+  ) {
+    super();
+  }
+  async load(): Promise<RunsNode[]> {
+    try {
+      const nodes = await this.status(this.host);
+      return nodes.length ? nodes.map(n => new SwarmMemberNode(this.host, n)) : [new MessageNode('the manager lists no nodes', 'info')];
+    } catch (e) {
+      return [new MessageNode(`the manager cannot be asked: ${(e as Error).message}`, 'error')];
+    }
+  }
+  item(): vscode.TreeItem {
+    const t = new vscode.TreeItem(`swarm ${this.host.label}`, vscode.TreeItemCollapsibleState.Collapsed);
+    t.id = `swarm|${this.host.label}`;
+    t.iconPath = new vscode.ThemeIcon('server-environment');
+    t.description = 'nodes, GPUs and runs (asked of the manager when expanded)';
+    t.tooltip = `${this.host.label}: ${this.host.docker}${this.host.registry ? `\nregistry ${this.host.registry}` : ''}`;
+    t.contextValue = this.contextValue;
+    return t;
+  }
+}
+
+/** One node of a swarm: its role, state and availability, GPUs reserved of advertised, and its runs. */
+export class SwarmMemberNode extends RunsNode {
+  readonly kind = 'swarmNode' as const;
+  readonly contextValue = 'swarmNode';
+  constructor(
+    readonly host: HostConfig,
+    readonly node: SwarmNodeStatus,
+  ) {
+    super();
+  }
+  override children(): RunsNode[] {
+    return this.node.runs.map(r => new SwarmRunNode(this.node, r));
+  }
+  item(): vscode.TreeItem {
+    const n = this.node;
+    const t = new vscode.TreeItem(n.name, n.runs.length ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None);
+    t.id = `swarm|${this.host.label}|${n.id}`;
+    const fine = n.state === 'ready' && n.availability === 'active';
+    t.iconPath = new vscode.ThemeIcon(
+      fine ? 'vm-active' : 'vm-outline',
+      fine ? undefined : new vscode.ThemeColor(n.state === 'ready' ? 'list.warningForeground' : 'list.errorForeground'),
+    );
+    const runs = `${n.runs.length} run${n.runs.length === 1 ? '' : 's'}`;
+    t.description = `${n.role}${n.leader ? ' (leader)' : ''} · ${n.state}, ${n.availability} · GPUs ${n.gpusReserved}/${n.gpusAdvertised} · ${runs}`;
+    t.tooltip = new vscode.MarkdownString().appendText(
+      `${n.name} (${n.role}${n.leader ? ', leader' : ''})\n\nstate ${n.state}, availability ${n.availability}\n\n${n.gpusReserved} of ${n.gpusAdvertised} GPUs reserved\n\naddress ${n.address ?? 'unknown'}; engine ${n.engine ?? '(no bench-triage.engine label)'}`,
+    );
+    t.accessibilityInformation = {
+      label: `swarm node ${n.name}, ${n.role}, ${n.state}, ${n.availability}, ${n.gpusReserved} of ${n.gpusAdvertised} GPUs reserved, ${runs}`,
+    };
+    t.contextValue = this.contextValue;
+    return t;
+  }
+}
+
+/** A run on a swarm node, as the manager's task list shows it. */
+export class SwarmRunNode extends RunsNode {
+  readonly kind = 'swarmRun' as const;
+  readonly contextValue = 'swarmRun';
+  constructor(
+    readonly node: SwarmNodeStatus,
+    readonly run: SwarmNodeStatus['runs'][number],
+  ) {
+    super();
+  }
+  item(): vscode.TreeItem {
+    const r = this.run;
+    const t = new vscode.TreeItem(`${r.commit.slice(0, 8)} ${r.role}`, vscode.TreeItemCollapsibleState.None);
+    t.iconPath = new vscode.ThemeIcon(r.state === 'running' ? 'sync~spin' : 'clock');
+    t.description = `${r.state} · ${r.runId}`;
+    t.contextValue = this.contextValue;
+    return t;
+  }
+}
+
+/** A line that says why a section is empty or could not be read. */
+export class MessageNode extends RunsNode {
+  readonly kind = 'message' as const;
+  readonly contextValue = 'message';
+  constructor(
+    readonly text: string,
+    private readonly icon: 'info' | 'error',
+  ) {
+    super();
+  }
+  item(): vscode.TreeItem {
+    const t = new vscode.TreeItem(this.text, vscode.TreeItemCollapsibleState.None);
+    t.iconPath = new vscode.ThemeIcon(this.icon, this.icon === 'error' ? new vscode.ThemeColor('list.errorForeground') : undefined);
+    t.tooltip = this.text;
+    return t;
+  }
+}
+
 /** Queued, running and finished runs per host (this window's and those on disk), with their state, phase and times. */
 export class RunsTree implements vscode.TreeDataProvider<RunsNode>, vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<RunsNode | undefined>();
@@ -244,6 +354,8 @@ export class RunsTree implements vscode.TreeDataProvider<RunsNode>, vscode.Dispo
     private readonly service: RunService,
     private readonly campaigns?: CampaignService,
     private readonly builds?: BuildService,
+    /** The swarm hosts of the settings, and how to ask a manager for its nodes. */
+    private readonly swarms?: { hosts(): HostConfig[]; status: SwarmStatusSource },
   ) {
     // States and phases change what a row says; the runner's notes do not (they are in the log).
     // No clock ticks the tree, and a change redraws only its own row: a re-render closes the
@@ -282,7 +394,7 @@ export class RunsTree implements vscode.TreeDataProvider<RunsNode>, vscode.Dispo
   };
 
   async getChildren(node?: RunsNode): Promise<RunsNode[]> {
-    if (node) return node.children();
+    if (node) return node instanceof SwarmHostNode ? node.load() : node.children();
     // The first look reads the history from disk (a reload keeps the runs visible).
     await (this.history ??= this.service.loadHistory((vscode.workspace.workspaceFolders ?? []).map(f => f.uri)).catch(() => []));
     const byHost = new Map<string, LiveRun[]>();
@@ -299,7 +411,13 @@ export class RunsTree implements vscode.TreeDataProvider<RunsNode>, vscode.Dispo
       return h;
     });
     for (const label of [...this.hostNodes.keys()]) if (!byHost.has(label)) this.hostNodes.delete(label);
-    return [...campaigns, ...(builds.length ? [new BuildsNode(builds)] : []), ...hosts];
+    const swarms = (this.swarms?.hosts() ?? []).map(h => new SwarmHostNode(h, this.swarms!.status));
+    return [...campaigns, ...(builds.length ? [new BuildsNode(builds)] : []), ...hosts, ...swarms];
+  }
+
+  /** Redraws the whole view (the swarm sections ask their managers again when expanded). */
+  refresh(): void {
+    this.changed.fire(undefined);
   }
 
   getTreeItem(node: RunsNode): vscode.TreeItem {

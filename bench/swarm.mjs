@@ -1,0 +1,30 @@
+#!/usr/bin/env node
+// bench/swarm: on the test suite's three-node swarm (real dockerds, 2 fake GPUs per worker), the
+// per-run overhead of a swarm run on a worker against a plain-host run of the same fake container
+// on that worker's engine (target ≤ 1.2×), and GPU idle while campaign runs waited (target 0).
+import { execFileSync } from 'node:child_process';
+import path from 'node:path';
+
+const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
+
+export function benchSwarm() {
+  const line = execFileSync(process.execPath, [path.join(ROOT, 'dist-bench/swarmWorker.js')], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] })
+    .trim()
+    .split('\n')
+    .pop();
+  return JSON.parse(line);
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const r = benchSwarm();
+  console.log('bench/swarm  (manager + 2 workers, each a dockerd in its own namespace; fake vLLM; medians of 3)');
+  console.log(
+    `  ~10 s benchmark: plain host ${r.plainMs.toFixed(0).padStart(6)} ms, swarm run on a worker ${r.swarmMs.toFixed(0).padStart(6)} ms  (${r.ratio.toFixed(2)}×, target ≤ 1.2×)`,
+  );
+  console.log(
+    `  0.3 s benchmark: plain host ${r.shortPlainMs.toFixed(0).padStart(6)} ms, swarm run on a worker ${r.shortSwarmMs.toFixed(0).padStart(6)} ms  (fixed cost ${(r.shortSwarmMs - r.shortPlainMs).toFixed(0)} ms)`,
+  );
+  console.log(
+    `  campaign of ${r.runs} runs on 4 GPUs: GPU idle while runs waited ${r.idleGpuMs.toFixed(0)} GPU·ms (target 0), longest hand-off ${r.worstHandOffMs.toFixed(0)} ms`,
+  );
+}
