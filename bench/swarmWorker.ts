@@ -127,9 +127,12 @@ async function campaignIdle(cluster: Cluster, runs: number, fx: ReturnType<typeo
     first = false;
   while (!done) {
     const tasks = ((await cluster.manager.docker.listTasks().catch(() => [])) as Task[]).filter(t => t.Spec?.ContainerSpec?.Labels?.[LABEL]);
-    // A reservation is held from assignment until the task is stopped (running or on its way there).
+    // A reservation is held from assignment until the task is stopped (running or on its way
+    // there). A job's task wants `complete`, not `running`: only a stop or a removal releases it.
     const held = tasks.filter(
-      t => t.DesiredState === 'running' && ['assigned', 'accepted', 'preparing', 'ready', 'starting', 'running'].includes(t.Status?.State ?? ''),
+      t =>
+        !['shutdown', 'remove'].includes(t.DesiredState ?? '') &&
+        ['assigned', 'accepted', 'preparing', 'ready', 'starting', 'running'].includes(t.Status?.State ?? ''),
     ).length;
     const waiting = runs - ended() - held;
     const now = performance.now();

@@ -370,6 +370,16 @@ export class SwarmRuntime extends DockerRuntime {
   }
 
   override async inspect(id: string): Promise<ContainerState | null> {
+    // A removed service is gone, whatever its tasks' history still says (an ended task reads as
+    // "could not run": the runner's removal, which waits for null, would retry for 30 s).
+    if (!this.containers.has(id))
+      try {
+        const svc = this.docker.getService(id);
+        await this.call(s => (svc.inspect as (o: object) => Promise<unknown>).call(svc, { abortSignal: s }));
+      } catch (e) {
+        if (/no such service|not found|404/i.test(String((e as Error).message))) return null;
+        throw e;
+      }
     let c: Placement | null;
     try {
       c = await this.placed(id);
@@ -377,12 +387,6 @@ export class SwarmRuntime extends DockerRuntime {
       return { running: false, status: 'failed', exitCode: null, oomKilled: false, error: (e as Error).message };
     }
     if (c) return c.engine ? c.engine.inspect(c.container) : super.inspect(c.container);
-    try {
-      const svc = this.docker.getService(id);
-      await this.call(s => (svc.inspect as (o: object) => Promise<unknown>).call(svc, { abortSignal: s }));
-    } catch {
-      return null; // removed
-    }
     return { running: false, status: 'pending', exitCode: null, oomKilled: false, error: '' };
   }
 

@@ -67,18 +67,16 @@ async function leftovers(): Promise<Record<string, number>> {
 }
 
 /**
- * Tasks of these runs the swarm still means to run or still runs (a task that ended stays in the
- * manager's store a while as history, with nothing of it left on its node).
+ * Tasks of these runs not yet ended (a task that ended stays in the manager's store a while as
+ * history, with nothing of it left on its node).
  */
 async function liveTasks(runIds: ReadonlySet<string>): Promise<number> {
   const tasks = (await cluster.manager.docker.listTasks()) as Array<{
     Spec?: { ContainerSpec?: { Labels?: Record<string, string> } };
     Status?: { State?: string };
-    DesiredState?: string;
   }>;
   const ended = ['complete', 'shutdown', 'failed', 'rejected', 'orphaned', 'remove'];
-  return tasks.filter(t => runIds.has(t.Spec?.ContainerSpec?.Labels?.[LABEL] ?? '') && (t.DesiredState === 'running' || !ended.includes(t.Status?.State ?? '')))
-    .length;
+  return tasks.filter(t => runIds.has(t.Spec?.ContainerSpec?.Labels?.[LABEL] ?? '') && !ended.includes(t.Status?.State ?? '')).length;
 }
 
 async function availability(n: ClusterNode, to: 'drain' | 'active'): Promise<void> {
