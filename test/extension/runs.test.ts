@@ -330,7 +330,10 @@ describe('Rerun on H100 against the fake host (real VS Code, real dockerd)', fun
       assert.equal(nodes.length, 1, 'a one-node swarm');
       const item = a.runsTreeForTests.getTreeItem(nodes[0]);
       assert.equal(nodes[0].kind, 'swarmNode');
-      assert.equal(item.description, 'manager (leader) · ready, active · GPUs 0/0 · 0 runs');
+      // The GPUs the engine advertises, as the swarm itself reports them.
+      const [self] = (await d.listNodes()) as Array<{ Description?: { Resources?: { GenericResources?: Array<{ NamedResourceSpec?: { Kind?: string } }> } } }>;
+      const gpus = (self.Description?.Resources?.GenericResources ?? []).filter(g => g.NamedResourceSpec?.Kind === 'NVIDIA-GPU').length;
+      assert.equal(item.description, `manager (leader) · ready, active · GPUs 0/${gpus} · 0 runs`);
       const gone = await a.runsTreeForTests.getChildren(await section('swarm gone-swarm'));
       assert.equal(gone.length, 1);
       assert.match(String(a.runsTreeForTests.getTreeItem(gone[0]).label), /^the manager cannot be asked: .*nonexistent/);
