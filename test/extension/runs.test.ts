@@ -331,8 +331,16 @@ describe('Rerun on H100 against the fake host (real VS Code, real dockerd)', fun
       const item = a.runsTreeForTests.getTreeItem(nodes[0]);
       assert.equal(nodes[0].kind, 'swarmNode');
       // The GPUs the engine advertises, as the swarm itself reports them.
-      const [self] = (await d.listNodes()) as Array<{ Description?: { Resources?: { GenericResources?: Array<{ NamedResourceSpec?: { Kind?: string } }> } } }>;
-      const gpus = (self.Description?.Resources?.GenericResources ?? []).filter(g => g.NamedResourceSpec?.Kind === 'NVIDIA-GPU').length;
+      const [self] = (await d.listNodes()) as Array<{
+        Description?: {
+          Resources?: { GenericResources?: Array<{ NamedResourceSpec?: { Kind?: string }; DiscreteResourceSpec?: { Kind?: string; Value?: number } }> };
+        };
+      }>;
+      const gpus = (self.Description?.Resources?.GenericResources ?? []).reduce(
+        (n, g) =>
+          n + (g.NamedResourceSpec?.Kind === 'NVIDIA-GPU' ? 1 : g.DiscreteResourceSpec?.Kind === 'NVIDIA-GPU' ? (g.DiscreteResourceSpec.Value ?? 0) : 0),
+        0,
+      );
       assert.equal(item.description, `manager (leader) · ready, active · GPUs 0/${gpus} · 0 runs`);
       const gone = await a.runsTreeForTests.getChildren(await section('swarm gone-swarm'));
       assert.equal(gone.length, 1);
