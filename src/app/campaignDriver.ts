@@ -3,7 +3,7 @@
 import * as path from 'node:path';
 import type { CampaignItem } from '../core/campaign/plan';
 import type { BuildRole } from '../core/run/buildPlan';
-import { runSlots, type HostConfig } from '../core/run/hosts';
+import type { HostConfig } from '../core/run/hosts';
 import { runResultDir } from '../core/run/plan';
 import { FINAL_BUILD_STATES, FINAL_STATES } from '../core/run/records';
 import { readBuildRecord, settledRecord } from '../runner/recordRead';
@@ -129,9 +129,9 @@ export interface CampaignWiring {
   secretValues: (names: string[]) => Record<string, string> | Promise<Record<string, string>>;
 }
 
-/** A pool's slots: as many runs as a host has GPUs (one on a GPU-less host unless maxParallel says more; a swarm one more, waiting in the swarm). */
+/** A pool's slots: as many runs as a host has GPUs (one on a GPU-less host unless maxParallel says more). */
 export function campaignHosts(hosts: readonly HostConfig[]): CampaignHost[] {
-  return hosts.map(h => ({ label: h.label, gpus: h.gpus, slots: runSlots(h) }));
+  return hosts.map(h => ({ label: h.label, gpus: h.gpus, slots: h.gpus > 0 ? h.gpus : Math.max(1, h.maxParallel ?? 1) }));
 }
 
 export function campaignExecutor(w: CampaignWiring): CampaignExecutor {

@@ -14,9 +14,7 @@ import {
   selectEntries,
   type CampaignItem,
 } from '../../src/core/campaign/plan';
-import { buildsExecutor, campaignHosts, driveCampaign, itemExecutor, slotsFor } from '../../src/app/campaignDriver';
-import { runSlots, type HostConfig } from '../../src/core/run/hosts';
-import { HostQueue } from '../../src/runner/hostQueue';
+import { buildsExecutor, driveCampaign, itemExecutor, slotsFor } from '../../src/app/campaignDriver';
 import type { Runs } from '../../src/app/runs';
 import { runResultDir } from '../../src/core/run/plan';
 import type { Builds } from '../../src/app/builds';
@@ -651,39 +649,6 @@ describe('campaigns of image builds (issue 16: groups go through the campaign qu
     assert.deepEqual(slotsFor(plan.items, hosts), [{ label: 'h100-a', gpus: 0, slots: 1 }]);
     const runs: CampaignItem[] = [{ ...plan.items[0], kind: undefined, gpus: 1 }];
     assert.deepEqual(slotsFor(runs, hosts), hosts);
-  });
-
-  it('runs at once per host: its GPUs (or maxParallel below them), a GPU-less host maxParallel, a swarm one more than its GPUs (that run waits in the swarm)', async () => {
-    const slots = (h: Partial<HostConfig>) => campaignHosts([{ label: 'h', docker: '', gpus: 0, ...h }])[0].slots;
-    assert.deepEqual(
-      [
-        slots({ gpus: 8 }),
-        slots({ gpus: 8, maxParallel: 2 }),
-        slots({ gpus: 0 }),
-        slots({ gpus: 0, maxParallel: 3 }),
-        slots({ kind: 'swarm', gpus: 4 }),
-        slots({ kind: 'swarm', gpus: 4, maxParallel: 3 }),
-      ],
-      [8, 2, 1, 3, 5, 3],
-    );
-    // The runner's queue on a swarm grants that many single-GPU runs; a plain host never more than its GPUs.
-    const grant = async (h: HostConfig) => {
-      const q = new HostQueue(h.gpus, runSlots(h));
-      let n = 0;
-      const ctl = new AbortController();
-      for (let i = 0; i < 8; i++)
-        void q.acquire(1, ctl.signal).then(
-          () => n++,
-          () => {},
-        );
-      await new Promise(r => setTimeout(r, 10));
-      ctl.abort();
-      return n;
-    };
-    assert.deepEqual(
-      [await grant({ label: 's', docker: '', kind: 'swarm', gpus: 4 }), await grant({ label: 'p', docker: '', gpus: 4, maxParallel: 6 })],
-      [5, 4],
-    );
   });
 
   it('a campaign sends builds to Builds and runs to Runs; a killed build is queued again, a finished one counts', async () => {
