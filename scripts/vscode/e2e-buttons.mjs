@@ -1073,9 +1073,28 @@ try {
           .catch(() => {});
         await clearNotifications();
         const items = itemsNow();
+        // A failure names its run's own record and the end of its runner log (CI keeps no workspace).
+        const why = i => {
+          const base = path.join(folder, '.bench-triage', 'runs');
+          const d =
+            readdirSync(base)
+              .flatMap(c => readdirSync(path.join(base, c)).map(r => path.join(base, c, r, String(i.runId))))
+              .find(x => existsSync(x)) ?? base;
+          const rec = existsSync(path.join(d, 'run.json')) ? JSON.parse(readFileSync(path.join(d, 'run.json'), 'utf8')) : {};
+          const log = existsSync(path.join(d, 'logs', 'runner.log'))
+            ? readFileSync(path.join(d, 'logs', 'runner.log'), 'utf8')
+                .split('\n')
+                .slice(-15)
+                .join('\n')
+            : '';
+          return `${i.n} ${i.state} ${i.runId}: ${rec.status} ${rec.error}\n${log}`;
+        };
         assert(
           items.every(i => i.state === 'succeeded'),
-          JSON.stringify(items.map(i => [i.n, i.state, i.error])),
+          items
+            .filter(i => i.state !== 'succeeded')
+            .map(why)
+            .join('\n'),
         );
         const runIds = new Set(items.map(i => i.runId));
         assert(runIds.size === n && items.length === n, 'distinct runs, none twice');
@@ -1132,6 +1151,51 @@ try {
       await dialog.locator('.monaco-button', { hasText: 'Cancel' }).click();
       await closeEditors();
     });
+
+    await step(
+      'Words a newcomer can read: Explain (CodeLens of a perf command) opens a named plan with the host’s one GPU count, a commit’s hover spells out its B/H/A marks, a finished run shows how long it ran and waited apart',
+      [],
+      async () => {
+        await clearNotifications();
+        await dismiss();
+        await page.keyboard.press('F1');
+        await quickPick('vllm_commits.jsonl', { enter: false });
+        await page.locator('.quick-input-list .monaco-list-row', { hasText: 'vllm_commits.jsonl' }).first().waitFor();
+        await page.keyboard.press('Enter');
+        const lens = page.locator('.monaco-editor .codelens-decoration a', { hasText: /^Explain$/ }).first();
+        await lens.waitFor({ timeout: 60000 });
+        await lens.click();
+        // A read-only document named for the commit, not an Untitled buffer that asks to be saved.
+        const tab = page.locator('.tab.active').first();
+        await until('the plan opens in its own named tab', async () => /explain [0-9a-f]{8} \(\d+\)\.md/.test((await tab.textContent()) ?? ''), 30000);
+        assert(!/Untitled/.test((await page.locator('.tabs-container').first().textContent()) ?? ''), 'no Untitled tab');
+        const plan = ((await page.locator('.editor-instance .monaco-editor .view-lines').last().textContent()) ?? '').replace(/\u00a0/g, ' ');
+        const host = JSON.parse(readSettings())['benchTriage.hosts'][0];
+        assert(
+          plan.includes(`Host: ${host.label} (`) && plan.includes(`${host.gpus} GPUs)`),
+          `the plan names the settings' host and its ${host.gpus} GPUs: ${plan.slice(0, 300)}`,
+        );
+        assert(!/Refused: refused/i.test(plan), plan.slice(0, 600));
+        await closeEditors();
+        // The marks of a commit row, spelled out in its hover.
+        const c = await expandTo('Complete 3-way', '2e18d6d1');
+        await dismiss();
+        await c.hover();
+        const hover = page
+          .locator('.workbench-hover')
+          .filter({ hasText: /=\sbaseline\s\w+/ })
+          .first();
+        await hover.waitFor({ timeout: 15000 });
+        const legend = ((await hover.textContent()) ?? '').replace(/\u00a0/g, ' ');
+        assert(/B[✓✗⏱⊘·] H[✓✗⏱⊘·] A[✓✗⏱⊘·] = baseline (succeeded|failed|timed out|skipped|not run), human [a-z ]+, agent [a-z ]+/.test(legend), legend);
+        await dismiss();
+        // A finished run: "ran" and "waited" apart, never one sum of both.
+        const done = runs.locator('.monaco-list-row', { hasText: /(succeeded|failed) · ran \d+(s|m \d\ds)/ }).first();
+        await done.waitFor({ timeout: 30000 });
+        const label = (await done.getAttribute('aria-label')) ?? '';
+        assert(/run of commit [0-9a-f]{8} on .*: (succeeded|failed), ran \d+(s|m \d\ds)( · waited \d+(s|m \d\ds))?$/.test(label), label);
+      },
+    );
 
     // ---------- image builds: the "No vLLM wheel" commit's baseline image, built from the demo checkout ----------
     const WHEEL = '45e8d64f';

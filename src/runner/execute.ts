@@ -67,6 +67,12 @@ export interface RunRequest {
 
 const now = () => new Date().toISOString();
 const OWNER = ownerHere();
+/**
+ * Run folders this process is re-attaching to. Two passes of one process (a window's own re-attach
+ * after a reload and a Resume Campaign's) both read the dead owner before either writes its own:
+ * without this, both would drive one container and the second would find it gone.
+ */
+const ATTACHING = new Set<string>();
 
 const MIN_FREE_BYTES = 256 * 1024 ** 2;
 
@@ -156,48 +162,71 @@ export class Runner {
     secretValues: (names: string[]) => Record<string, string> | Promise<Record<string, string>> = () => ({}),
   ): Promise<RunRecord[]> {
     const root = path.resolve(folder);
-    const out: RunRecord[] = [];
-    for (const c of await this.runtime.list(LABEL.runId)) {
+    const mine = (await this.runtime.list(LABEL.runId)).filter(c => {
       const dir = c.labels[LABEL.dir];
-      if (!dir || !path.resolve(dir).startsWith(root + path.sep)) continue;
-      const read = await readRunRecord(dir);
-      if (!read.ok) {
-        await this.runtime.remove(c.id);
-        continue;
-      }
-      const r = read.record;
-      if (FINAL_STATES.includes(r.status)) {
-        await this.runtime.remove(c.id);
-        continue;
-      }
-      if (ownerAlive(r.owner)) continue; // its runner is alive (this window or another process)
-      const names = r.secretNames ?? [];
-      const given = names.length ? await secretValues(names) : {};
-      const secretEnv: Record<string, string> = {};
-      for (const n of names) secretEnv[n] = given[n] ?? (c.state === 'running' ? await this.secretFromContainer(c.id, n) : null) ?? '';
-      const req: RunRequest = { plan: r.plan, folder, signal, model: null, agent: null, secretEnv };
-      this.masks.set(
-        r,
-        Object.values(secretEnv).filter(v => v.length >= 4),
-      );
-      r.owner = OWNER;
-      const missing = names.filter(n => !secretEnv[n]);
-      this.note(dir, r, `re-attached by a new runner (container ${c.id.slice(0, 12)}, ${c.state})`);
-      try {
-        if (c.state !== 'running') throw new RunEnd('interrupted', `the container stopped while no runner was attached (state ${c.state}); partial logs kept`);
-        // Without a secret's value its mask is unknown: stop rather than store it in clear.
-        if (missing.length)
-          throw new RunEnd(
-            'interrupted',
-            `the value of secret ${missing.join(', ')} is not known to this runner and not in the container, so the rest of the log could not be masked; the run was stopped (logs so far kept)`,
-          );
-        await this.phases(dir, r, req);
-      } catch (e) {
-        await this.ended(dir, r, e, req);
-      }
-      out.push(await this.finish(dir, r, req));
+      // Taken before any await: another pass of this process skips what this one drives.
+      if (!dir || !path.resolve(dir).startsWith(root + path.sep) || ATTACHING.has(path.resolve(dir))) return false;
+      ATTACHING.add(path.resolve(dir));
+      return true;
+    });
+    // All at once: each run's log is followed live, not after the runs before it have ended.
+    const done = await Promise.all(
+      mine.map(async c => {
+        const dir = c.labels[LABEL.dir]!;
+        try {
+          return await this.reattachOne(c, dir, folder, signal, secretValues);
+        } finally {
+          ATTACHING.delete(path.resolve(dir));
+        }
+      }),
+    );
+    return done.filter((r): r is RunRecord => r !== null);
+  }
+
+  /** One container of `resume`: its run completed by this runner, or null if it is not ours to drive. */
+  private async reattachOne(
+    c: { id: string; state: string },
+    dir: string,
+    folder: string,
+    signal: AbortSignal | undefined,
+    secretValues: (names: string[]) => Record<string, string> | Promise<Record<string, string>>,
+  ): Promise<RunRecord | null> {
+    const read = await readRunRecord(dir);
+    if (!read.ok) {
+      await this.runtime.remove(c.id);
+      return null;
     }
-    return out;
+    const r = read.record;
+    if (FINAL_STATES.includes(r.status)) {
+      await this.runtime.remove(c.id);
+      return null;
+    }
+    if (ownerAlive(r.owner)) return null; // its runner is alive (this window or another process)
+    const names = r.secretNames ?? [];
+    const given = names.length ? await secretValues(names) : {};
+    const secretEnv: Record<string, string> = {};
+    for (const n of names) secretEnv[n] = given[n] ?? (c.state === 'running' ? await this.secretFromContainer(c.id, n) : null) ?? '';
+    const req: RunRequest = { plan: r.plan, folder, signal, model: null, agent: null, secretEnv };
+    this.masks.set(
+      r,
+      Object.values(secretEnv).filter(v => v.length >= 4),
+    );
+    r.owner = OWNER;
+    const missing = names.filter(n => !secretEnv[n]);
+    this.note(dir, r, `re-attached by a new runner (container ${c.id.slice(0, 12)}, ${c.state})`);
+    try {
+      if (c.state !== 'running') throw new RunEnd('interrupted', `the container stopped while no runner was attached (state ${c.state}); partial logs kept`);
+      // Without a secret's value its mask is unknown: stop rather than store it in clear.
+      if (missing.length)
+        throw new RunEnd(
+          'interrupted',
+          `the value of secret ${missing.join(', ')} is not known to this runner and not in the container, so the rest of the log could not be masked; the run was stopped (logs so far kept)`,
+        );
+      await this.phases(dir, r, req);
+    } catch (e) {
+      await this.ended(dir, r, e, req);
+    }
+    return this.finish(dir, r, req);
   }
 
   /** A secret the run's container holds (written there at creation), for masking after a re-attach. */

@@ -487,6 +487,29 @@ describe('runner on a real Docker engine with the fake vLLM image', function () 
     assert.match(readFileSync(path.join(path.dirname(result), 'logs/runner.log'), 'utf8'), /re-attached by a new runner/);
   });
 
+  it('two re-attach passes of one process at once (a window’s own and a Resume Campaign’s): one drives the run, the other leaves it', async function () {
+    const child = spawn(process.execPath, [CLI, ...runArgs(fx.folder, 'human', '--host', engine.unix, '--env', 'FAKE_VLLM_BENCH_SECONDS=8')], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let err = '';
+    child.stderr.on('data', d => {
+      err += d;
+    });
+    await waitUntil(() => /phase benchmark:/.test(err), 60_000);
+    child.kill('SIGKILL');
+    await new Promise(res => child.once('exit', res));
+    const pass = () => new Runner(new DockerRuntime(host()), new HostQueue(0), {}).resume(fx.folder);
+    const [a, b] = await Promise.all([pass(), pass()]);
+    assert.equal(a.length + b.length, 1, 'one pass completed the run, the other passed it over');
+    const rec = [...a, ...b][0]!;
+    assert.equal(rec.status, 'succeeded', rec.error ?? '');
+    const dir = path.resolve(fx.folder, rec.plan.resultDir);
+    const runner = readFileSync(path.join(dir, 'logs/runner.log'), 'utf8');
+    assert.equal(runner.match(/re-attached by a new runner/g)?.length, 1, runner);
+    const out = readFileSync(path.join(dir, 'logs/benchmark.stdout.log'), 'utf8');
+    assert.equal(out.match(/Serving Benchmark Result/g)?.length, 1);
+  });
+
   it('runs per host ≤ its capacity: the second run waits in the queue', async function () {
     const queue = new HostQueue(0, 1);
     const starts: Record<string, number> = {};
