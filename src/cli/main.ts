@@ -10,6 +10,8 @@ import { labelCommand } from './labelCommand';
 import { campaignCommand } from './campaignCommand';
 import { buildCommand } from './buildCommand';
 import { swarmCommand } from './swarmCommand';
+import { ablatePlanCommand } from './ablateCommand';
+import { DESIGNS, type Design } from '../core/ablate/designs';
 import { secretEnvOf } from './runCommand';
 import { hostAddressProblem, registryProblem, splitHostUrl, type HostConfig } from '../core/run/hosts';
 import { METRICS, metricDef, OVERRIDE_KEYS, type PrimaryOverride } from '../core/metrics';
@@ -61,6 +63,13 @@ commands:
       [--build --checkout DIR]                 a campaign of image builds instead: the images the selected commits'
                                               failures call for (fixability rebuild; role= picks roles), one per image,
                                               one at a time per host; resume builds an interrupted image again
+  ablate plan --folder F [--commit C] [--agent A] [--patch agent|human] [--units files|hunks]
+      [--design leave-one-out|each-alone|minimise] [--repeats N] [--max-tests N] [--gpus N] [--checkout DIR] [--json]
+                                              patch ablation planned before anything runs: the patch cut into units
+                                              (hunks for ≤ 12 hunks, else files; with --checkout, units that cannot
+                                              apply alone on the parent merged with the one they need), the variants
+                                              of the design, their interleaved runs and GPU-hours (minimise: at most);
+                                              every commit of F without --commit, the others refused with a reason
   swarm status|check --host swarm+URL [host options] [--nvidia-config FILE] [--json]
                                               status: the swarm's nodes, their state and availability, GPUs
                                               advertised and reserved, and the runs on each; check: what each node
@@ -480,6 +489,40 @@ const COMMANDS: Record<string, Command> = {
       out,
       err,
       interruptSignal(),
+    );
+  },
+  ablate: async (rest, out, err) => {
+    const [sub, ...more] = rest;
+    if (sub !== 'plan') throw new UsageError(`ablate: unknown subcommand ${sub ?? '(none)'}; one of plan`);
+    const a = parseArgs(more, ['json'], ['folder', 'commit', 'agent', 'patch', 'units', 'design', 'repeats', 'max-tests', 'gpus', 'checkout']);
+    if (!a.values.has('folder')) throw new UsageError('ablate plan needs --folder');
+    const whole = (k: string, def: number, min: number, max: number) => {
+      const v = Number(a.values.get(k) ?? def);
+      if (!Number.isInteger(v) || v < min || v > max) throw new UsageError(`--${k} must be a whole number from ${min} to ${max} (got ${a.values.get(k)})`);
+      return v;
+    };
+    const oneOf = <T extends string>(k: string, allowed: readonly T[], def: T | undefined) => {
+      const v = a.values.get(k) ?? def;
+      if (v !== undefined && !(allowed as readonly string[]).includes(v)) throw new UsageError(`--${k} must be one of ${allowed.join(', ')} (got ${v})`);
+      return v as T | undefined;
+    };
+    const gpus = whole('gpus', 1, 0, 1024);
+    return ablatePlanCommand(
+      {
+        folder: a.values.get('folder')!,
+        commit: a.values.get('commit'),
+        agent: a.values.get('agent'),
+        patch: oneOf('patch', ['agent', 'human'] as const, 'agent')!,
+        units: oneOf('units', ['files', 'hunks'] as const, undefined),
+        design: oneOf<Design>('design', DESIGNS, 'leave-one-out')!,
+        repeats: whole('repeats', 3, 1, 100),
+        maxTests: a.values.has('max-tests') ? whole('max-tests', 0, 1, 10_000) : undefined,
+        host: { label: 'H100', docker: process.env.DOCKER_HOST || 'unix:///var/run/docker.sock', gpus },
+        checkout: a.values.get('checkout') ?? null,
+        json: a.flags.has('json'),
+      },
+      out,
+      err,
     );
   },
   swarm: async (rest, out, err) => {

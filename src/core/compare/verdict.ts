@@ -89,7 +89,7 @@ export interface VerdictOptions {
   requestRate?: string | null;
 }
 
-function judge(basis: Basis, avh: number, ci: [number, number] | null, p: number | null, band: number): Verdict {
+export function judge(basis: Basis, avh: number, ci: [number, number] | null, p: number | null, band: number): Verdict {
   if (basis === 'single' || !ci || p === null) return Math.abs(avh) <= band ? 'tie' : avh > 0 ? 'win' : 'loss';
   if (ci[0] > band && p < SIGNIFICANCE) return 'win';
   if (ci[1] < -band && p < SIGNIFICANCE) return 'loss';
