@@ -38,8 +38,9 @@ export interface CommitAblation {
   mode: UnitMode;
   units: PatchUnit[];
   merges: UnitMerge[];
-  /** Checked on the parent (`checkout`), or not (no checkout, or the parent not in it). */
+  /** Checked on the parent (`checkout`), or why not (no checkout, the parent not in it). */
   checked: 'parent' | 'unchecked';
+  uncheckedWhy: string | null;
   plan: AblationPlan;
 }
 
@@ -75,16 +76,28 @@ async function humanPatchText(folder: string, c: Commit, checkout: string | null
  */
 async function parentCheck(checkout: string | null, c: Commit, files: readonly FilePatch[]): Promise<((parts: HunkRef[]) => string | null) | null> {
   if (!checkout || !c.parent || !(await checkoutHas(checkout, c.parent))) return null;
-  const bases = new Map<number, string>();
-  for (const [i, f] of files.entries()) bases.set(i, f.isNew ? '' : await fileAt(checkout, c.parent, f.path).catch(() => ''));
+  const bases = new Map<string, string>();
+  for (const f of files) if (!bases.has(f.path)) bases.set(f.path, f.isNew ? '' : await fileAt(checkout, c.parent, f.path).catch(() => ''));
   return parts => {
     const byFile = new Map<number, number[]>();
     for (const p of parts) byFile.set(p.file, [...(byFile.get(p.file) ?? []), p.hunk]);
-    for (const [file, hunks] of byFile) {
+    // A path the patch names twice (two sections) is patched in order, each on the text so far, as git applies it.
+    const text = new Map(bases);
+    for (const file of [...byFile.keys()].sort((a, b) => a - b)) {
       const f = files[file];
-      const sub: FilePatch = { ...f, patch: { ...f.patch, hunks: hunks.sort((a, b) => a - b).map(h => f.patch.hunks[h]) } };
-      const r = applyFilePatch(bases.get(file) ?? '', sub);
+      const sub: FilePatch = {
+        ...f,
+        patch: {
+          ...f.patch,
+          hunks: byFile
+            .get(file)!
+            .sort((a, b) => a - b)
+            .map(h => f.patch.hunks[h]),
+        },
+      };
+      const r = applyFilePatch(text.get(f.path) ?? '', sub);
       if (!r.ok) return r.error;
+      text.set(f.path, r.text);
     }
     return null;
   };
@@ -149,6 +162,7 @@ export async function planAblations(o: AblateOptions): Promise<{ plans: CommitAb
     }
     const mode = unitMode(parsed.files, o.units);
     const check = await parentCheck(o.checkout ?? null, c, parsed.files).catch(() => null);
+    const uncheckedWhy = check ? null : !o.checkout ? 'no checkout' : `the parent ${c.parent?.slice(0, 12) ?? '(unknown)'} is not in the checkout`;
     let units = splitUnits(parsed.files, mode);
     let merges: UnitMerge[] = [];
     if (check) {
@@ -168,7 +182,7 @@ export async function planAblations(o: AblateOptions): Promise<{ plans: CommitAb
       refuse(agent, err instanceof Error ? err.message : String(err));
       continue;
     }
-    plans.push({ commit: c.hash, agent, patch: o.patch, source, mode, units, merges, checked: check ? 'parent' : 'unchecked', plan });
+    plans.push({ commit: c.hash, agent, patch: o.patch, source, mode, units, merges, checked: check ? 'parent' : 'unchecked', uncheckedWhy, plan });
   }
   return { plans, refusals };
 }

@@ -30,12 +30,12 @@ export async function ablatePlanCommand(a: AblatePlanArgs, out: (s: string) => v
     for (const p of r.plans) {
       const pl = p.plan;
       out(
-        `${p.commit.slice(0, 12)}${p.agent ? ` ${p.agent}` : ''}: ${p.patch} patch, ${p.units.length} unit${p.units.length === 1 ? '' : 's'} by ${p.mode === 'hunks' ? 'hunk' : 'file'} (${p.checked === 'parent' ? 'each applies on the parent' : 'unchecked'})`,
+        `${p.commit.slice(0, 12)}${p.agent ? ` ${p.agent}` : ''}: ${p.patch} patch, ${p.units.length} unit${p.units.length === 1 ? '' : 's'} by ${p.mode === 'hunks' ? 'hunk' : 'file'} (${p.checked === 'parent' ? 'each applies on the parent' : `unchecked: ${p.uncheckedWhy}`})`,
       );
       for (const u of p.units) out(`  ${u.id}  +${u.added} -${u.removed}  ${u.label}`);
       for (const m of p.merges) out(`  merged into ${m.into}: ${m.from.join(', ')} (${m.why})`);
       out(
-        `  ${pl.design}, ${pl.repeats} repeat${pl.repeats === 1 ? '' : 's'}: ${pl.variants.length} variants, ${pl.runs.length} runs${pl.maxTests !== null ? ` + up to ${pl.maxTests} subsets × ${pl.repeats} (≤ ${pl.maxRuns} runs)` : ''}, ≤ ${hours(pl.gpuHours)} GPU-hours at ${Math.round(pl.estimateS / 60)} min a run`,
+        `  ${pl.design}, ${pl.repeats} repeat${pl.repeats === 1 ? '' : 's'}: ${pl.variants.length} variants, ${pl.runs.length} runs${pl.maxTests !== null ? ` + up to ${pl.maxTests} subsets × ${pl.repeats} (≤ ${pl.maxRuns} runs)` : ''}, ≤ ${hours(pl.gpuHours)} GPU-hours at ${pl.estimateS < 90 ? `${Math.round(pl.estimateS)} s` : `${Math.round(pl.estimateS / 60)} min`} a run`,
       );
     }
     for (const x of r.refusals) out(`refused ${x.commit.slice(0, 12)}${x.agent ? ` ${x.agent}` : ''}: ${x.reason}`);

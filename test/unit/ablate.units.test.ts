@@ -5,6 +5,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { applyFilePatch, splitPatch, type FilePatch } from '../../src/core/patch';
 import { mergeDependent, partsOf, splitUnits, subsetPatch, unitMode, type HunkRef } from '../../src/core/ablate/units';
+import { planAblations } from '../../src/app/ablation';
+import { emptyCommit } from '../../src/core/model';
 
 const git = (cwd: string, ...args: string[]) => execFileSync('git', ['-C', cwd, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
 
@@ -180,5 +182,58 @@ describe('patch ablation: units and subsets', () => {
     // A hunk that applies with nothing is kept apart and named.
     const never = mergeDependent(units, parts => (parts.some(p => p.hunk === 1) ? 'hunk 2 never applies' : null));
     assert.deepEqual(never.unappliable, [{ unit: 'U2', why: 'hunk 2 never applies' }]);
+  });
+  it('with a checkout, each unit is checked on the real parent: a dependent hunk is merged, the human patch is git’s, a patch that does not apply is refused naming its hunk', async () => {
+    const parent = git(r.dir, 'rev-parse', 'HEAD').trim();
+    fs.writeFileSync(path.join(r.dir, 'b.py'), 'x = 1\ny = 2000\nz = 3\n');
+    git(r.dir, 'commit', '-qam', 'the human change');
+    const child = git(r.dir, 'rev-parse', 'HEAD').trim();
+    const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'bt-ablate-folder-'));
+    try {
+      // The agent's patch: git's four hunks of a.py, then a hunk written against the first one's result.
+      const agent = r.patch;
+      const dependent = ['--- a/a.py', '+++ b/a.py', '@@ -6,2 +6,2 @@', '-line 6 changed', '+line 6 changed again', ' line 6b', ''].join('\n');
+      fs.writeFileSync(path.join(folder, 'agent.diff'), agent + dependent);
+      fs.writeFileSync(path.join(folder, 'broken.diff'), ['--- a/b.py', '+++ b/b.py', '@@ -1,2 +1,2 @@', ' x = 1', '-y = 3', '+y = 4', ''].join('\n'));
+      const commit = {
+        ...emptyCommit(child),
+        parent,
+        perfCommands: [{ command: 'python benchmarks/benchmark_latency.py --model facebook/opt-125m', source: 'd.jsonl' }],
+      };
+      const base = {
+        folder,
+        commits: [commit],
+        entries: [],
+        design: 'leave-one-out' as const,
+        repeats: 2,
+        host: { label: 'H100', docker: 'unix:///var/run/docker.sock', gpus: 1 },
+        checkout: r.dir,
+      };
+      const agentRun = (file: string) => [{ commit: child, agent: 'claude_code', patch: { path: file, bytes: 1, empty: false } }];
+      const a = await planAblations({ ...base, agentRuns: agentRun('agent.diff'), patch: 'agent' });
+      assert.deepEqual(a.refusals, []);
+      const p = a.plans[0];
+      assert.equal(p.checked, 'parent');
+      assert.deepEqual(
+        p.merges.map(m => [m.into, m.from]),
+        [['U1', ['U7']]],
+        JSON.stringify(p.merges),
+      );
+      assert.equal(p.units.length, 6);
+      assert.equal(p.plan.runs.length, (6 + 2) * 2);
+      const h = await planAblations({ ...base, agentRuns: [], patch: 'human' });
+      assert.equal(h.plans[0].source, `${r.dir} (git diff)`);
+      assert.deepEqual(
+        h.plans[0].units.map(u => u.label),
+        ['b.py'],
+      );
+      const b = await planAblations({ ...base, agentRuns: agentRun('broken.diff'), patch: 'agent' });
+      assert.equal(b.plans.length, 0);
+      assert.match(b.refusals[0].reason, /does not apply to the parent .*U1: .*b\.py/);
+      const none = await planAblations({ ...base, checkout: null, agentRuns: agentRun('broken.diff'), patch: 'agent' });
+      assert.equal(none.plans[0].uncheckedWhy, 'no checkout');
+    } finally {
+      fs.rmSync(folder, { recursive: true, force: true });
+    }
   });
 });
