@@ -42,6 +42,8 @@ export interface CommitAblation {
   checked: 'parent' | 'unchecked';
   uncheckedWhy: string | null;
   plan: AblationPlan;
+  /** The patch's files (not in JSON output: the units say what each holds). */
+  files: FilePatch[];
 }
 
 export interface AblationRefusal {
@@ -182,7 +184,19 @@ export async function planAblations(o: AblateOptions): Promise<{ plans: CommitAb
       refuse(agent, err instanceof Error ? err.message : String(err));
       continue;
     }
-    plans.push({ commit: c.hash, agent, patch: o.patch, source, mode, units, merges, checked: check ? 'parent' : 'unchecked', uncheckedWhy, plan });
+    plans.push({
+      commit: c.hash,
+      agent,
+      patch: o.patch,
+      source,
+      mode,
+      units,
+      merges,
+      checked: check ? 'parent' : 'unchecked',
+      uncheckedWhy,
+      plan,
+      files: parsed.files,
+    });
   }
   return { plans, refusals };
 }

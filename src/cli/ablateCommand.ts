@@ -2,6 +2,10 @@ import * as path from 'node:path';
 import { statSync } from 'node:fs';
 import { planAblations, type AblateOptions } from '../app/ablation';
 import { analyzeFolder } from './analyzeFolder';
+import { ablationResults } from '../app/ablationCampaign';
+import { CampaignQueue } from '../app/campaigns';
+import { ablationMarkdown } from '../core/ablate/report';
+import { writeFileSync } from 'node:fs';
 
 export type AblatePlanArgs = Omit<AblateOptions, 'commits' | 'entries' | 'agentRuns'> & { json: boolean };
 
@@ -25,7 +29,7 @@ export async function ablatePlanCommand(a: AblatePlanArgs, out: (s: string) => v
     return 2;
   }
   if (!a.checkout) err('ablate plan: no --checkout: units are not checked to apply alone on the parent\n');
-  if (a.json) out(JSON.stringify(r, null, 2));
+  if (a.json) out(JSON.stringify({ ...r, plans: r.plans.map(({ files: _files, ...p }) => p) }, null, 2));
   else {
     for (const p of r.plans) {
       const pl = p.plan;
@@ -42,4 +46,40 @@ export async function ablatePlanCommand(a: AblatePlanArgs, out: (s: string) => v
     out(`${r.plans.length} planned, ${r.refusals.length} refused`);
   }
   return r.plans.length ? 0 : 1;
+}
+
+export interface AblateReportArgs {
+  folder: string;
+  /** The ablation campaign; default: the newest one. */
+  id?: string;
+  format: 'md' | 'json';
+  metric?: string;
+  band: number;
+  outFile?: string;
+}
+
+/** `bench-triage ablate report`: each unit's measured effect, from an ablation campaign's runs so far. */
+export async function ablateReportCommand(a: AblateReportArgs, out: (s: string) => void, err: (s: string) => void): Promise<number> {
+  const folder = path.resolve(a.folder);
+  const id = a.id ?? (await CampaignQueue.list(folder)).find(x => x.startsWith('ablate-'));
+  if (!id) {
+    err(`bench-triage ablate report: no ablation campaign in ${folder}\n`);
+    return 1;
+  }
+  let r: Awaited<ReturnType<typeof ablationResults>>;
+  try {
+    r = await ablationResults(folder, id, { metric: a.metric, band: a.band });
+  } catch (e) {
+    err(`bench-triage ablate report: campaign ${id}: ${(e as Error).message}\n`);
+    return 1;
+  }
+  const text =
+    a.format === 'json'
+      ? JSON.stringify({ id, ...r.record, pending: r.pending, results: Object.fromEntries(r.results), attribution: r.attribution, why: r.why }, null, 2)
+      : ablationMarkdown({ ...r.record, results: r.results, pending: r.pending, attribution: r.attribution, why: r.why });
+  if (a.outFile) {
+    writeFileSync(a.outFile, text.endsWith('\n') ? text : text + '\n');
+    err(`ablate report: written to ${a.outFile}\n`);
+  } else out(text);
+  return r.attribution ? 0 : 1;
 }

@@ -12,11 +12,13 @@ import type { HostConfig } from '../core/run/hosts';
 import { imageTemplatesOf } from '../core/run/plan';
 import { resolveTarget } from './target';
 import { clean } from './terminal';
+import { planAblations, type AblateOptions } from '../app/ablation';
+import { createAblationCampaign, variantPatchOf } from '../app/ablationCampaign';
 
 type Out = (s: string) => void;
 
 export interface CampaignArgs {
-  sub: 'plan' | 'start' | 'status' | 'cancel' | 'resume';
+  sub: 'plan' | 'start' | 'status' | 'cancel' | 'resume' | 'ablate';
   folder: string;
   select?: string;
   repeats: number;
@@ -27,6 +29,8 @@ export interface CampaignArgs {
   hosts: HostConfig[];
   settings: Omit<RunSettings, 'host'>;
   secretValues: (names: string[]) => Record<string, string>;
+  /** `ablate start`: the commit's patch ablation as a campaign (see `app/ablation`). */
+  ablation?: Pick<AblateOptions, 'commit' | 'agent' | 'patch' | 'units' | 'design' | 'repeats' | 'maxTests'>;
 }
 
 /** The folder's entries and scan (scan → classify → triage), the same as `classify` gives. */
@@ -102,12 +106,14 @@ function wiring(a: CampaignArgs, runs: Runs, builds: Builds): CampaignWiring {
     hosts: a.hosts,
     async runTarget(item, runId) {
       const t = await resolveTarget(a.folder, item.commit, item.role);
+      // An ablation's variant applies its own subset of the patch.
+      const variant = await variantPatchOf(a.folder, item);
       return {
         folder: a.folder,
         commit: t.commit,
         roles: [item.role],
         agentRun: t.agentRun,
-        agentPatch: t.patchPath ? path.resolve(a.folder, t.patchPath) : null,
+        agentPatch: variant ?? (t.patchPath ? path.resolve(a.folder, t.patchPath) : null),
         runId,
       };
     },
@@ -160,6 +166,31 @@ export async function campaignCommand(a: CampaignArgs, out: Out, err: Out, signa
       const q = await CampaignQueue.create(a.folder, plan, { select: a.select!, repeats: a.repeats, hosts: a.hosts.map(h => h.label), id: a.id });
       err(
         `campaign ${q.record.id}: ${plan.items.length} ${a.build ? 'image builds' : `runs, about ${plan.gpuHours.toFixed(1)} GPU-hours`} (${path.relative(a.folder, q.dir)})\n`,
+      );
+      out(q.record.id);
+      const s = await driveCampaign(q, wiring(a, runs, builds), { signal, onChange: progress });
+      printStatus(s, err);
+      return s.failed || s.cancelled ? 1 : 0;
+    }
+    case 'ablate': {
+      const an = await analysisOf(a.folder);
+      const r = await planAblations({
+        ...a.ablation!,
+        folder: a.folder,
+        commits: an.result.commits,
+        entries: an.entries,
+        agentRuns: an.result.agentRuns,
+        host: a.hosts[0],
+        checkout: a.settings.checkout ?? null,
+      });
+      if (!r.plans.length) {
+        for (const x of r.refusals) err(`refused ${x.commit.slice(0, 12)}${x.agent ? ` ${x.agent}` : ''}: ${clean(x.reason)}\n`);
+        return 1;
+      }
+      const ab = r.plans[0];
+      const q = await createAblationCampaign(a.folder, ab, ab.files, { hosts: a.hosts.map(h => h.label), id: a.id });
+      err(
+        `campaign ${q.record.id}: ablation of ${ab.commit.slice(0, 12)} (${ab.units.length} units, ${ab.plan.design}): ${q.record.items.length} runs, about ${ab.plan.gpuHours.toFixed(1)} GPU-hours (${path.relative(a.folder, q.dir)})\n`,
       );
       out(q.record.id);
       const s = await driveCampaign(q, wiring(a, runs, builds), { signal, onChange: progress });

@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { variantPatchOf } from '../app/ablationCampaign';
 import type { CommitTriage } from '../core/compare';
 import type { CampaignPlan } from '../core/campaign/plan';
 import { CampaignQueue, CampaignRecordError, type CampaignStatus } from '../app/campaigns';
@@ -128,7 +129,16 @@ export class CampaignService implements vscode.Disposable {
       runTarget: async (item, runId) => {
         const commit = scan.result.commits.find(c => c.hash === item.commit);
         if (!commit) throw new Error(`commit ${item.commit.slice(0, 12)} is not in ${root.fsPath}`);
-        return { folder: root.fsPath, commit, roles: [item.role], agentRun: agentRunFor(scan, item.commit, item.agent), runId };
+        // An ablation's variant applies its own subset of the patch.
+        const variant = await variantPatchOf(root.fsPath, item);
+        return {
+          folder: root.fsPath,
+          commit,
+          roles: [item.role],
+          agentRun: agentRunFor(scan, item.commit, item.agent),
+          runId,
+          ...(variant ? { agentPatch: variant } : {}),
+        };
       },
       buildTarget: async item => {
         const commit = scan.result.commits.find(c => c.hash === item.commit);

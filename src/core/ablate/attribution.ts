@@ -54,6 +54,9 @@ export function effect(ref: readonly number[], x: readonly number[], direction: 
   return { change, ci, p, basis, verdict: judge(basis, change, ci, p, band), n: [ref.length, x.length] };
 }
 
+/** Whether `name` occurs in `text` as a whole word. */
+const wordIn = (text: string, name: string) => new RegExp(`(^|[^A-Za-z0-9_])${name.replace(/[.]/g, '\\.')}($|[^A-Za-z0-9_])`).test(text);
+
 const pct = (v: number) => `${v >= 0 ? '+' : ''}${v.toFixed(1)} %`;
 /** Half the interval's width, or the band for a single run: how far a sum may stray by noise alone. */
 const slack = (e: Effect, band: number) => (e.ci ? (e.ci[1] - e.ci[0]) / 2 : band);
@@ -66,7 +69,13 @@ export function attribute(
   units: readonly PatchUnit[],
   variants: readonly Variant[],
   results: ReadonlyMap<string, VariantResult>,
-  opts: { metric: string; direction: 'lower' | 'higher'; band: number },
+  opts: {
+    metric: string;
+    direction: 'lower' | 'higher';
+    band: number;
+    /** Each unit's added lines: a name a broken run's error quotes, found in another unit, names who needs whom. */
+    unitText?: ReadonlyMap<string, string>;
+  },
 ): Attribution {
   const { direction, band } = opts;
   const of = (id: string) => results.get(id) ?? { values: [], broken: [] };
@@ -101,6 +110,15 @@ export function attribute(
   for (const [needed, why] of needs) {
     // With each-alone too, the unit that breaks alone is the one that needs it; named when only one does.
     const dependents = [...breaksAlone.keys()].filter(x => x !== needed);
+    if (dependents.length !== 1 && opts.unitText) {
+      // Else the names the error quotes (`cannot import name 'fast_path'`): the other unit that uses one of them.
+      const names = [...why.matchAll(/['"`]([A-Za-z_][A-Za-z0-9_.]{2,})['"`]/g)].map(m => m[1]);
+      const users = units.filter(u => u.id !== needed && names.some(n => wordIn(opts.unitText!.get(u.id) ?? '', n))).map(u => u.id);
+      if (users.length === 1) {
+        findings.push(`${users[0]} needs ${needed}: without ${needed} the run breaks (${why}), and ${users[0]} uses what it names`);
+        continue;
+      }
+    }
     findings.push(
       dependents.length === 1
         ? `${dependents[0]} needs ${needed}: without ${needed} the run breaks (${why}), and ${dependents[0]} alone breaks too`

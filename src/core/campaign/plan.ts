@@ -19,6 +19,8 @@ export interface CampaignItem {
   /** Estimated duration (s) from the data, and GPUs it takes (tensor-parallel size). */
   estimateS: number;
   gpus: number;
+  /** A patch ablation's variant (see `core/ablate`): its units, and the patch file it applies (folder-relative; null: the parent). */
+  variant?: { id: string; units: string[]; patch: string | null };
 }
 
 export interface CampaignRefusal {

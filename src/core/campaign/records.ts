@@ -37,6 +37,16 @@ export const CampaignItemSchema = z.object({
     .min(0)
     .max(30 * 86_400),
   gpus: z.number().int().min(0).max(1024),
+  /** A patch ablation's variant: the units it applies, from a patch file the campaign wrote under `.bench-triage/` (none: the parent). */
+  variant: z
+    .object({
+      id: z.string().regex(SAFE_ID, 'is not a variant id'),
+      units: z.array(z.string().regex(/^U[0-9]{1,6}$/, 'is not a unit id')).max(100_000),
+      patch: RelativeDir.refine(s => s.startsWith('.bench-triage/') && s.endsWith('.diff'), {
+        message: 'is not a patch the tool wrote under .bench-triage/',
+      }).nullable(),
+    })
+    .optional(),
 });
 
 export const CampaignRecordSchema = z.object({

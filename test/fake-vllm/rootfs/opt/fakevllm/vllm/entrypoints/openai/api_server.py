@@ -13,6 +13,7 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import fakevllm_faults as faults
+import fakevllm_markers as markers
 import vllm
 from vllm.logger import log
 
@@ -37,7 +38,8 @@ class State:
 
 def make_handler(model: str):
     crash_after = int(os.environ.get("FAKE_VLLM_CRASH_AFTER", "20"))
-    token_ms = float(os.environ.get("FAKE_VLLM_TOKEN_MS", "1"))
+    # What the patch's marker lines say (none in an unpatched image: 1.0).
+    token_ms = float(os.environ.get("FAKE_VLLM_TOKEN_MS", "1")) / markers.token_speed()
 
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
@@ -113,6 +115,9 @@ def main():
         log("INFO", "hub.py:88", f"Downloading {args.model} with token {os.environ.get('HF_TOKEN', '')}")
     log("INFO", "llm_engine.py:237", f"Initializing an LLM engine (v{vllm.__version__}) with config: model='{args.model}', dtype=torch.bfloat16, max_seq_len={args.max_model_len}, tensor_parallel_size={args.tensor_parallel_size}, seed=0")
     log("INFO", "model_runner.py:1056", f"Starting to load model {args.model}...")
+    speed = markers.token_speed()  # a hunk that needs another fails here, as an import would
+    if speed != 1.0:
+        log("INFO", "fake_kernels.py:1", f"patched kernels: tokens x{speed:.3f} as fast")
     time.sleep(float(os.environ.get("FAKE_VLLM_LOAD_S", "0.5")))
     log("INFO", "model_runner.py:1067", "Loading model weights took 0.2389 GB")
     if faults.on("oom"):

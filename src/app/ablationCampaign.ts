@@ -1,0 +1,251 @@
+// A patch ablation run as a campaign (issue 27): its variants' patch files and its record in the
+// campaign's folder, its runs through the durable queue, its results read back for attribution.
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import { z } from 'zod';
+import type { CampaignItem, CampaignPlan } from '../core/campaign/plan';
+import { SAFE_ID } from '../core/campaign/records';
+import { attribute, type Attribution, type VariantResult } from '../core/ablate/attribution';
+import { subsetPatch, partsOf } from '../core/ablate/units';
+import { MAX_PATCH_BYTES, splitPatch, type FilePatch } from '../core/patch';
+import { chooseHeadline, metricDef } from '../core/metrics';
+import { parseJson } from '../core/ingest/json';
+import { writeJsonAtomic } from '../runner/atomicJson';
+import { readRunRecord } from '../runner/recordRead';
+import { readTextBounded } from '../platform/boundedRead';
+import { CampaignQueue } from './campaigns';
+import type { CommitAblation } from './ablation';
+
+export const ABLATION_SCHEMA = 'bench-triage.ablation/v1';
+export const ABLATION_FILE = 'ablation.json';
+
+const AblationRecordSchema = z.object({
+  schema: z.literal(ABLATION_SCHEMA),
+  commit: z.string().max(200),
+  agent: z.string().max(200).nullable(),
+  patch: z.enum(['agent', 'human']),
+  source: z.string().max(4096),
+  mode: z.enum(['files', 'hunks']),
+  design: z.enum(['leave-one-out', 'each-alone', 'minimise']),
+  units: z
+    .array(
+      z.object({
+        id: z.string().regex(/^U[0-9]{1,6}$/),
+        label: z.string().max(4096),
+        path: z.string().max(4096),
+        parts: z.array(z.object({ file: z.number().int().min(0), hunk: z.number().int().min(0) })).max(100_000),
+        added: z.number().int().min(0),
+        removed: z.number().int().min(0),
+      }),
+    )
+    .max(100_000),
+  merges: z.array(z.object({ into: z.string().max(16), from: z.array(z.string().max(16)).max(100_000), why: z.string().max(16_384) })).max(100_000),
+  variants: z
+    .array(
+      z.object({
+        id: z.string().regex(SAFE_ID),
+        kind: z.enum(['baseline', 'full', 'without', 'alone', 'subset']),
+        unit: z.string().max(16).nullable(),
+        units: z.array(z.string().max(16)).max(100_000),
+        label: z.string().max(8192),
+      }),
+    )
+    .max(100_000),
+});
+export type AblationRecord = z.infer<typeof AblationRecordSchema>;
+
+/** The folder-relative file of a variant's patch in campaign `id`. */
+const variantFile = (id: string, variant: string) => `.bench-triage/campaigns/${id}/variants/${variant}.diff`;
+
+export function newAblationId(commit: string, now = new Date()): string {
+  return `ablate-${commit.slice(0, 8)}-${now.toISOString().replace(/[-:]/g, '').replace(/\..*$/, '')}-${Math.random().toString(36).slice(2, 6)}`;
+}
+
+/**
+ * Writes the variants' patches and the ablation's record, then creates the campaign: the baseline
+ * runs as the baseline role, every other variant as the agent role with its subset of the patch,
+ * repeats interleaved as the plan orders them.
+ */
+export async function createAblationCampaign(
+  folder: string,
+  a: CommitAblation,
+  files: readonly FilePatch[],
+  meta: { hosts: string[]; id?: string },
+): Promise<CampaignQueue> {
+  const id = meta.id ?? newAblationId(a.commit);
+  const dir = CampaignQueue.dirOf(folder, id);
+  await fs.mkdir(path.join(dir, 'variants'), { recursive: true });
+  for (const v of a.plan.variants)
+    if (v.kind !== 'baseline') await fs.writeFile(path.join(folder, variantFile(id, v.id)), subsetPatch(files, partsOf(a.units, v.units)));
+  const record: AblationRecord = {
+    schema: ABLATION_SCHEMA,
+    commit: a.commit,
+    agent: a.agent,
+    patch: a.patch,
+    source: a.source,
+    mode: a.mode,
+    design: a.plan.design,
+    units: a.units,
+    merges: a.merges,
+    variants: a.plan.variants,
+  };
+  await writeJsonAtomic(path.join(dir, ABLATION_FILE), record);
+  const byId = new Map(a.plan.variants.map(v => [v.id, v]));
+  const items: CampaignItem[] = a.plan.runs.map(r => {
+    const v = byId.get(r.variant)!;
+    return {
+      n: r.n,
+      commit: a.commit,
+      agent: a.agent,
+      role: v.kind === 'baseline' ? 'baseline' : 'agent',
+      repeat: r.repeat,
+      estimateS: a.plan.estimateS,
+      gpus: a.plan.gpus,
+      variant: { id: v.id, units: v.units, patch: v.kind === 'baseline' ? null : variantFile(id, v.id) },
+    };
+  });
+  const plan: CampaignPlan = { items, refusals: [], gpuHours: a.plan.gpuHours };
+  return CampaignQueue.create(folder, plan, {
+    select: `ablate ${a.plan.design} commit=${a.commit.slice(0, 12)}`,
+    repeats: a.plan.repeats,
+    hosts: meta.hosts,
+    id,
+  });
+}
+
+/**
+ * The patch file a campaign item applies instead of the agent's own, or null (not a variant, or the
+ * baseline). A path that leaves the folder's `.bench-triage/` (by its text or a link) is an error.
+ */
+export async function variantPatchOf(folder: string, item: CampaignItem): Promise<string | null> {
+  if (!item.variant?.patch) return null;
+  const own = path.join(await fs.realpath(folder), '.bench-triage');
+  const file = path.resolve(folder, item.variant.patch);
+  const real = await fs.realpath(file).catch(() => null);
+  if (!real) throw new Error(`variant ${item.variant.id}: its patch ${item.variant.patch} is missing`);
+  if (!real.startsWith(own + path.sep)) throw new Error(`variant ${item.variant.id}: ${item.variant.patch} leads outside ${own}`);
+  return real;
+}
+
+export async function readAblationRecord(dir: string): Promise<AblationRecord> {
+  const file = path.join(dir, ABLATION_FILE);
+  const text = await readTextBounded(file, { maxBytes: 64 << 20, what: 'the ablation record' });
+  const j = parseJson(text);
+  if (!j.ok) throw new Error(`${file}: line ${j.line}, column ${j.column}: ${j.message}`);
+  const r = AblationRecordSchema.safeParse(j.value);
+  if (!r.success) {
+    const i = r.error.issues[0];
+    throw new Error(`${file}: field ${i.path.join('.') || '(root)'}: ${i.message}`);
+  }
+  return r.data;
+}
+
+export interface AblationResults {
+  record: AblationRecord;
+  results: Map<string, VariantResult>;
+  /** Runs not ended yet, per variant. */
+  pending: number;
+  attribution: Attribution | null;
+  /** Why no attribution (no metric measured by the baseline and the full patch). */
+  why: string | null;
+}
+
+/** The ablation campaign `id`'s runs read back, grouped by variant, and attributed on `metric` (default: the headline metric). */
+export async function ablationResults(folder: string, id: string, opts: { metric?: string; band?: number } = {}): Promise<AblationResults> {
+  const q = await CampaignQueue.load(folder, id);
+  const record = await readAblationRecord(q.dir);
+  const results = new Map<string, VariantResult>(record.variants.map(v => [v.id, { values: [], broken: [] }]));
+  const measured = new Map<string, Map<string, number[]>>();
+  let pending = 0;
+  for (const item of q.record.items) {
+    const v = item.variant?.id;
+    if (!v || !results.has(v)) continue;
+    const ir = await q.item(item.n);
+    if (ir.state === 'queued' || ir.state === 'running' || !ir.resultDir) {
+      pending += ir.state === 'queued' || ir.state === 'running' ? 1 : 0;
+      continue;
+    }
+    const rr = await readRunRecord(path.join(folder, ir.resultDir));
+    if (!rr.ok) continue;
+    const run = rr.record;
+    if (run.status === 'succeeded') {
+      const m = measured.get(v) ?? new Map<string, number[]>();
+      for (const [k, x] of Object.entries(run.metrics)) if (Number.isFinite(x)) m.set(k, [...(m.get(k) ?? []), x]);
+      measured.set(v, m);
+    } else if (run.status === 'failed' || run.status === 'timeout')
+      results.get(v)!.broken.push((await exceptionOf(path.join(folder, ir.resultDir))) ?? (firstLine(run.error) || run.status));
+  }
+  const both = [...(measured.get('baseline')?.keys() ?? [])].filter(k => measured.get('full')?.has(k));
+  const metric = opts.metric ?? chooseHeadline(both, null)?.primary ?? null;
+  const def = metric ? metricDef(metric) : null;
+  if (metric) for (const [v, m] of measured) results.get(v)!.values.push(...(m.get(metric) ?? []));
+  if (!metric || !def || def.kind !== 'metric' || def.direction === 'none')
+    return {
+      record,
+      results,
+      pending,
+      attribution: null,
+      why: metric ? `${metric} is not a metric with a better direction` : 'the baseline and the full patch have no metric in common yet',
+    };
+  const attribution = attribute(record.units, record.variants, results, {
+    metric,
+    direction: def.direction,
+    band: opts.band ?? 2,
+    unitText: await unitTexts(q.dir, record),
+  });
+  return { record, results, pending, attribution, why: null };
+}
+
+/** The last exception a failed run's server or benchmark printed (`ImportError: cannot import name …`), from the end of its logs. */
+async function exceptionOf(runDir: string): Promise<string | null> {
+  for (const f of ['server.stderr.log', 'benchmark.stderr.log', 'server.stdout.log']) {
+    const fh = await fs.open(path.join(runDir, 'logs', f), 'r').catch(() => null);
+    if (!fh) continue;
+    try {
+      const { size } = await fh.stat();
+      const n = Math.min(size, 64 * 1024);
+      const buf = Buffer.alloc(n);
+      await fh.read(buf, 0, n, size - n);
+      const line = buf
+        .toString('utf8')
+        .split('\n')
+        .reverse()
+        .find(l => /^[A-Za-z_][\w.]*(Error|Exception)\b.*:/.test(l.trim()));
+      if (line) return firstLine(line.trim());
+    } finally {
+      await fh.close();
+    }
+  }
+  return null;
+}
+
+/** Each unit's added lines, read back from the full patch the campaign wrote. */
+async function unitTexts(dir: string, record: AblationRecord): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  const text = await readTextBounded(path.join(dir, 'variants', 'full.diff'), { maxBytes: MAX_PATCH_BYTES, what: 'the full patch' }).catch(() => null);
+  if (!text) return out;
+  let files: FilePatch[];
+  try {
+    files = splitPatch(text);
+  } catch {
+    return out;
+  }
+  // The full patch holds every unit's hunks in patch order: its files are the units' files, renumbered.
+  const order = record.units.flatMap(u => u.parts).sort((a, b) => a.file - b.file || a.hunk - b.hunk);
+  const flat = files.flatMap(f => f.patch.hunks);
+  const at = new Map(order.map((p, i) => [`${p.file}:${p.hunk}`, flat[i]]));
+  for (const u of record.units)
+    out.set(
+      u.id,
+      u.parts
+        .flatMap(p => at.get(`${p.file}:${p.hunk}`)?.lines ?? [])
+        .filter(l => l.startsWith('+'))
+        .join('\n'),
+    );
+  return out;
+}
+
+function firstLine(s: string | null): string {
+  const l = (s ?? '').split('\n').find(x => x.trim()) ?? '';
+  return l.length > 200 ? l.slice(0, 199) + '…' : l;
+}

@@ -1,0 +1,121 @@
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { splitPatch } from '../../src/core/patch';
+import { splitUnits } from '../../src/core/ablate/units';
+import { planAblation } from '../../src/core/ablate/designs';
+import { ablationMarkdown } from '../../src/core/ablate/report';
+import { createAblationCampaign, readAblationRecord, variantPatchOf } from '../../src/app/ablationCampaign';
+import { CampaignQueue } from '../../src/app/campaigns';
+import type { CommitAblation } from '../../src/app/ablation';
+
+const PATCH = ['--- a/k.py', '+++ b/k.py', '@@ -1,3 +1,4 @@', ' a', '+b', ' c', ' d', '@@ -20,3 +21,3 @@', ' t', '-u', '+U', ' v', ''].join('\n');
+
+function ablation(): CommitAblation {
+  const files = splitPatch(PATCH);
+  const units = splitUnits(files, 'hunks');
+  return {
+    commit: 'c'.repeat(40),
+    agent: 'claude_code',
+    patch: 'agent',
+    source: 'state/x/model_patch.diff',
+    mode: 'hunks',
+    units,
+    merges: [],
+    checked: 'unchecked',
+    uncheckedWhy: 'no checkout',
+    plan: planAblation(units, { design: 'leave-one-out', repeats: 2, estimateS: 60, gpus: 1 }),
+    files,
+  };
+}
+
+describe('patch ablation as a campaign: its records', () => {
+  let folder: string;
+  beforeEach(() => {
+    folder = fs.mkdtempSync(path.join(os.tmpdir(), 'bt-ablate-camp-'));
+  });
+  afterEach(() => fs.rmSync(folder, { recursive: true, force: true }));
+
+  it('writes each variant’s patch and the ablation record, and queues the baseline as the baseline role and every variant as the agent with its own patch', async () => {
+    const q = await createAblationCampaign(folder, ablation(), ablation().files, { hosts: ['h'], id: 'ablate-test' });
+    assert.deepEqual(
+      q.record.items.map(i => [i.n, i.role, i.variant?.id, i.repeat]),
+      [
+        [1, 'baseline', 'baseline', 1],
+        [2, 'agent', 'full', 1],
+        [3, 'agent', 'without-U1', 1],
+        [4, 'agent', 'without-U2', 1],
+        [5, 'baseline', 'baseline', 2],
+        [6, 'agent', 'full', 2],
+        [7, 'agent', 'without-U1', 2],
+        [8, 'agent', 'without-U2', 2],
+      ],
+    );
+    const without1 = q.record.items[2];
+    const file = await variantPatchOf(folder, without1);
+    assert.equal(file, path.join(fs.realpathSync(folder), '.bench-triage/campaigns/ablate-test/variants/without-U1.diff'));
+    const text = fs.readFileSync(file!, 'utf8');
+    // Only U2's hunk, its new-side start moved back by the line U1 would have added.
+    assert.match(text, /@@ -20,3 \+20,3 @@/);
+    assert.doesNotMatch(text, /\+b/);
+    assert.equal(await variantPatchOf(folder, q.record.items[0]), null);
+    const rec = await readAblationRecord(q.dir);
+    assert.deepEqual(
+      rec.units.map(u => u.id),
+      ['U1', 'U2'],
+    );
+    // The queue reads its record back: the variants pass its schema.
+    const again = await CampaignQueue.load(folder, 'ablate-test');
+    assert.equal(again.record.items[2].variant?.patch, '.bench-triage/campaigns/ablate-test/variants/without-U1.diff');
+  });
+
+  it('a campaign record whose variant names a patch outside .bench-triage/ is refused naming the field; a link out is refused when the run starts', async () => {
+    const q = await createAblationCampaign(folder, ablation(), ablation().files, { hosts: ['h'], id: 'ablate-test' });
+    const file = path.join(q.dir, 'campaign.json');
+    const good = fs.readFileSync(file, 'utf8');
+    for (const bad of ['../../../etc/passwd.diff', '/etc/passwd.diff', 'state/x/model_patch.diff', '.bench-triage/campaigns/ablate-test/variants/x.sh']) {
+      const rec = JSON.parse(good);
+      rec.items[2].variant.patch = bad;
+      fs.writeFileSync(file, JSON.stringify(rec));
+      await assert.rejects(CampaignQueue.load(folder, 'ablate-test'), /items\.2\.variant\.patch/, bad);
+    }
+    fs.writeFileSync(file, good);
+    const outside = path.join(os.tmpdir(), `bt-outside-${process.pid}.diff`);
+    fs.writeFileSync(outside, PATCH);
+    try {
+      const link = path.join(q.dir, 'variants', 'without-U1.diff');
+      fs.rmSync(link);
+      fs.symlinkSync(outside, link);
+      await assert.rejects(variantPatchOf(folder, q.record.items[2]), /leads outside/);
+      fs.rmSync(link);
+      await assert.rejects(variantPatchOf(folder, q.record.items[2]), /its patch .* is missing/);
+    } finally {
+      fs.rmSync(outside, { force: true });
+    }
+  });
+
+  it('the Markdown report escapes what the data says and says what is still running', () => {
+    const a = ablation();
+    a.units[0].label = 'x.py | <script>alert(1)</script> **bold**';
+    const md = ablationMarkdown({
+      ...a,
+      design: 'leave-one-out',
+      results: new Map([['baseline', { values: [1], broken: [] }]]),
+      pending: 3,
+      attribution: {
+        metric: 'request_throughput',
+        direction: 'higher',
+        full: { change: 12.345, ci: [10, 14], p: 0.01, basis: 'repeats', verdict: 'win', n: [4, 4] },
+        units: [{ unit: 'U1', label: a.units[0].label, alone: null, removal: { change: -9, ci: null, p: null, basis: 'single', verdict: 'loss', n: [1, 1] } }],
+        findings: ['U2 needs U1: `x` | y'],
+      },
+      why: null,
+    });
+    assert.match(md, /3 runs still queued or running/);
+    assert.match(md, /The full patch against the parent: \+12\.3 % \[\+10\.0 %, \+14\.0 %\] win\./);
+    assert.match(md, /\| U1 \| \+1 −0 \| — \| -9\.0 % loss\? \|/);
+    assert.doesNotMatch(md, /<script>|\| <script|\*\*bold\*\*/);
+    assert.match(md, /x\.py \\\| /);
+  });
+});
