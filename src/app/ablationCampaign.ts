@@ -1,11 +1,13 @@
 // A patch ablation run as a campaign (issue 27): its variants' patch files and its record in the
 // campaign's folder, its runs through the durable queue, its results read back for attribution.
+import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { z } from 'zod';
 import type { CampaignItem, CampaignPlan } from '../core/campaign/plan';
 import { SAFE_ID } from '../core/campaign/records';
-import { attribute, type Attribution, type VariantResult } from '../core/ablate/attribution';
+import { attribute, effect, type Attribution, type VariantResult } from '../core/ablate/attribution';
+import { ddmin, type DdminResult, type Outcome } from '../core/ablate/ddmin';
 import { subsetPatch, partsOf } from '../core/ablate/units';
 import { MAX_PATCH_BYTES, splitPatch, type FilePatch } from '../core/patch';
 import { chooseHeadline, metricDef } from '../core/metrics';
@@ -27,6 +29,9 @@ const AblationRecordSchema = z.object({
   source: z.string().max(4096),
   mode: z.enum(['files', 'hunks']),
   design: z.enum(['leave-one-out', 'each-alone', 'minimise']),
+  /** Subsets minimise may measure at most. */
+  maxTests: z.number().int().min(0).max(1_000_000).nullable().optional(),
+  repeats: z.number().int().min(1).max(100).optional(),
   units: z
     .array(
       z.object({
@@ -85,6 +90,8 @@ export async function createAblationCampaign(
     source: a.source,
     mode: a.mode,
     design: a.plan.design,
+    maxTests: a.plan.maxTests,
+    repeats: a.plan.repeats,
     units: a.units,
     merges: a.merges,
     variants: a.plan.variants,
@@ -248,4 +255,72 @@ async function unitTexts(dir: string, record: AblationRecord): Promise<Map<strin
 function firstLine(s: string | null): string {
   const l = (s ?? '').split('\n').find(x => x.trim()) ?? '';
   return l.length > 200 ? l.slice(0, 199) + '…' : l;
+}
+
+export const MINIMISE_FILE = 'minimise.json';
+
+/** A subset's variant id: its units when short, else a digest of them (ids become file names). */
+export function subsetVariantId(units: readonly string[]): string {
+  const plain = `subset-${units.join('-')}`;
+  return plain.length <= 60 ? plain : `subset-${createHash('sha256').update(units.join(',')).digest('hex').slice(0, 16)}`;
+}
+
+export interface MinimiseOutcome {
+  result: DdminResult;
+  /** The smallest subset's patch, written beside the campaign's records (folder-relative). */
+  patch: string;
+}
+
+/**
+ * The minimise design: ddmin over the units, each subset it asks for a variant of `repeats` runs
+ * added to the campaign and run through `drive` (the queue, so a cancel or a reload loses nothing).
+ * A subset keeps the effect when it is not worse than the full patch by the noise-aware verdict;
+ * one whose runs all broke does not. After a resume, subsets already measured answer from their runs.
+ */
+export async function runMinimise(
+  folder: string,
+  q: CampaignQueue,
+  drive: () => Promise<{ cancelled: number }>,
+  opts: { maxTests: number; repeats: number; band?: number; metric?: string; signal?: AbortSignal },
+): Promise<MinimiseOutcome> {
+  const record = await readAblationRecord(q.dir);
+  const fullText = await readTextBounded(path.join(q.dir, 'variants', 'full.diff'), { maxBytes: MAX_PATCH_BYTES, what: 'the full patch' });
+  const files = splitPatch(fullText);
+  // The full patch's files are the units' files renumbered in order (see unitTexts).
+  const order = record.units.flatMap(u => u.parts).sort((a, b) => a.file - b.file || a.hunk - b.hunk);
+  const flat = files.flatMap((f, file) => f.patch.hunks.map((_, hunk) => ({ file, hunk })));
+  const renumbered = new Map(order.map((p, i) => [`${p.file}:${p.hunk}`, flat[i]]));
+  const units = record.units.map(u => ({ ...u, parts: u.parts.map(p => renumbered.get(`${p.file}:${p.hunk}`)!) }));
+  const template = q.record.items.find(i => i.variant?.id === 'full')!;
+  await drive(); // the baseline and the full patch first (or what a resumed campaign has left)
+  const measure = async (subset: string[]): Promise<Outcome> => {
+    if (opts.signal?.aborted) throw new Error('cancelled');
+    const id = subsetVariantId(subset);
+    if (!record.variants.some(v => v.id === id)) {
+      const file = variantFile(q.record.id, id);
+      await fs.writeFile(path.join(folder, file), subsetPatch(files, partsOf(units, subset)));
+      record.variants.push({ id, kind: 'subset', unit: null, units: subset, label: `subset ${subset.join(', ')}` });
+      await writeJsonAtomic(path.join(q.dir, ABLATION_FILE), record);
+      let n = q.record.items.length;
+      await q.append(Array.from({ length: opts.repeats }, (_, r) => ({ ...template, n: ++n, repeat: r + 1, variant: { id, units: subset, patch: file } })));
+    }
+    const s = await drive();
+    if (s.cancelled || opts.signal?.aborted) throw new Error('cancelled');
+    const r = await ablationResults(folder, q.record.id, { metric: opts.metric, band: opts.band });
+    const mine = r.results.get(id);
+    if (!mine?.values.length) return 'broken';
+    const def = r.attribution ? metricDef(r.attribution.metric) : null;
+    const e =
+      def && def.kind === 'metric' && def.direction !== 'none' ? effect(r.results.get('full')!.values, mine.values, def.direction, opts.band ?? 2) : null;
+    return e && e.verdict !== 'loss' ? 'keeps' : 'loses';
+  };
+  const result = await ddmin(
+    record.units.map(u => u.id),
+    measure,
+    opts.maxTests,
+  );
+  const patch = `.bench-triage/campaigns/${q.record.id}/minimal.diff`;
+  await fs.writeFile(path.join(folder, patch), subsetPatch(files, partsOf(units, result.subset)));
+  await writeJsonAtomic(path.join(q.dir, MINIMISE_FILE), { subset: result.subset, exhausted: result.exhausted, tests: result.tests, patch });
+  return { result, patch };
 }

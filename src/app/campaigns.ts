@@ -140,6 +140,20 @@ export class CampaignQueue {
     return new CampaignQueue(folder, dir, r.value);
   }
 
+  /**
+   * Adds runs at the end of the campaign (an ablation's minimise design adds each subset ddmin asks
+   * for): their records first, then campaign.json, so a campaign that lists a run has its record.
+   * Not while this process drives the campaign.
+   */
+  async append(items: readonly CampaignItem[]): Promise<void> {
+    let next = this.record.items.length + 1;
+    for (const i of items) if (i.n !== next++) throw new Error(`campaign ${this.record.id}: run ${i.n} does not follow run ${next - 2}`);
+    for (const i of items) await writeJsonAtomic(path.join(this.dir, 'runs', `${i.n}.json`), fresh(i.n));
+    this.record.items.push(...items);
+    this.record.gpuHours += items.reduce((s, i) => s + (i.estimateS * Math.max(1, i.gpus)) / 3600, 0);
+    await writeJsonAtomic(path.join(this.dir, 'campaign.json'), this.record);
+  }
+
   /** The campaigns of a folder, newest first. */
   static async list(folder: string): Promise<string[]> {
     const root = path.join(folder, '.bench-triage', 'campaigns');

@@ -5,7 +5,7 @@ import { buildCampaignPlanFor, campaignPlanFor } from '../app/campaignPlans';
 import { driveCampaign, type CampaignWiring } from '../app/campaignDriver';
 import { Builds, type BuildOptions } from '../app/builds';
 import type { BuildRole } from '../core/run/buildPlan';
-import { CampaignQueue, CampaignRecordError } from '../app/campaigns';
+import { CampaignQueue, CampaignRecordError, type ItemRecord } from '../app/campaigns';
 import { Runs, type RunSettings } from '../app/runs';
 import { analyzeFolder, loadUserRules } from './analyzeFolder';
 import type { HostConfig } from '../core/run/hosts';
@@ -13,7 +13,8 @@ import { imageTemplatesOf } from '../core/run/plan';
 import { resolveTarget } from './target';
 import { clean } from './terminal';
 import { planAblations, type AblateOptions } from '../app/ablation';
-import { createAblationCampaign, variantPatchOf } from '../app/ablationCampaign';
+import { createAblationCampaign, MINIMISE_FILE, readAblationRecord, runMinimise, variantPatchOf } from '../app/ablationCampaign';
+import { existsSync } from 'node:fs';
 
 type Out = (s: string) => void;
 
@@ -193,6 +194,7 @@ export async function campaignCommand(a: CampaignArgs, out: Out, err: Out, signa
         `campaign ${q.record.id}: ablation of ${ab.commit.slice(0, 12)} (${ab.units.length} units, ${ab.plan.design}): ${q.record.items.length} runs, about ${ab.plan.gpuHours.toFixed(1)} GPU-hours (${path.relative(a.folder, q.dir)})\n`,
       );
       out(q.record.id);
+      if (ab.plan.design === 'minimise') return minimise(a, q, runs, builds, signal, progress, err, false);
       const s = await driveCampaign(q, wiring(a, runs, builds), { signal, onChange: progress });
       printStatus(s, err);
       return s.failed || s.cancelled ? 1 : 0;
@@ -203,6 +205,9 @@ export async function campaignCommand(a: CampaignArgs, out: Out, err: Out, signa
       const q = await CampaignQueue.load(a.folder, id);
       if (q.record.items.some(i => i.kind === 'build') && !a.settings.checkout)
         throw new Error(`campaign ${id} builds images: resume needs --checkout DIR (the vLLM checkout their source comes from)`);
+      // A minimise ablation goes on with ddmin where it stopped (the subsets measured answer from their runs).
+      const ab = await readAblationRecord(q.dir).catch(() => null);
+      if (ab?.design === 'minimise' && !existsSync(path.join(q.dir, MINIMISE_FILE))) return minimise(a, q, runs, builds, signal, progress, err, true);
       const s = await driveCampaign(q, wiring(a, runs, builds), { signal, resume: true, onChange: progress, log: err });
       printStatus(s, err);
       return s.failed || s.cancelled ? 1 : 0;
@@ -236,4 +241,35 @@ export async function campaignCommand(a: CampaignArgs, out: Out, err: Out, signa
       return 0;
     }
   }
+}
+
+/** The minimise design of an ablation campaign, run (or resumed) to its smallest subset. */
+async function minimise(
+  a: CampaignArgs,
+  q: CampaignQueue,
+  runs: Runs,
+  builds: Builds,
+  signal: AbortSignal,
+  progress: (r: ItemRecord) => void,
+  err: Out,
+  resume: boolean,
+): Promise<number> {
+  const ab = await readAblationRecord(q.dir);
+  let first = resume;
+  const drive = async () => {
+    const s = await driveCampaign(q, wiring(a, runs, builds), { signal, resume: first, onChange: progress, log: err });
+    first = false;
+    return s;
+  };
+  try {
+    const m = await runMinimise(a.folder, q, drive, { maxTests: ab.maxTests ?? 4 * ab.units.length, repeats: ab.repeats ?? q.record.repeats, signal });
+    err(
+      `minimise: the smallest subset that keeps the full patch's effect is ${m.result.subset.join(', ')} of ${ab.units.length} units, after ${m.result.tests.length} subsets measured${m.result.exhausted ? ' (the bound was reached: it may not be the smallest)' : ''}; its patch: ${m.patch}\n`,
+    );
+  } catch (e) {
+    err(`minimise stopped: ${(e as Error).message}\n`);
+  }
+  const s = await q.status();
+  printStatus(s, err);
+  return s.cancelled ? 1 : 0;
 }

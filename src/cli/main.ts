@@ -531,8 +531,6 @@ const COMMANDS: Record<string, Command> = {
       maxTests: a.values.has('max-tests') ? whole('max-tests', 0, 1, 10_000) : undefined,
     };
     if (sub === 'start') {
-      if (ablation.design === 'minimise')
-        throw new UsageError('ablate start: --design minimise is planned (ablate plan) but not run yet; run leave-one-out or each-alone');
       return campaignCommand({ ...campaignArgsOf('ablate', a, 3), ablation }, out, err, interruptSignal());
     }
     return ablatePlanCommand(

@@ -148,4 +148,51 @@ describe('patch ablation on a real Docker engine with the fake vLLM image', func
     const md = cli('ablate', 'report', '--folder', fx.folder);
     assert.match(md.stdout, /\| U3 \| \+1 −0 \| — \| \+\d+\.\d % \[\+\d+\.\d %, \+\d+\.\d %\] win \|/);
   });
+  it('the minimise design finds the smallest subset that keeps the full patch’s speed-up (U1 alone) through the same queue, and writes its patch', async function () {
+    const start = cli(
+      'ablate',
+      'start',
+      '--folder',
+      fx.folder,
+      '--commit',
+      fx.human.slice(0, 10),
+      '--design',
+      'minimise',
+      '--repeats',
+      '4',
+      '--host',
+      engine.unix,
+      '--gpus',
+      '0',
+      '--max-parallel',
+      '2',
+      '--image-human',
+      IMAGE,
+      '--image-baseline',
+      IMAGE,
+      '--env',
+      'FAKE_VLLM_TOKEN_MS=40',
+      '--server-timeout',
+      '60',
+    );
+    assert.equal(start.status, 0, start.stderr);
+    const id = start.stdout.trim();
+    assert.match(
+      start.stderr,
+      /minimise: the smallest subset that keeps the full patch's effect is U1 of 4 units, after (\d+) subsets measured; its patch: (\S+)/,
+    );
+    const tests = Number(/after (\d+) subsets/.exec(start.stderr)![1]);
+    const camp = path.join(fx.folder, '.bench-triage/campaigns', id);
+    const m = JSON.parse(readFileSync(path.join(camp, 'minimise.json'), 'utf8'));
+    assert.deepEqual(m.subset, ['U1']);
+    assert.equal(m.exhausted, false);
+    // Every subset measured went through the queue: its runs are campaign items of its own variant.
+    const items = JSON.parse(readFileSync(path.join(camp, 'campaign.json'), 'utf8')).items as Array<{ variant: { id: string } }>;
+    assert.equal(items.length, 2 * 4 + tests * 4, 'the baseline and the full patch, then each subset, four times');
+    // Fewer runs than leave-one-out's 24 here; the patch is U1's hunk alone.
+    console.log(`      runs: minimise ${items.length}, leave-one-out 24`);
+    const minimal = readFileSync(path.join(fx.folder, m.patch), 'utf8');
+    assert.match(minimal, /\+ {4}# fake-vllm: speedup=1\.6/);
+    assert.doesNotMatch(minimal, /speedup=0\.75|needs=fast_path|unchanged maths/);
+  });
 });
