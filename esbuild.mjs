@@ -106,6 +106,7 @@ if (args.has('--bench')) {
       'bench/workspaceWorker.ts',
       'bench/campaignWorker.ts',
       'bench/buildWorker.ts',
+      'bench/ablateWorker.ts',
       'bench/swarmWorker.ts',
     ],
     outdir: 'dist-bench',

@@ -15,6 +15,7 @@ import { benchCampaign } from './campaign.mjs';
 import { benchBuild } from './build.mjs';
 import { benchFieldScan } from './fieldScan.mjs';
 import { benchSwarm } from './swarm.mjs';
+import { benchAblate } from './ablate.mjs';
 
 const t0 = Date.now();
 const ms = v => `${v.toFixed(0)} ms`;
@@ -142,6 +143,11 @@ rows.push(['build log: engine’s first chunk → first byte in build.log', ms(b
 rows.push([
   'build log: bytes in build.log → shown in the open live document (real VS Code; median / worst of 9) vs the OS change notice for the same write',
   `${ms(e['1k'].buildLogFirstByteMs)} / ${ms(e['1k'].buildLogFirstByteWorstMs)} vs ${e['1k'].buildLogNoticeMs.toFixed(1)} ms`,
+]);
+const ab = benchAblate();
+rows.push([
+  `ablation plan of the corpus's largest agent patch (${(ab.bytes / 1024).toFixed(1)} KB, ${ab.units} units, ${ab.variants} variant patches) vs parsing it; ablate plan --json over the corpus vs classify --json`,
+  `${ab.planMs.toFixed(2)} vs ${ab.parseMs.toFixed(2)} ms (${(ab.planMs / ab.parseMs).toFixed(1)}×); ${ms(ab.corpusPlanMs)} vs ${ms(ab.classifyMs)} (${(ab.corpusPlanMs / ab.classifyMs).toFixed(2)}×)`,
 ]);
 rows.push(['extension activation (real VS Code)', `${e.corpus.activationMs.toFixed(1)} ms`]);
 for (const [k, label] of [

@@ -70,6 +70,14 @@ commands:
                                               apply alone on the parent merged with the one they need), the variants
                                               of the design, their interleaved runs and GPU-hours (minimise: at most);
                                               every commit of F without --commit, the others refused with a reason
+  ablate start --folder F --commit C [the ablate plan options] [--host URL]... [host and run options of "campaign"]
+                                              run it as a campaign (F/.bench-triage/campaigns/ablate-…/): the baseline,
+                                              the full patch and each variant, repeats interleaved; minimise adds each
+                                              subset delta debugging asks for and writes minimal.diff; campaign
+                                              status|cancel|resume --id work on it
+  ablate report --folder F [--id ID] [--format md|json] [--metric KEY] [--tie-band N] [--out FILE]
+                                              each unit's effect alone and by its removal (interval, verdict), broken
+                                              variants and which unit needs which, interactions
   swarm status|check --host swarm+URL [host options] [--nvidia-config FILE] [--json]
                                               status: the swarm's nodes, their state and availability, GPUs
                                               advertised and reserved, and the runs on each; check: what each node
