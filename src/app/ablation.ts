@@ -36,6 +36,8 @@ export interface CommitAblation {
   /** Where the patch text was read. */
   source: string;
   mode: UnitMode;
+  /** The commit's benchmark mode: it decides the headline metric the report attributes. */
+  benchmarkMode: Commit['benchmarkMode'];
   units: PatchUnit[];
   merges: UnitMerge[];
   /** Checked on the parent (`checkout`), or why not (no checkout, the parent not in it). */
@@ -190,6 +192,7 @@ export async function planAblations(o: AblateOptions): Promise<{ plans: CommitAb
       patch: o.patch,
       source,
       mode,
+      benchmarkMode: c.benchmarkMode,
       units,
       merges,
       checked: check ? 'parent' : 'unchecked',

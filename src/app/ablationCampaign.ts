@@ -6,6 +6,7 @@ import * as path from 'node:path';
 import { z } from 'zod';
 import type { CampaignItem, CampaignPlan } from '../core/campaign/plan';
 import { SAFE_ID } from '../core/campaign/records';
+import { BenchmarkModeSchema } from '../core/model';
 import { attribute, effect, type Attribution, type VariantResult } from '../core/ablate/attribution';
 import { ddmin, type DdminResult, type Outcome } from '../core/ablate/ddmin';
 import { subsetPatch, partsOf } from '../core/ablate/units';
@@ -28,6 +29,7 @@ const AblationRecordSchema = z.object({
   patch: z.enum(['agent', 'human']),
   source: z.string().max(4096),
   mode: z.enum(['files', 'hunks']),
+  benchmarkMode: BenchmarkModeSchema.nullable().optional(),
   design: z.enum(['leave-one-out', 'each-alone', 'minimise']),
   /** Subsets minimise may measure at most. */
   maxTests: z.number().int().min(0).max(1_000_000).nullable().optional(),
@@ -89,6 +91,7 @@ export async function createAblationCampaign(
     patch: a.patch,
     source: a.source,
     mode: a.mode,
+    benchmarkMode: a.benchmarkMode,
     design: a.plan.design,
     maxTests: a.plan.maxTests,
     repeats: a.plan.repeats,
@@ -183,7 +186,7 @@ export async function ablationResults(folder: string, id: string, opts: { metric
       results.get(v)!.broken.push((await exceptionOf(path.join(folder, ir.resultDir))) ?? (firstLine(run.error) || run.status));
   }
   const both = [...(measured.get('baseline')?.keys() ?? [])].filter(k => measured.get('full')?.has(k));
-  const metric = opts.metric ?? chooseHeadline(both, null)?.primary ?? null;
+  const metric = opts.metric ?? chooseHeadline(both, record.benchmarkMode ?? null)?.primary ?? null;
   const def = metric ? metricDef(metric) : null;
   if (metric) for (const [v, m] of measured) results.get(v)!.values.push(...(m.get(metric) ?? []));
   if (!metric || !def || def.kind !== 'metric' || def.direction === 'none')

@@ -128,11 +128,14 @@ describe('patch ablation on a real Docker engine with the fake vLLM image', func
     assert.equal(report.status, 0, report.stderr);
     const r = JSON.parse(report.stdout);
     const a = r.attribution;
-    assert.equal(a.metric, 'request_throughput');
+    // The serving headline: output tokens/s.
+    assert.equal(a.metric, 'output_throughput_tok_s');
     // The full patch: 1.6 × 0.75 × 1.3 = 1.56× as fast per token; the requests' fixed costs dilute it.
     assert.equal(a.full.verdict, 'win', JSON.stringify(a.full));
     assert.ok(a.full.change > 25 && a.full.change < 60, JSON.stringify(a.full));
     const by = Object.fromEntries(a.units.map((u: { unit: string }) => [u.unit, u]));
+    const pc = (e: { change: number; verdict: string } | null) => (e ? `${e.change.toFixed(1)} % ${e.verdict}` : 'broken');
+    console.log(`      full ${pc(a.full)}; removal U1 ${pc(by.U1.removal)}, U2 ${pc(by.U2.removal)}, U3 ${pc(by.U3.removal)}, U4 ${pc(by.U4.removal)}`);
     // Removing U3 (0.75×) helps, removing U4 (1.3×) hurts; U2 changes nothing measurable.
     assert.equal(by.U3.removal.verdict, 'win', JSON.stringify(by.U3.removal));
     assert.ok(by.U3.removal.ci[0] > 10, JSON.stringify(by.U3.removal));

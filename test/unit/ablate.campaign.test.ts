@@ -21,6 +21,7 @@ function ablation(): CommitAblation {
     patch: 'agent',
     source: 'state/x/model_patch.diff',
     mode: 'hunks',
+    benchmarkMode: 'serving',
     units,
     merges: [],
     checked: 'unchecked',
