@@ -1197,6 +1197,58 @@ try {
       },
     );
 
+    await step(
+      'Ablate Agent Patch… (context menu of an entry): the design and repeats asked, the plan in a modal, the campaign runs, the report opens, and the patch’s lens shows the unit’s measured effect',
+      [entry('view/item/context', 'benchTriage.ablatePatch', '1_run@4')],
+      async () => {
+        await clearNotifications();
+        await menu(await expandTo('Complete 3-way', '2e18d6d1'), title('benchTriage.ablatePatch'));
+        // The designs, each with its runs and GPU-hours before anything runs.
+        const designs = page.locator('.quick-input-list .monaco-list-row');
+        await designs.first().waitFor();
+        const offered = (await designs.allTextContents()).join('|');
+        assert(/leave-one-out.*runs at 3 repeats/.test(offered) && /minimise/.test(offered), offered);
+        await quickPick('leave-one-out');
+        await quickPick('1'); // repeats: one of each (a hint), enough for the demo
+        const dialog = page.locator('.monaco-dialog-box');
+        await dialog.waitFor();
+        const plan = (await dialog.textContent()) ?? '';
+        assert(/Ablate the agent patch of 2e18d6d1/.test(plan) && /U1 .*vllm\/logger\.py/.test(plan) && /2 runs/.test(plan), plan);
+        await dialog.locator('.monaco-button', { hasText: 'Start' }).click();
+        // The campaign shows in the Runs view; at its end the report opens.
+        await runs
+          .locator('.monaco-list-row', { hasText: /campaign ablate 2e18d6d1|ablate leave-one-out commit=2e18d6d1/ })
+          .first()
+          .waitFor({ timeout: 60000 });
+        const tab = page.locator('.tab', { hasText: /ablation 2e18d6d1 \(\d+\)\.md/ }).first();
+        await tab.waitFor({ timeout: 300000 });
+        const report = ((await page.locator('.editor-instance .monaco-editor .view-lines').last().textContent()) ?? '').replace(/\u00a0/g, ' ');
+        assert(/Patch ablation of 2e18d6d1/.test(report) && /Runs per variant/.test(report), report.slice(0, 600));
+        await closeEditors();
+        // The agent patch: Ablate… at its top, and the unit's figures above its hunk.
+        const dir = path.join(folder, '.bench-triage', 'campaigns');
+        const id = readdirSync(dir)
+          .filter(d => d.startsWith('ablate-2e18d6d1'))
+          .sort()
+          .at(-1);
+        const source = JSON.parse(readFileSync(path.join(dir, id, 'ablation.json'), 'utf8')).source;
+        await dismiss();
+        await page.keyboard.press('F1');
+        await quickPick(source, { enter: false });
+        await page.locator('.quick-input-list .monaco-list-row', { hasText: 'model_patch.diff' }).first().waitFor();
+        await page.keyboard.press('Enter');
+        await page
+          .locator('.monaco-editor .codelens-decoration a', { hasText: /^Ablate…$/ })
+          .first()
+          .waitFor({ timeout: 60000 });
+        const lens = page.locator('.monaco-editor .codelens-decoration', { hasText: /U1: (the whole patch: [+-]?\d+\.\d %|measuring…|not measured)/ }).first();
+        await lens.waitFor({ timeout: 60000 });
+        const text = (await lens.textContent()) ?? '';
+        assert(/U1: the whole patch: [+-]?\d+\.\d % (win|tie|loss|unknown)\?/.test(text), text);
+        await closeEditors();
+      },
+    );
+
     // ---------- image builds: the "No vLLM wheel" commit's baseline image, built from the demo checkout ----------
     const WHEEL = '45e8d64f';
     const buildRow = (re = /./) =>

@@ -327,3 +327,14 @@ export async function runMinimise(
   await writeJsonAtomic(path.join(q.dir, MINIMISE_FILE), { subset: result.subset, exhausted: result.exhausted, tests: result.tests, patch });
   return { result, patch };
 }
+
+/** The folder's ablation campaigns of `commit` (and of the patch at `source`, when given), newest first. */
+export async function ablationsOf(folder: string, commit: string, source?: string): Promise<string[]> {
+  const out: string[] = [];
+  for (const id of await CampaignQueue.list(folder)) {
+    if (!id.startsWith('ablate-')) continue;
+    const r = await readAblationRecord(CampaignQueue.dirOf(folder, id)).catch(() => null);
+    if (r && r.commit === commit && (source === undefined || r.source === source)) out.push(id);
+  }
+  return out;
+}

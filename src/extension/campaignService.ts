@@ -1,5 +1,7 @@
 import * as vscode from 'vscode';
-import { variantPatchOf } from '../app/ablationCampaign';
+import { MINIMISE_FILE, readAblationRecord, runMinimise, variantPatchOf } from '../app/ablationCampaign';
+import { existsSync } from 'node:fs';
+import * as path from 'node:path';
 import type { CommitTriage } from '../core/compare';
 import type { CampaignPlan } from '../core/campaign/plan';
 import { CampaignQueue, CampaignRecordError, type CampaignStatus } from '../app/campaigns';
@@ -101,6 +103,26 @@ export class CampaignService implements vscode.Disposable {
     return this.drive(scan, queue, false, announce);
   }
 
+  /**
+   * Runs a patch ablation's campaign (see `app/ablationCampaign`): minimise goes on with delta
+   * debugging between passes of the queue, from the subsets already measured when resumed.
+   */
+  async runAblation(scan: FolderScan, queue: CampaignQueue, resume = false): Promise<CampaignStatus> {
+    requireTrust('Running a patch ablation');
+    const rec = await readAblationRecord(queue.dir);
+    if (rec.design !== 'minimise' || existsSync(path.join(queue.dir, MINIMISE_FILE))) return this.drive(scan, queue, resume);
+    let first = resume;
+    const drive = async () => {
+      const s = await this.drive(scan, queue, first, false);
+      first = false;
+      return s;
+    };
+    await runMinimise(scan.root.fsPath, queue, drive, { maxTests: rec.maxTests ?? 4 * rec.units.length, repeats: rec.repeats ?? queue.record.repeats }).catch(
+      (e: Error) => void vscode.window.showWarningMessage(`Bench Triage: minimise stopped: ${e.message}`),
+    );
+    return queue.status();
+  }
+
   /** Picks a campaign up where its records say it is (after a reload or a crash). */
   async resume(scan: FolderScan, id: string): Promise<CampaignStatus> {
     requireTrust('Resuming a campaign');
@@ -108,6 +130,7 @@ export class CampaignService implements vscode.Disposable {
     const running = this.live.get(id);
     if (running) return running.view.status;
     const queue = await CampaignQueue.load(scan.root.fsPath, id);
+    if (id.startsWith('ablate-')) return this.runAblation(scan, queue, true);
     return this.drive(scan, queue, true);
   }
 

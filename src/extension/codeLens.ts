@@ -2,6 +2,9 @@ import * as vscode from 'vscode';
 import type { Store } from './store';
 import { COMMANDS } from './commands/ids';
 import { codeLensEnabled } from './settings';
+import { ablationResults, ablationsOf } from '../app/ablationCampaign';
+import { hunkLines } from '../core/ablate/units';
+import { effectText } from '../core/ablate/report';
 
 const COMMIT_KEY = /"(?:commit_hash|human_commit_full|human_commit|commit|full_commit)"\s*:\s*"([0-9a-f]{7,40})"/;
 const PERF_KEY = /"perf_command"\s*:\s*"(?!")/;
@@ -103,6 +106,31 @@ export class PerfCodeLens implements vscode.CodeLensProvider {
     ];
   }
 
+  /** After an ablation of this patch: each unit's measured effect above its first hunk (the newest ablation's figures). */
+  private async unitLenses(doc: vscode.TextDocument, root: string, commit: string, source: string): Promise<vscode.CodeLens[]> {
+    const [id] = await ablationsOf(root, commit, source).catch(() => []);
+    if (!id) return [];
+    const r = await ablationResults(root, id).catch(() => null);
+    if (!r) return [];
+    const at = new Map(hunkLines(doc.getText()).map(h => [`${h.file}:${h.hunk}`, h.line]));
+    const effects = new Map(r.attribution?.units.map(u => [u.unit, u]) ?? []);
+    const out: vscode.CodeLens[] = [];
+    for (const u of r.record.units) {
+      const line = at.get(`${u.parts[0]?.file}:${u.parts[0]?.hunk}`);
+      if (line === undefined) continue;
+      const e = effects.get(u.id);
+      const parts = [
+        e?.removal ? `removed: ${effectText(e.removal)}` : '',
+        e?.alone ? `alone: ${effectText(e.alone)}` : '',
+        !e?.removal && !e?.alone && r.record.units.length === 1 && r.attribution?.full ? `the whole patch: ${effectText(r.attribution.full)}` : '',
+      ].filter(Boolean);
+      const title = `${u.id}: ${parts.length ? parts.join(' · ') : r.pending ? 'measuring…' : 'not measured'}${r.attribution ? ` (${r.attribution.metric})` : ''}`;
+      // A lens with no command is a label; the figures are the report's (ablate report, or the document the command opened).
+      out.push(new vscode.CodeLens(new vscode.Range(line, 0, line, 0), { title, command: '', tooltip: `ablation ${id}: ${u.label}` }));
+    }
+    return out;
+  }
+
   private async patchLenses(doc: vscode.TextDocument): Promise<vscode.CodeLens[]> {
     await this.store.ensureScanned();
     for (const s of this.store.scans) {
@@ -114,7 +142,14 @@ export class PerfCodeLens implements vscode.CodeLensProvider {
       return [
         new vscode.CodeLens(range, { title: 'Compare with human patch', command: COMMANDS.diffAgentVsHuman, arguments: [ar.commit] }),
         new vscode.CodeLens(range, { title: 'Run agent', command: COMMANDS.runCommit, arguments: [ar.commit, ['agent']] }),
+        new vscode.CodeLens(range, {
+          title: 'Ablate…',
+          command: COMMANDS.ablatePatch,
+          arguments: [{ commit: ar.commit, agent: ar.agent }],
+          tooltip: 'Which hunks carry the speed-up: leave-one-out, each alone, or the smallest subset that keeps it',
+        }),
         new vscode.CodeLens(range, { title: `Open commit ${ar.commit.slice(0, 8)}`, command: COMMANDS.filter, arguments: [ar.commit.slice(0, 8)] }),
+        ...(s.root.scheme === 'file' ? await this.unitLenses(doc, s.root.fsPath, ar.commit, relToRoot) : []),
       ];
     }
     return [];

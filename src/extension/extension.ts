@@ -22,6 +22,7 @@ import { registerNoteCommands } from './commands/notes';
 import { registerRuleCommands } from './commands/rules';
 import { registerLabelCommands } from './commands/labels';
 import { registerCampaignCommands } from './commands/campaigns';
+import { registerAblateCommands } from './commands/ablate';
 import { CampaignService } from './campaignService';
 import { BuildService } from './buildService';
 import { registerBuildCommands } from './commands/build';
@@ -192,6 +193,7 @@ export function activate(context: vscode.ExtensionContext): BenchTriageApi {
   registerRuleCommands(context);
   registerLabelCommands(context, store);
   registerCampaignCommands(context, store, campaigns);
+  registerAblateCommands(context, store, campaigns, generatedDocs);
   registerBuildCommands(context, store, builds, campaigns, () => void vscode.commands.executeCommand('benchTriage.runs.focus'));
   registerSecretCommands(context);
 

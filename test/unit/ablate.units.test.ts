@@ -4,7 +4,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { applyFilePatch, splitPatch, type FilePatch } from '../../src/core/patch';
-import { mergeDependent, partsOf, splitUnits, subsetPatch, unitMode, type HunkRef } from '../../src/core/ablate/units';
+import { hunkLines, mergeDependent, partsOf, splitUnits, subsetPatch, unitMode, type HunkRef } from '../../src/core/ablate/units';
 import { planAblations } from '../../src/app/ablation';
 import { emptyCommit } from '../../src/core/model';
 
@@ -234,6 +234,25 @@ describe('patch ablation: units and subsets', () => {
       assert.equal(none.plans[0].uncheckedWhy, 'no checkout');
     } finally {
       fs.rmSync(folder, { recursive: true, force: true });
+    }
+  });
+  it('finds the line of each hunk as splitPatch numbers them, passing over the model_patch.diff section', () => {
+    const text =
+      r.patch +
+      ['diff --git a/model_patch.diff b/model_patch.diff', 'new file mode 100644', '--- /dev/null', '+++ b/model_patch.diff', '@@ -0,0 +1 @@', '+x', ''].join(
+        '\n',
+      );
+    const at = hunkLines(text);
+    const lines = text.split('\n');
+    assert.deepEqual(
+      at.map(h => [h.file, h.hunk]),
+      files.flatMap((f, file) => f.patch.hunks.map((_, hunk) => [file, hunk])),
+    );
+    for (const h of at) {
+      const want = files[h.file].patch.hunks[h.hunk];
+      // The header, then that hunk's own lines.
+      assert.ok(lines[h.line].startsWith('@@ -'), lines[h.line]);
+      assert.deepEqual(lines.slice(h.line + 1, h.line + 1 + want.lines.length), want.lines);
     }
   });
 });

@@ -157,3 +157,39 @@ export function mergeDependent(
   }
   return { units: list, merges, unappliable };
 }
+
+/**
+ * Where each hunk of a patch text starts (0-based line of its `@@` header), numbered as `splitPatch`
+ * numbers files and hunks: a section of `model_patch.diff` or one without hunks is not a file there.
+ */
+export function hunkLines(text: string): Array<HunkRef & { line: number }> {
+  const out: Array<HunkRef & { line: number }> = [];
+  const lines = text.split('\n');
+  let file = -1,
+    hunk = 0,
+    counted = false,
+    skip = false,
+    path: string | null = null;
+  for (let i = 0; i < lines.length; i++) {
+    const l = lines[i];
+    if (l.startsWith('--- ') && i + 1 < lines.length && lines[i + 1].startsWith('+++ ')) {
+      const name = (p: string) => p.slice(4).replace(/\t.*$/, '');
+      const oldP = name(l),
+        newP = name(lines[i + 1]);
+      path = (newP !== '/dev/null' ? newP : oldP).replace(/^[ab]\//, '');
+      skip = path === 'model_patch.diff' || path.endsWith('/model_patch.diff');
+      counted = false;
+      hunk = 0;
+      i++;
+      continue;
+    }
+    if (l.startsWith('@@ ') && path !== null && !skip) {
+      if (!counted) {
+        file++;
+        counted = true;
+      }
+      out.push({ file, hunk: hunk++, line: i });
+    }
+  }
+  return out;
+}

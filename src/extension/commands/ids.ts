@@ -38,6 +38,7 @@ export const COMMANDS = {
   resumeCampaign: 'benchTriage.resumeCampaign',
   runSelection: 'benchTriage.runSelection',
   runCampaign: 'benchTriage.runCampaign',
+  ablatePatch: 'benchTriage.ablatePatch',
   buildImage: 'benchTriage.buildImage',
   buildImagesForGroup: 'benchTriage.buildImagesForGroup',
   cancelBuild: 'benchTriage.cancelBuild',

@@ -69,6 +69,17 @@ export function roleGlyphLegend(e: CommitTriage): string {
   return `${roleGlyphs(e)} = ${ROLES.map(r => `${r} ${STATUS_WORDS[e.roles[r].run?.status ?? 'not_run']}`).join(', ')}`;
 }
 
+/** `commit|agent` (and `commit|`) of every agent run with a patch, once per scan result: context values are read per row. */
+const PATCHED = new WeakMap<object, Set<string>>();
+function patchedOf(result: FolderScan['result']): Set<string> {
+  let set = PATCHED.get(result);
+  if (!set) {
+    set = new Set(result.agentRuns.filter(r => r.commit && r.patch && !r.patch.empty).flatMap(r => [`${r.commit}|${r.agent ?? ''}`, `${r.commit}|`]));
+    PATCHED.set(result, set);
+  }
+  return set;
+}
+
 export const firstLine = (s: string | null, max = 90) => {
   const l = (s ?? '').split('\n').find(x => x.trim()) ?? '';
   return l.length > max ? l.slice(0, max - 1) + '…' : l;
@@ -206,7 +217,9 @@ export class EntryNode extends CommitNode {
     const e = this.entry;
     const fix = e.blockingRole ? e.roles[e.blockingRole].classification?.fixability : null;
     const more = e.comparison && e.pair.ok && wantsMoreRuns(e.verdict, e.comparison.basis) ? ' verdict:needs-runs' : '';
-    return `entry outcome:${e.outcome}${fix ? ` fixability:${fix}` : ''}${more} ${ROLES.map(r => `${r}:${e.roles[r].run?.status ?? 'none'}`).join(' ')}`;
+    // "patch": an agent patch to ablate (Ablate Agent Patch… is offered on those only).
+    const patch = patchedOf(this.folder.result).has(`${e.commit}|${e.agent ?? ''}`) ? ' patch' : '';
+    return `entry outcome:${e.outcome}${fix ? ` fixability:${fix}` : ''}${more} ${ROLES.map(r => `${r}:${e.roles[r].run?.status ?? 'none'}`).join(' ')}${patch}`;
   }
   override children(): CommitNode[] {
     return ROLES.filter(r => this.entry.roles[r].run).map(role => new RoleNode(this.folder, this.entry, role, this.entry.roles[role]));
