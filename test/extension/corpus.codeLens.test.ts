@@ -52,18 +52,21 @@ describe('CodeLens on the real ISO-Bench files', function () {
     for (const l of ls.slice(0, 4)) assert.ok(all.includes(l.command!.command));
   });
 
-  it('a real model_patch.diff gets Compare with human patch | Run agent | Open commit, and Compare and Open commit run', async () => {
+  it('a real model_patch.diff gets Compare with human patch | Run agent | Ablate… | Open commit, and Compare and Open commit run', async () => {
     const a = await api();
     const ls = await lenses(PATCH);
     assert.deepEqual(
       ls.map(l => l.command!.title),
-      ['Compare with human patch', 'Run agent', 'Open commit 015069b0'],
+      ['Compare with human patch', 'Run agent', 'Ablate…', 'Open commit 015069b0'],
     );
+    // Ablate… names this patch's commit and agent (no ablation has run here: no per-hunk lens).
+    assert.equal(ls[2].command!.command, 'benchTriage.ablatePatch');
+    assert.equal((ls[2].command!.arguments![0] as { commit: string }).commit, '015069b01741e9ecb9e604c7fe87fbdfc306ebe5');
     assert.equal(ls[0].command!.arguments![0], '015069b01741e9ecb9e604c7fe87fbdfc306ebe5');
     await vscode.commands.executeCommand(ls[0].command!.command, ...ls[0].command!.arguments!);
     const tab = vscode.window.tabGroups.activeTabGroup.activeTab;
     assert.match(String(tab?.label), /015069b0/);
-    await vscode.commands.executeCommand(ls[2].command!.command, ...ls[2].command!.arguments!);
+    await vscode.commands.executeCommand(ls[3].command!.command, ...ls[3].command!.arguments!);
     assert.equal(a.commitsTree.filter, '015069b0');
     await vscode.commands.executeCommand('benchTriage.clearFilter');
   });

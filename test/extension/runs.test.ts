@@ -245,7 +245,7 @@ describe('Rerun on H100 against the fake host (real VS Code, real dockerd)', fun
     const pl = await lensesOf(patch);
     assert.deepEqual(
       pl.map(l => l.command!.title),
-      ['Compare with human patch', 'Run agent', `Open commit ${prep.human.slice(0, 8)}`],
+      ['Compare with human patch', 'Run agent', 'Ablate…', `Open commit ${prep.human.slice(0, 8)}`],
     );
     const agent = await vscode.commands.executeCommand<Array<{ role: string; status: string }>>(pl[1].command!.command, ...pl[1].command!.arguments!);
     assert.deepEqual(
