@@ -72,6 +72,14 @@ describe('patch ablation on a real Docker engine with the fake vLLM image', func
     );
   });
 
+  /** `ablate start` of the fixture's commit on the test engine, 4 repeats, tokens slow enough (40 ms) that the hunks' speed-ups dominate. */
+  const ablateStart = (design: string, parallel: number) =>
+    cli(
+      ...['ablate', 'start', '--folder', fx.folder, '--commit', fx.human.slice(0, 10), '--design', design, '--repeats', '4'],
+      ...['--host', engine.unix, '--gpus', '0', '--max-parallel', String(parallel), '--image-human', IMAGE, '--image-baseline', IMAGE],
+      ...['--env', 'FAKE_VLLM_TOKEN_MS=40', '--server-timeout', '60'],
+    );
+
   it('a leave-one-out campaign on a 4-hunk patch: each unit measured against the full patch, the hunk that needs another named, the runs recorded with their units', async function () {
     const plan = cli('ablate', 'plan', '--folder', fx.folder, '--commit', fx.human.slice(0, 10), '--repeats', '4', '--gpus', '0', '--json');
     assert.equal(plan.status, 0, plan.stderr);
@@ -81,32 +89,9 @@ describe('patch ablation on a real Docker engine with the fake vLLM image', func
       ['U1', 'U2', 'U3', 'U4'],
     );
     assert.equal(p.plan.runs.length, 6 * 4);
-    const start = cli(
-      'ablate',
-      'start',
-      '--folder',
-      fx.folder,
-      '--commit',
-      fx.human.slice(0, 10),
-      '--repeats',
-      '4',
-      '--host',
-      engine.unix,
-      '--gpus',
-      '0',
-      // One run at a time: two at once on two cores slow each other unevenly (a run beside one that
-      // broke at start-up has the machine to itself), a bias the no-effect unit would show.
-      '--max-parallel',
-      '1',
-      '--image-human',
-      IMAGE,
-      '--image-baseline',
-      IMAGE,
-      '--env',
-      'FAKE_VLLM_TOKEN_MS=40',
-      '--server-timeout',
-      '60',
-    );
+    // One run at a time: two at once on two cores slow each other unevenly (a run beside one that
+    // broke at start-up has the machine to itself), a bias the no-effect unit would show.
+    const start = ablateStart('leave-one-out', 1);
     const id = start.stdout.trim();
     assert.match(id, /^ablate-[0-9a-f]{8}-/, start.stderr);
     // U1 removed breaks every run of that variant: the campaign ends with failures (exit 1), all else succeeded.
@@ -154,32 +139,7 @@ describe('patch ablation on a real Docker engine with the fake vLLM image', func
     assert.match(md.stdout, /\| U3 \| \+1 −0 \| — \| \+\d+\.\d % \[\+\d+\.\d %, \+\d+\.\d %\] win \|/);
   });
   it('the minimise design finds the smallest subset that keeps the full patch’s speed-up (U1 alone) through the same queue, and writes its patch', async function () {
-    const start = cli(
-      'ablate',
-      'start',
-      '--folder',
-      fx.folder,
-      '--commit',
-      fx.human.slice(0, 10),
-      '--design',
-      'minimise',
-      '--repeats',
-      '4',
-      '--host',
-      engine.unix,
-      '--gpus',
-      '0',
-      '--max-parallel',
-      '2',
-      '--image-human',
-      IMAGE,
-      '--image-baseline',
-      IMAGE,
-      '--env',
-      'FAKE_VLLM_TOKEN_MS=40',
-      '--server-timeout',
-      '60',
-    );
+    const start = ablateStart('minimise', 2);
     assert.equal(start.status, 0, start.stderr);
     const id = start.stdout.trim();
     assert.match(

@@ -95,6 +95,21 @@ async function runInProcess(opts: {
   });
 }
 
+/** A CLI run of the human role killed (SIGKILL) `afterMs` into its benchmark phase: its container runs on, no runner attached. */
+async function killedMidBenchmark(afterMs: number): Promise<void> {
+  const child = spawn(process.execPath, [CLI, ...runArgs(fx.folder, 'human', '--host', engine.unix, '--env', 'FAKE_VLLM_BENCH_SECONDS=8')], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let err = '';
+  child.stderr.on('data', d => {
+    err += d;
+  });
+  await waitUntil(() => /phase benchmark:/.test(err), 60_000);
+  if (afterMs) await new Promise(res => setTimeout(res, afterMs));
+  child.kill('SIGKILL');
+  await new Promise(res => child.once('exit', res));
+}
+
 /** Every file a run stores: its logs, run.json and result.json. */
 const storedFiles = (dir: string) => [
   ...readdirSync(path.join(dir, 'logs')).map(f => path.join(dir, 'logs', f)),
@@ -466,17 +481,7 @@ describe('runner on a real Docker engine with the fake vLLM image', function () 
   });
 
   it('a second runner re-attaches to a run in flight and completes it, without losing or repeating output', async function () {
-    const child = spawn(process.execPath, [CLI, ...runArgs(fx.folder, 'human', '--host', engine.unix, '--env', 'FAKE_VLLM_BENCH_SECONDS=8')], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let err = '';
-    child.stderr.on('data', d => {
-      err += d;
-    });
-    await waitUntil(() => /phase benchmark:/.test(err), 60_000);
-    await new Promise(res => setTimeout(res, 2000));
-    child.kill('SIGKILL');
-    await new Promise(res => child.once('exit', res));
+    await killedMidBenchmark(2000);
     const r = cli('resume', '--folder', fx.folder, '--host', engine.unix, '--gpus', '0');
     assert.equal(r.status, 0, r.stderr);
     const result = r.stdout.trim();
@@ -488,16 +493,7 @@ describe('runner on a real Docker engine with the fake vLLM image', function () 
   });
 
   it('two re-attach passes of one process at once (a window’s own and a Resume Campaign’s): one drives the run, the other leaves it', async function () {
-    const child = spawn(process.execPath, [CLI, ...runArgs(fx.folder, 'human', '--host', engine.unix, '--env', 'FAKE_VLLM_BENCH_SECONDS=8')], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let err = '';
-    child.stderr.on('data', d => {
-      err += d;
-    });
-    await waitUntil(() => /phase benchmark:/.test(err), 60_000);
-    child.kill('SIGKILL');
-    await new Promise(res => child.once('exit', res));
+    await killedMidBenchmark(0);
     const pass = () => new Runner(new DockerRuntime(host()), new HostQueue(0), {}).resume(fx.folder);
     const [a, b] = await Promise.all([pass(), pass()]);
     assert.equal(a.length + b.length, 1, 'one pass completed the run, the other passed it over');
