@@ -7,6 +7,7 @@
 // inside, S1's the first 3 000; some commits also have a rerun by Bench Triage's own runner with
 // the complete logs of every phase. Patches touch vllm/logger.py of the fake image, so Rerun on
 // H100 of every role applies them. Deterministic: running it twice gives the same files.
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { DEMO_CHECKOUT, makeDemoCheckout } from './demo-checkout.mjs';
@@ -63,6 +64,54 @@ const FLUSH = '    print(f"{level} {stamp} {where}] {msg}", file=stream or sys.s
 const STAMP = '    stamp = time.strftime("%m-%d %H:%M:%S")';
 const HUMAN_PATCH = loggerPatch(8, FLUSH, FLUSH.replace('flush=True)', 'flush=True)  # human: one flush per line'));
 const AGENT_PATCH = loggerPatch(7, STAMP, '    stamp = time.strftime("%m-%d %H:%M:%S", time.localtime())  # agent: explicit clock');
+
+/**
+ * The complete commit's agent patch: three hunks with known effects (the fake image's markers, see
+ * fakevllm_markers.py), the README's worked example of patch ablation. U1 makes tokens 1.35× as
+ * fast, U2 slows them to 0.9×, U3 (the logger) does nothing: leave-one-out shows U1 carries the
+ * gain and U2 costs some of it, and minimise finds U1 alone, faster than the whole patch. Made by
+ * git itself, as an agent's harness makes it.
+ */
+function ablationDemoPatch() {
+  const dir = mkdtempSync(path.join(tmpdir(), 'bt-demo-patch-'));
+  const git = (...args) =>
+    execFileSync('git', ['-c', 'core.autocrlf=false', '-c', 'diff.noprefix=false', ...args], {
+      cwd: dir,
+      encoding: 'utf8',
+      env: {
+        ...process.env,
+        GIT_CONFIG_NOSYSTEM: '1',
+        HOME: '/nonexistent',
+        GIT_AUTHOR_NAME: 'demo',
+        GIT_AUTHOR_EMAIL: 'demo@invalid',
+        GIT_COMMITTER_NAME: 'demo',
+        GIT_COMMITTER_EMAIL: 'demo@invalid',
+      },
+    });
+  try {
+    mkdirSync(path.join(dir, 'vllm'));
+    const kernels = readFileSync(path.join(ROOT, 'test/fake-vllm/rootfs/opt/fakevllm/vllm/fake_kernels.py'), 'utf8');
+    writeFileSync(path.join(dir, 'vllm/fake_kernels.py'), kernels);
+    writeFileSync(path.join(dir, 'vllm/logger.py'), LOGGER.join('\n'));
+    git('init', '-q');
+    git('add', '-A');
+    git('commit', '-qm', 'parent');
+    const edit = (text, from, to) => {
+      if (!text.includes(from)) throw new Error(`make-demo: vllm/fake_kernels.py has no "${from.trim()}"`);
+      return text.replace(from, to);
+    };
+    let after = edit(kernels, '    # The first kernel.\n', '    # The first kernel: one pass over x (agent).\n    # fake-vllm: speedup=1.35\n');
+    after = edit(after, '    # Scores and weights.\n', '    # Scores and weights, recomputed per row (agent).\n    # fake-vllm: speedup=0.9\n');
+    writeFileSync(path.join(dir, 'vllm/fake_kernels.py'), after);
+    writeFileSync(
+      path.join(dir, 'vllm/logger.py'),
+      LOGGER.join('\n').replace(STAMP, '    stamp = time.strftime("%m-%d %H:%M:%S", time.localtime())  # agent: explicit clock'),
+    );
+    return git('diff');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
 
 /** A deterministic vLLM server log of `n` lines in the real format; `evidence` lines go at `at` (0..1), `tail` lines close it. */
 function serverLog(model, { n = 400, at = 0.75, evidence = [], tail = [], version = '0.7.4.dev450+g270a5da4', seed = 1 }) {
@@ -357,7 +406,7 @@ const flat = (id, role, commit, parent, model, status, error, metrics, raw) =>
     raw_output: raw,
     timestamp: `2026-01-18 15:${String(10 + (n % 40)).padStart(2, '0')}:00`,
   });
-const agentRun = (commit, parent, i, empty = false) => {
+const agentRun = (commit, parent, i, empty = false, patch = AGENT_PATCH) => {
   const dir = `state/runs/vllm/claude_code/default/2026-01-10_12-00-00/vllm_core-${String(i).padStart(4, '0')}`;
   write(`${dir}/journal.json`, {
     task_id: 'vllm_core',
@@ -365,7 +414,7 @@ const agentRun = (commit, parent, i, empty = false) => {
     agent_branch: `agent/vllm_core/${commit.slice(0, 8)}`,
     status: empty ? 'error' : 'success',
   });
-  write(`${dir}/model_patch.diff`, empty ? '' : AGENT_PATCH);
+  write(`${dir}/model_patch.diff`, empty ? '' : patch);
 };
 
 FAILURES.forEach(([id, subject, model, role, error, raw, cmd], i) => {
@@ -435,7 +484,7 @@ const mk = name => ({ commit: hash(`demo-${name}`), parent: hash(`demo-parent-${
       agent_raw: RAW_OK,
     },
   );
-  agentRun(commit, parent, 50);
+  agentRun(commit, parent, 50, false, ablationDemoPatch());
 }
 {
   const { commit, parent } = mk('incomparable');

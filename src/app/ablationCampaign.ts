@@ -7,9 +7,9 @@ import { z } from 'zod';
 import type { CampaignItem, CampaignPlan } from '../core/campaign/plan';
 import { SAFE_ID } from '../core/campaign/records';
 import { BenchmarkModeSchema } from '../core/model';
-import { attribute, effect, type Attribution, type VariantResult } from '../core/ablate/attribution';
+import { attribute, effect, type Attribution, type Effect, type VariantResult } from '../core/ablate/attribution';
 import { ddmin, type DdminResult, type Outcome } from '../core/ablate/ddmin';
-import { subsetPatch, partsOf } from '../core/ablate/units';
+import { hunkLines, partsOf, subsetPatch, type HunkRef } from '../core/ablate/units';
 import { MAX_PATCH_BYTES, splitPatch, type FilePatch } from '../core/patch';
 import { chooseHeadline, metricDef } from '../core/metrics';
 import { parseJson } from '../core/ingest/json';
@@ -158,6 +158,49 @@ export interface AblationResults {
   attribution: Attribution | null;
   /** Why no attribution (no metric measured by the baseline and the full patch). */
   why: string | null;
+  /** What minimise found, once it has ended (its record and patch beside the campaign's). */
+  minimal: MinimalSubset | null;
+}
+
+/** The smallest subset minimise found: its units, its patch, and how it measured against the parent and the full patch. */
+export interface MinimalSubset {
+  units: string[];
+  /** Folder-relative: `.bench-triage/campaigns/<id>/minimal.diff`. */
+  patch: string;
+  exhausted: boolean;
+  tests: number;
+  /** Against the parent, and against the full patch (null: the whole patch, or not measured). */
+  vsBaseline: Effect | null;
+  vsFull: Effect | null;
+}
+
+const MinimiseRecordSchema = z.object({
+  subset: z.array(z.string().max(16)).max(100_000),
+  exhausted: z.boolean(),
+  tests: z.array(z.unknown()).max(1_000_000),
+});
+
+/** The minimise record of campaign folder `dir`, or null when minimise has not ended; a damaged one is an error naming its field. */
+async function readMinimise(dir: string): Promise<z.infer<typeof MinimiseRecordSchema> | null> {
+  const file = path.join(dir, MINIMISE_FILE);
+  const text = await readTextBounded(file, { maxBytes: 64 << 20, what: 'the minimise record' }).catch((e: NodeJS.ErrnoException) => {
+    if (e.code === 'ENOENT') return null;
+    throw e;
+  });
+  if (text === null) return null;
+  const j = parseJson(text);
+  if (!j.ok) throw new Error(`${file}: line ${j.line}, column ${j.column}: ${j.message}`);
+  const r = MinimiseRecordSchema.safeParse(j.value);
+  if (!r.success) {
+    const i = r.error.issues[0];
+    throw new Error(`${file}: field ${i.path.join('.') || '(root)'}: ${i.message}`);
+  }
+  return r.data;
+}
+
+/** The minimal subset's patch text (the file minimise wrote in the campaign's own folder), bounded. */
+export async function minimalPatchText(folder: string, id: string): Promise<string> {
+  return readTextBounded(path.join(CampaignQueue.dirOf(folder, id), 'minimal.diff'), { maxBytes: MAX_PATCH_BYTES, what: 'the minimal patch' });
 }
 
 /** The ablation campaign `id`'s runs read back, grouped by variant, and attributed on `metric` (default: the headline metric). */
@@ -185,6 +228,7 @@ export async function ablationResults(folder: string, id: string, opts: { metric
     } else if (run.status === 'failed' || run.status === 'timeout')
       results.get(v)!.broken.push((await exceptionOf(path.join(folder, ir.resultDir))) ?? (firstLine(run.error) || run.status));
   }
+  const mini = await readMinimise(q.dir);
   const both = [...(measured.get('baseline')?.keys() ?? [])].filter(k => measured.get('full')?.has(k));
   const metric = opts.metric ?? chooseHeadline(both, record.benchmarkMode ?? null)?.primary ?? null;
   const def = metric ? metricDef(metric) : null;
@@ -196,6 +240,7 @@ export async function ablationResults(folder: string, id: string, opts: { metric
       pending,
       attribution: null,
       why: metric ? `${metric} is not a metric with a better direction` : 'the baseline and the full patch have no metric in common yet',
+      minimal: mini && minimalOf(q.record.id, mini, record.units.length, null, results),
     };
   const attribution = attribute(record.units, record.variants, results, {
     metric,
@@ -203,7 +248,34 @@ export async function ablationResults(folder: string, id: string, opts: { metric
     band: opts.band ?? 2,
     unitText: await unitTexts(q.dir, record),
   });
-  return { record, results, pending, attribution, why: null };
+  return {
+    record,
+    results,
+    pending,
+    attribution,
+    why: null,
+    minimal: mini && minimalOf(q.record.id, mini, record.units.length, { direction: def.direction, band: opts.band ?? 2 }, results),
+  };
+}
+
+function minimalOf(
+  id: string,
+  m: z.infer<typeof MinimiseRecordSchema>,
+  units: number,
+  judged: { direction: 'lower' | 'higher'; band: number } | null,
+  results: ReadonlyMap<string, VariantResult>,
+): MinimalSubset {
+  const whole = m.subset.length === units;
+  const own = whole ? results.get('full') : results.get(subsetVariantId(m.subset));
+  const vs = (ref: string) => (judged && own ? effect(results.get(ref)?.values ?? [], own.values, judged.direction, judged.band) : null);
+  return {
+    units: m.subset,
+    patch: `.bench-triage/campaigns/${id}/minimal.diff`,
+    exhausted: m.exhausted,
+    tests: m.tests.length,
+    vsBaseline: vs('baseline'),
+    vsFull: whole ? null : vs('full'),
+  };
 }
 
 /** The last exception a failed run's server or benchmark printed (`ImportError: cannot import name …`), from the end of its logs. */
@@ -229,6 +301,53 @@ async function exceptionOf(runDir: string): Promise<string | null> {
   return null;
 }
 
+/**
+ * Where each hunk of the source patch (`file:hunk`) is in the full patch the campaign wrote: the
+ * full patch holds every unit's hunks in patch order, its files the units' files renumbered.
+ */
+function inFullPatch(record: AblationRecord, files: readonly FilePatch[]): Map<string, HunkRef> {
+  const order = record.units.flatMap(u => u.parts).sort((a, b) => a.file - b.file || a.hunk - b.hunk);
+  const flat = files.flatMap((f, file) => f.patch.hunks.map((_, hunk) => ({ file, hunk })));
+  return new Map(order.flatMap((p, i) => (flat[i] ? [[`${p.file}:${p.hunk}`, flat[i]] as const] : [])));
+}
+
+/** The lines of a unit's first hunk (0-based, its `@@` header to its last line) in a patch text. */
+function hunkSpan(text: string, ref: HunkRef): { line: number; end: number } | null {
+  const at = hunkLines(text).find(h => h.file === ref.file && h.hunk === ref.hunk);
+  if (!at) return null;
+  const lines = text.split('\n');
+  let end = at.line;
+  while (end + 1 < lines.length && /^[ +\-\\]/.test(lines[end + 1]) && !(lines[end + 1].startsWith('--- ') && lines[end + 2]?.startsWith('+++ '))) end++;
+  return { line: at.line, end };
+}
+
+/**
+ * Where a unit's first hunk is, to show it: in the agent's own patch file when the ablation's
+ * source is a file of the folder (its lenses are there), else in the campaign's full patch.
+ */
+export async function unitHunk(folder: string, id: string, unit: string): Promise<{ file: string; line: number; end: number } | null> {
+  const dir = CampaignQueue.dirOf(folder, id);
+  const record = await readAblationRecord(dir);
+  const u = record.units.find(x => x.id === unit);
+  if (!u?.parts.length) return null;
+  const first = [...u.parts].sort((a, b) => a.file - b.file || a.hunk - b.hunk)[0];
+  if (record.patch === 'agent') {
+    const root = await fs.realpath(folder);
+    const own = await fs.realpath(path.resolve(folder, record.source)).catch(() => null);
+    // The record names the file; only one inside the folder is opened.
+    if (own && own.startsWith(root + path.sep)) {
+      const text = await readTextBounded(own, { maxBytes: MAX_PATCH_BYTES, what: 'the agent patch' }).catch(() => null);
+      const span = text === null ? null : hunkSpan(text, first);
+      if (span) return { file: own, ...span };
+    }
+  }
+  const fullFile = path.join(dir, 'variants', 'full.diff');
+  const text = await readTextBounded(fullFile, { maxBytes: MAX_PATCH_BYTES, what: 'the full patch' });
+  const ref = inFullPatch(record, splitPatch(text)).get(`${first.file}:${first.hunk}`);
+  const span = ref ? hunkSpan(text, ref) : null;
+  return span && { file: fullFile, ...span };
+}
+
 /** Each unit's added lines, read back from the full patch the campaign wrote. */
 async function unitTexts(dir: string, record: AblationRecord): Promise<Map<string, string>> {
   const out = new Map<string, string>();
@@ -240,10 +359,8 @@ async function unitTexts(dir: string, record: AblationRecord): Promise<Map<strin
   } catch {
     return out;
   }
-  // The full patch holds every unit's hunks in patch order: its files are the units' files, renumbered.
-  const order = record.units.flatMap(u => u.parts).sort((a, b) => a.file - b.file || a.hunk - b.hunk);
-  const flat = files.flatMap(f => f.patch.hunks);
-  const at = new Map(order.map((p, i) => [`${p.file}:${p.hunk}`, flat[i]]));
+  const where = inFullPatch(record, files);
+  const at = new Map([...where].map(([k, r]) => [k, files[r.file].patch.hunks[r.hunk]]));
   for (const u of record.units)
     out.set(
       u.id,
@@ -289,10 +406,7 @@ export async function runMinimise(
   const record = await readAblationRecord(q.dir);
   const fullText = await readTextBounded(path.join(q.dir, 'variants', 'full.diff'), { maxBytes: MAX_PATCH_BYTES, what: 'the full patch' });
   const files = splitPatch(fullText);
-  // The full patch's files are the units' files renumbered in order (see unitTexts).
-  const order = record.units.flatMap(u => u.parts).sort((a, b) => a.file - b.file || a.hunk - b.hunk);
-  const flat = files.flatMap((f, file) => f.patch.hunks.map((_, hunk) => ({ file, hunk })));
-  const renumbered = new Map(order.map((p, i) => [`${p.file}:${p.hunk}`, flat[i]]));
+  const renumbered = inFullPatch(record, files);
   const units = record.units.map(u => ({ ...u, parts: u.parts.map(p => renumbered.get(`${p.file}:${p.hunk}`)!) }));
   const template = q.record.items.find(i => i.variant?.id === 'full')!;
   await drive(); // the baseline and the full patch first (or what a resumed campaign has left)

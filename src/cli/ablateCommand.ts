@@ -75,8 +75,12 @@ export async function ablateReportCommand(a: AblateReportArgs, out: (s: string) 
   }
   const text =
     a.format === 'json'
-      ? JSON.stringify({ id, ...r.record, pending: r.pending, results: Object.fromEntries(r.results), attribution: r.attribution, why: r.why }, null, 2)
-      : ablationMarkdown({ ...r.record, results: r.results, pending: r.pending, attribution: r.attribution, why: r.why });
+      ? JSON.stringify(
+          { id, ...r.record, pending: r.pending, results: Object.fromEntries(r.results), attribution: r.attribution, why: r.why, minimal: r.minimal },
+          null,
+          2,
+        )
+      : ablationMarkdown({ ...r.record, results: r.results, pending: r.pending, attribution: r.attribution, why: r.why, minimal: r.minimal });
   if (a.outFile) {
     writeFileSync(a.outFile, text.endsWith('\n') ? text : text + '\n');
     err(`ablate report: written to ${a.outFile}\n`);

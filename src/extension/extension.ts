@@ -23,6 +23,7 @@ import { registerRuleCommands } from './commands/rules';
 import { registerLabelCommands } from './commands/labels';
 import { registerCampaignCommands } from './commands/campaigns';
 import { registerAblateCommands } from './commands/ablate';
+import { AblationViews } from './ablationView';
 import { CampaignService } from './campaignService';
 import { BuildService } from './buildService';
 import { registerBuildCommands } from './commands/build';
@@ -39,6 +40,7 @@ export interface BenchTriageApi {
   languageClient: TriageLanguageClient;
   runs: RunService;
   webviews: Webviews;
+  ablations: AblationViews;
   runsTreeForTests: RunsTree;
 }
 
@@ -193,11 +195,13 @@ export function activate(context: vscode.ExtensionContext): BenchTriageApi {
   registerRuleCommands(context);
   registerLabelCommands(context, store);
   registerCampaignCommands(context, store, campaigns);
-  registerAblateCommands(context, store, campaigns, generatedDocs);
+  const ablations = new AblationViews(context.extensionUri, store, generatedDocs);
+  context.subscriptions.push(ablations);
+  registerAblateCommands(context, store, campaigns, ablations);
   registerBuildCommands(context, store, builds, campaigns, () => void vscode.commands.executeCommand('benchTriage.runs.focus'));
   registerSecretCommands(context);
 
-  return { activationMs: performance.now() - t0, store, commitsTree, languageClient, runs, webviews, runsTreeForTests: runsTree };
+  return { activationMs: performance.now() - t0, store, commitsTree, languageClient, runs, webviews, ablations, runsTreeForTests: runsTree };
 }
 
 export function deactivate(): void {

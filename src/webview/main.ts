@@ -4,7 +4,17 @@
  * files are untrusted text. State is kept with setState so a reload restores the view.
  */
 import { BarController, BarElement, CategoryScale, Chart, Legend, LinearScale, PointElement, ScatterController, Tooltip } from 'chart.js';
-import type { ComparisonData, DashboardData, DashboardProject, HostToWebview, MetricRow, VerdictRow, WebviewToHost } from './protocol';
+import type {
+  AblationData,
+  AblationEffectView,
+  ComparisonData,
+  DashboardData,
+  DashboardProject,
+  HostToWebview,
+  MetricRow,
+  VerdictRow,
+  WebviewToHost,
+} from './protocol';
 
 Chart.register(BarController, BarElement, CategoryScale, LinearScale, ScatterController, PointElement, Tooltip, Legend);
 declare function acquireVsCodeApi(): { postMessage(msg: WebviewToHost): void; getState(): unknown; setState(s: unknown): void };
@@ -43,7 +53,7 @@ function deltaCell(v: number | null): HTMLTableCellElement {
 /** Rows move with the arrow keys, Home and End. */
 function keyboardRows(table: HTMLTableElement): HTMLTableElement {
   table.addEventListener('keydown', ev => {
-    const rowsEls = [...table.querySelectorAll<HTMLTableRowElement>('tbody tr')];
+    const rowsEls = [...table.querySelectorAll<HTMLTableRowElement>('tbody tr[tabindex]')];
     const i = rowsEls.indexOf(document.activeElement as HTMLTableRowElement);
     const next = ev.key === 'ArrowDown' ? i + 1 : ev.key === 'ArrowUp' ? i - 1 : ev.key === 'Home' ? 0 : ev.key === 'End' ? rowsEls.length - 1 : null;
     if (next === null || i < 0) return;
@@ -416,15 +426,117 @@ function renderDashboard(d: DashboardData): void {
   for (const p of d.projects) root.append(renderProject(p, d.includeIncomparable));
 }
 
-function show(data: ComparisonData | DashboardData): void {
+function effectCell(e: AblationEffectView | null, what: string): HTMLTableCellElement {
+  if (!e) return el('td', {}, '—');
+  // The verdict's colour; a removal that loses means the unit carries gain, so the words say which way.
+  const td = el('td', { class: `verdict-${e.verdict}` }, e.text);
+  td.setAttribute('aria-label', `${what}: ${e.text}${e.single ? ' (one run each: a hint)' : ''}`);
+  return td;
+}
+
+function renderAblation(d: AblationData): void {
+  root.replaceChildren();
+  root.append(
+    el('h1', {}, `Patch ablation of ${d.commit.slice(0, 12)}${d.agent ? ` (${d.agent})` : ''}`),
+    el(
+      'p',
+      { class: 'meta' },
+      [`the ${d.patch} patch`, `design ${d.design}`, d.metric && `metric ${d.metric} (${d.direction} is better)`, `campaign ${d.id}`]
+        .filter(Boolean)
+        .join(' · '),
+    ),
+  );
+  if (d.pending)
+    root.append(
+      el('div', { class: 'warning', role: 'status' }, `${d.pending} run${d.pending === 1 ? '' : 's'} still queued or running: the figures will change.`),
+    );
+  root.append(
+    el(
+      'div',
+      { class: 'headline', id: 'ablation-full', role: 'status' },
+      el('strong', {}, d.full ? `The full patch against the parent: ${d.full.text}` : `No attribution yet: ${d.why ?? 'nothing measured'}`),
+    ),
+  );
+  const tools = el(
+    'div',
+    { class: 'toolbar' },
+    button('Open as Markdown', () => vscode.postMessage({ type: 'openMarkdown' }), 'Open this ablation as a Markdown report'),
+  );
+  if (d.minimal && !d.minimal.whole)
+    tools.append(
+      button(
+        'Export minimal patch…',
+        () => vscode.postMessage({ type: 'exportMinimal' }),
+        `Save the minimal subset (${d.minimal.units.join(', ')}) as a .diff file`,
+      ),
+    );
+  root.append(tools);
+  if (d.minimal) root.append(el('div', { class: 'minimal', id: 'minimal', role: 'note' }, el('strong', {}, 'Minimal subset: '), d.minimal.text));
+  const heads = ['Unit', 'Lines', 'Removed from the full patch', 'Alone vs parent', 'Hunk'];
+  const table = el(
+    'table',
+    { id: 'units', 'aria-label': 'Each unit of the patch with its measured effect, grouped by file; Enter or a click shows the hunk in the patch' },
+    el('thead', {}, el('tr', {}, ...heads.map(h => el('th', { scope: 'col' }, h)))),
+  );
+  for (const f of d.files) {
+    const body = el('tbody', {}, el('tr', { class: 'file' }, el('th', { scope: 'rowgroup', colspan: String(heads.length) }, f.path)));
+    for (const u of f.units) {
+      const open = () => vscode.postMessage({ type: 'openHunk', unit: u.id });
+      const tr = el(
+        'tr',
+        { tabindex: '0', class: `opens${u.inMinimal ? ' in-minimal' : ''}`, 'data-unit': u.id, title: `Show ${u.id} in the patch` },
+        el('th', { scope: 'row' }, `${u.id}${u.inMinimal ? ' ✓' : ''}`),
+        el('td', {}, `+${u.added} −${u.removed}`),
+        effectCell(u.removal, `${u.id} removed from the full patch`),
+        effectCell(u.alone, `${u.id} alone against the parent`),
+        el('td', { class: 'wrap' }, u.label),
+      );
+      tr.addEventListener('click', open);
+      tr.addEventListener('keydown', ev => {
+        if (ev.key === 'Enter' || ev.key === ' ') {
+          ev.preventDefault();
+          open();
+        }
+      });
+      body.append(tr);
+    }
+    table.append(body);
+  }
+  root.append(keyboardRows(table));
+  root.append(
+    el(
+      'p',
+      { class: 'meta' },
+      'Removed: the full patch without the unit against the full patch (a loss means the unit carries gain). Alone: the parent with only the unit. A "?" is one run each: a hint, not a verdict.',
+    ),
+  );
+  if (d.findings.length) root.append(el('h2', {}, 'Findings'), el('ul', { id: 'findings' }, ...d.findings.map(f => el('li', {}, f))));
+  if (d.merges.length) root.append(el('h2', {}, 'Units merged before running'), el('ul', {}, ...d.merges.map(m => el('li', {}, m))));
+  root.append(
+    el('h2', {}, 'Runs per variant'),
+    el(
+      'table',
+      { 'aria-label': 'Runs per variant' },
+      el('thead', {}, el('tr', {}, ...['Variant', 'Measured', 'Broke'].map(h => el('th', { scope: 'col' }, h)))),
+      el(
+        'tbody',
+        {},
+        ...d.variants.map(v => el('tr', {}, el('th', { scope: 'row' }, v.id), el('td', {}, String(v.measured)), el('td', { class: 'wrap' }, v.broken ?? '—'))),
+      ),
+    ),
+  );
+}
+
+function show(data: ComparisonData | DashboardData | AblationData): void {
   vscode.setState(data);
   if (data.view === 'comparison') renderComparison(data);
+  else if (data.view === 'ablation') renderAblation(data);
   else renderDashboard(data);
 }
 
 window.addEventListener('message', (ev: MessageEvent<HostToWebview>) => {
   if (ev.data?.type === 'show') show(ev.data.data);
 });
-const saved = vscode.getState() as ComparisonData | DashboardData | undefined;
+const saved = vscode.getState() as ComparisonData | DashboardData | AblationData | undefined;
 if (saved) show(saved);
 vscode.postMessage({ type: 'ready' });

@@ -1,8 +1,8 @@
 /** The one message protocol between the extension and its webviews (no vscode import: both sides use it). */
-import type { ComparisonData, DashboardData } from '../core/report/viewTypes';
+import type { AblationData, ComparisonData, DashboardData } from '../core/report/viewTypes';
 export type * from '../core/report/viewTypes';
 
-export type HostToWebview = { type: 'show'; data: ComparisonData | DashboardData };
+export type HostToWebview = { type: 'show'; data: ComparisonData | DashboardData | AblationData };
 export type WebviewToHost =
   | { type: 'ready' }
   | { type: 'openEvidence'; file: string; field: string | null; line: number }
@@ -12,4 +12,10 @@ export type WebviewToHost =
   | { type: 'runMore'; commit: string; agent: string | null; n: number }
   | { type: 'setIncludeIncomparable'; include: boolean }
   /** Show in the Commits view what a Dashboard row counts (a selector: `outcome=…`, `blocked=…`, `agent=…`). */
-  | { type: 'filterTree'; filter: string };
+  | { type: 'filterTree'; filter: string }
+  /** Ablation view: show a unit's first hunk in the patch. */
+  | { type: 'openHunk'; unit: string }
+  /** Ablation view: save the minimal subset's patch as a `.diff` (asks where). */
+  | { type: 'exportMinimal' }
+  /** Ablation view: the same figures as a Markdown document. */
+  | { type: 'openMarkdown' };

@@ -6,7 +6,8 @@ import { splitPatch } from '../../src/core/patch';
 import { splitUnits } from '../../src/core/ablate/units';
 import { planAblation } from '../../src/core/ablate/designs';
 import { ablationMarkdown } from '../../src/core/ablate/report';
-import { createAblationCampaign, readAblationRecord, variantPatchOf } from '../../src/app/ablationCampaign';
+import { ablationData } from '../../src/core/ablate/viewModel';
+import { ablationResults, createAblationCampaign, readAblationRecord, unitHunk, variantPatchOf } from '../../src/app/ablationCampaign';
 import { CampaignQueue } from '../../src/app/campaigns';
 import type { CommitAblation } from '../../src/app/ablation';
 
@@ -118,5 +119,62 @@ describe('patch ablation as a campaign: its records', () => {
     assert.match(md, /\| U1 \| \+1 −0 \| — \| -9\.0 % loss\? \|/);
     assert.doesNotMatch(md, /<script>|\| <script|\*\*bold\*\*/);
     assert.match(md, /x\.py \\\| /);
+  });
+
+  it('a unit’s hunk is found in the agent’s own patch file, else in the campaign’s full patch; a source outside the folder is not opened', async () => {
+    const a = ablation();
+    // The agent's file has a model_patch.diff section first, as ISO-Bench's do: lines move, hunks do not.
+    const own = ['--- /dev/null', '+++ b/model_patch.diff', '@@ -0,0 +1 @@', '+x', PATCH].join('\n');
+    fs.mkdirSync(path.join(folder, 'state/x'), { recursive: true });
+    fs.writeFileSync(path.join(folder, 'state/x/model_patch.diff'), own);
+    const q = await createAblationCampaign(folder, a, a.files, { hosts: ['h'], id: 'ablate-test' });
+    const lines = own.split('\n');
+    const u2 = await unitHunk(folder, 'ablate-test', 'U2');
+    assert.equal(u2?.file, path.join(fs.realpathSync(folder), 'state/x/model_patch.diff'));
+    assert.equal(lines[u2!.line], '@@ -20,3 +21,3 @@');
+    assert.deepEqual(lines.slice(u2!.line + 1, u2!.end + 1), [' t', '-u', '+U', ' v']);
+    assert.equal(await unitHunk(folder, 'ablate-test', 'U9'), null);
+    // The record's source rewritten to leave the folder: the full patch the campaign wrote is shown instead.
+    const rec = JSON.parse(fs.readFileSync(path.join(q.dir, 'ablation.json'), 'utf8'));
+    for (const source of ['../../etc/passwd', '/etc/passwd']) {
+      fs.writeFileSync(path.join(q.dir, 'ablation.json'), JSON.stringify({ ...rec, source }));
+      const at = await unitHunk(folder, 'ablate-test', 'U2');
+      assert.equal(at?.file, path.join(q.dir, 'variants', 'full.diff'));
+      const full = fs.readFileSync(at!.file, 'utf8').split('\n');
+      assert.match(full[at!.line], /^@@ -20,3 \+2\d,3 @@/);
+      assert.equal(full[at!.line + 2], '-u');
+    }
+  });
+
+  it('the minimal subset is read back with its effects, shown in the report and the view data; a damaged minimise record names its field', async () => {
+    const a = ablation();
+    const q = await createAblationCampaign(folder, a, a.files, { hosts: ['h'], id: 'ablate-test' });
+    fs.writeFileSync(path.join(q.dir, 'minimise.json'), JSON.stringify({ subset: ['U1'], exhausted: false, tests: [{}, {}, {}] }));
+    const r = await ablationResults(folder, 'ablate-test');
+    assert.deepEqual(r.minimal && { units: r.minimal.units, patch: r.minimal.patch, tests: r.minimal.tests }, {
+      units: ['U1'],
+      patch: '.bench-triage/campaigns/ablate-test/minimal.diff',
+      tests: 3,
+    });
+    const input = { ...r.record, results: r.results, pending: r.pending, attribution: r.attribution, why: r.why, minimal: r.minimal };
+    // Rendered, the parentheses are plain text (escaped in the Markdown source).
+    assert.ok(ablationMarkdown(input).includes("## Minimal subset\n\nU1 of 2 units keeps the full patch's effect \\(3 subsets measured\\)"));
+    const d = ablationData('ablate-test', input);
+    assert.deepEqual(
+      d.files.map(f => [f.path, f.units.map(u => [u.id, u.inMinimal])]),
+      [
+        [
+          'k.py',
+          [
+            ['U1', true],
+            ['U2', false],
+          ],
+        ],
+      ],
+    );
+    assert.equal(d.minimal?.whole, false);
+    assert.equal(d.pending, 8);
+    fs.writeFileSync(path.join(q.dir, 'minimise.json'), JSON.stringify({ subset: 'U1', exhausted: false, tests: [] }));
+    await assert.rejects(ablationResults(folder, 'ablate-test'), /minimise\.json: field subset: /);
   });
 });

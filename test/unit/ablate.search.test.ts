@@ -134,4 +134,26 @@ describe('patch ablation: designs, ddmin, attribution', () => {
     const additive = new Map(variants.map(v => [v.id, { values: Array.from({ length: 6 }, () => draw({ ...level, full: 120 }[v.id]!, 0.5)), broken: [] }]));
     assert.ok(!attribute(units, variants, additive, { metric: 'x', direction: 'higher', band: 1 }).findings.some(f => /interact/.test(f)));
   });
+
+  it('the subsets minimise measured count as removals and units alone: all units but one is that unit’s removal, one unit is that unit alone', () => {
+    const units = [1, 2, 3].map(unit);
+    const variants = [
+      ...planAblation(units, { design: 'minimise', repeats: 5, estimateS: 60, gpus: 1 }).variants,
+      { id: 'subset-U1-U3', kind: 'subset' as const, unit: null, units: ['U1', 'U3'], label: 'subset U1, U3' },
+      { id: 'subset-U1', kind: 'subset' as const, unit: null, units: ['U1'], label: 'subset U1' },
+    ];
+    // U1 +35 %, U2 ×0.9, U3 nothing (the demo's patch).
+    const draw = noisy(11);
+    const level: Record<string, number> = { baseline: 100, full: 121.5, 'subset-U1-U3': 135, 'subset-U1': 135 };
+    const results = new Map(variants.map(v => [v.id, { values: Array.from({ length: 5 }, () => draw(level[v.id], 0.5)), broken: [] }]));
+    const a = attribute(units, variants, results, { metric: 'output_throughput', direction: 'higher', band: 2 });
+    const by = new Map(a.units.map(u => [u.unit, u]));
+    assert.equal(by.get('U2')!.removal?.verdict, 'win', JSON.stringify(by.get('U2')));
+    assert.ok(Math.abs(by.get('U2')!.removal!.change - (135 / 121.5 - 1) * 100) < 1.5, JSON.stringify(by.get('U2')!.removal));
+    assert.equal(by.get('U1')!.alone?.verdict, 'win');
+    // What minimise did not measure stays unmeasured, never borrowed from another subset.
+    assert.equal(by.get('U1')!.removal, null);
+    assert.equal(by.get('U3')!.removal, null);
+    assert.equal(by.get('U2')!.alone, null);
+  });
 });

@@ -93,9 +93,13 @@ export function attribute(
   }
   const needs = new Map<string, string>(); // removal breaks: others need this unit
   const breaksAlone = new Map<string, string>();
+  // A subset that minimise measured counts too: all units but one is that unit's removal, one unit is that unit alone.
+  const n = units.length;
+  const subsetIs = (v: Variant, size: number, has: (id: string) => boolean) => v.kind === 'subset' && v.units.length === size && v.units.every(has);
   const out: UnitAttribution[] = units.map(u => {
-    const without = variants.find(v => v.kind === 'without' && v.unit === u.id);
-    const alone = variants.find(v => v.kind === 'alone' && v.unit === u.id);
+    const without =
+      variants.find(v => v.kind === 'without' && v.unit === u.id) ?? (n > 1 ? variants.find(v => subsetIs(v, n - 1, id => id !== u.id)) : undefined);
+    const alone = variants.find(v => v.kind === 'alone' && v.unit === u.id) ?? (n > 1 ? variants.find(v => subsetIs(v, 1, id => id === u.id)) : undefined);
     const w = without ? brokenOnly(without.id) : null;
     const a = alone ? brokenOnly(alone.id) : null;
     if (w) needs.set(u.id, w);

@@ -13,6 +13,15 @@ export interface AblationReportInput {
   pending: number;
   attribution: Attribution | null;
   why: string | null;
+  /** What minimise found (absent: not a minimise ablation, or not ended). */
+  minimal?: {
+    units: readonly string[];
+    patch: string;
+    exhausted: boolean;
+    tests: number;
+    vsBaseline: Effect | null;
+    vsFull: Effect | null;
+  } | null;
 }
 
 const pct = (v: number) => `${v >= 0 ? '+' : ''}${v.toFixed(1)} %`;
@@ -22,6 +31,13 @@ export function effectText(e: Effect | null): string {
   if (!e) return '—';
   const ci = e.ci ? ` [${pct(e.ci[0])}, ${pct(e.ci[1])}]` : '';
   return `${pct(e.change)}${ci} ${e.verdict}${e.basis === 'single' ? '?' : ''}`;
+}
+
+/** What minimise found, in one sentence (the report's and the webview's). */
+export function minimalText(m: NonNullable<AblationReportInput['minimal']>, units: number): string {
+  if (m.units.length === units) return `No smaller subset keeps the full patch's effect: all ${units} units are needed (${m.tests} subsets measured).`;
+  const bound = m.exhausted ? '; the bound was reached, so it may not be the smallest' : '';
+  return `${m.units.join(', ')} of ${units} units keep${m.units.length === 1 ? 's' : ''} the full patch's effect (${m.tests} subsets measured${bound}): against the parent ${effectText(m.vsBaseline)}, against the full patch ${effectText(m.vsFull)}.`;
 }
 
 /** The ablation as Markdown: each unit's effect alone and by its removal, the findings, what is still running. Every text from the data is escaped. */
@@ -43,6 +59,7 @@ export function ablationMarkdown(r: AblationReportInput): string {
     out.push('');
     if (a.findings.length) out.push('## Findings', '', ...a.findings.map(f => `- ${mdText(f, 600)}`), '');
   }
+  if (r.minimal) out.push('## Minimal subset', '', mdText(minimalText(r.minimal, r.units.length), 2000), '', `Its patch: ${mdText(r.minimal.patch)}`, '');
   if (r.merges.length)
     out.push('## Units merged before running', '', ...r.merges.map(m => `- ${mdText(m.into)} takes ${mdText(m.from.join(', '))}: ${mdText(m.why, 600)}`), '');
   out.push('## Runs per variant', '', '| Variant | Measured | Broke |', '|---|---|---|');

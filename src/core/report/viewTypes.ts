@@ -117,3 +117,46 @@ export interface DashboardData {
   includeIncomparable: boolean;
   projects: DashboardProject[];
 }
+
+/** One effect as the Ablation view shows it: the figures, and the same words as the Markdown report. */
+export interface AblationEffectView {
+  change: number;
+  ci: [number, number] | null;
+  /** win / tie / loss / unknown (the verdict words of the compare module). */
+  verdict: string;
+  /** One run each: a hint, not a verdict. */
+  single: boolean;
+  text: string;
+}
+
+/** A unit of the patch: a row that opens its hunk in the patch. */
+export interface AblationUnitRow {
+  id: string;
+  label: string;
+  added: number;
+  removed: number;
+  alone: AblationEffectView | null;
+  removal: AblationEffectView | null;
+  inMinimal: boolean;
+}
+
+export interface AblationData {
+  view: 'ablation';
+  /** The campaign's id (its folder under `.bench-triage/campaigns/`). */
+  id: string;
+  commit: string;
+  agent: string | null;
+  patch: 'agent' | 'human';
+  design: string;
+  metric: string | null;
+  direction: 'lower' | 'higher' | null;
+  full: AblationEffectView | null;
+  /** The patch's files in patch order, each with its units. */
+  files: Array<{ path: string; units: AblationUnitRow[] }>;
+  findings: string[];
+  merges: string[];
+  pending: number;
+  why: string | null;
+  minimal: { units: string[]; text: string; whole: boolean } | null;
+  variants: Array<{ id: string; measured: number; broken: string | null }>;
+}

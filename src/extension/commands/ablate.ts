@@ -1,15 +1,15 @@
 import * as vscode from 'vscode';
 import { planAblations, type CommitAblation } from '../../app/ablation';
-import { ablationResults, createAblationCampaign } from '../../app/ablationCampaign';
+import { createAblationCampaign } from '../../app/ablationCampaign';
 import { DESIGNS, type Design } from '../../core/ablate/designs';
-import { ablationMarkdown } from '../../core/ablate/report';
 import type { CampaignService } from '../campaignService';
 import { requireTrust } from '../runService';
 import { configuredHosts, vllmCheckoutSetting } from '../settings';
 import type { Store } from '../store';
 import { register, targetOf } from './args';
 import { COMMANDS } from './ids';
-import { SCHEMES } from '../uris';
+import type { AblationViews } from '../ablationView';
+import { CampaignNode } from '../tree/runsTree';
 
 const WHAT: Record<Design, string> = {
   'leave-one-out': 'the full patch minus each unit: what each unit carries',
@@ -19,14 +19,8 @@ const WHAT: Record<Design, string> = {
 
 const hours = (h: number) => (h < 10 ? h.toFixed(2) : h.toFixed(0));
 
-/** *Ablate Agent Patch…*: the design and repeats asked, the plan shown in a modal, then the campaign; the report opens at its end. */
-export function registerAblateCommands(
-  context: vscode.ExtensionContext,
-  store: Store,
-  campaigns: CampaignService,
-  docs: { put(uri: vscode.Uri, text: string): vscode.Uri },
-): void {
-  let reports = 0;
+/** *Ablate Agent Patch…*: the design and repeats asked, the plan shown in a modal, then the campaign; its Ablation view opens at its end. */
+export function registerAblateCommands(context: vscode.ExtensionContext, store: Store, campaigns: CampaignService, views: AblationViews): void {
   register(context, COMMANDS.ablatePatch, async (arg?: unknown) => {
     await store.ensureScanned();
     const t = targetOf(store, arg);
@@ -99,12 +93,18 @@ export function registerAblateCommands(
     const queue = await createAblationCampaign(root.fsPath, ab, ab.files, { hosts: configuredHosts(root).map(h => h.label) });
     void vscode.commands.executeCommand('benchTriage.runs.focus');
     const s = await campaigns.runAblation(t.folder, queue);
-    const res = await ablationResults(root.fsPath, queue.record.id);
-    const text = ablationMarkdown({ ...res.record, results: res.results, pending: res.pending, attribution: res.attribution, why: res.why });
-    const uri = docs.put(vscode.Uri.from({ scheme: SCHEMES.generated, path: `/ablation ${ab.commit.slice(0, 8)} (${++reports}).md` }), text);
-    await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(uri), { preview: false });
+    await views.show(root, queue.record.id);
     void vscode.window.showInformationMessage(
-      `Bench Triage: ablation of ${ab.commit.slice(0, 12)}: ${s.done} runs succeeded, ${s.failed} failed${s.cancelled ? `, ${s.cancelled} cancelled` : ''} of ${s.total}; the report is open, and the agent patch's lenses show each unit's effect.`,
+      `Bench Triage: ablation of ${ab.commit.slice(0, 12)}: ${s.done} runs succeeded, ${s.failed} failed${s.cancelled ? `, ${s.cancelled} cancelled` : ''} of ${s.total}; each unit's effect is in the Ablation view and above its hunk in the agent patch.`,
     );
+  });
+
+  // A campaign of the Runs view: its Ablation view (while it runs, too: the figures so far).
+  register(context, COMMANDS.showAblation, async (arg?: unknown) => {
+    if (!(arg instanceof CampaignNode) || !arg.view.id.startsWith('ablate-')) {
+      void vscode.window.showInformationMessage('Bench Triage: right-click an ablation campaign in the Runs view to show it.');
+      return;
+    }
+    await views.show(arg.view.folder, arg.view.id);
   });
 }

@@ -39,6 +39,7 @@ export const COMMANDS = {
   runSelection: 'benchTriage.runSelection',
   runCampaign: 'benchTriage.runCampaign',
   ablatePatch: 'benchTriage.ablatePatch',
+  showAblation: 'benchTriage.showAblation',
   buildImage: 'benchTriage.buildImage',
   buildImagesForGroup: 'benchTriage.buildImagesForGroup',
   cancelBuild: 'benchTriage.cancelBuild',

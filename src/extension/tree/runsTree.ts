@@ -57,7 +57,8 @@ export class CampaignNode extends RunsNode {
     if (this.view.error) return 'campaign unreadable';
     const s = this.view.status;
     const open = s.running + s.queued > 0;
-    return `campaign${this.view.live ? ' live' : ''}${open ? ' open' : ' ended'}`;
+    // ` ablation`: a patch ablation's campaign, which has its own view (Show Ablation).
+    return `campaign${this.view.live ? ' live' : ''}${open ? ' open' : ' ended'}${this.view.id.startsWith('ablate-') ? ' ablation' : ''}`;
   }
   item(): vscode.TreeItem {
     const v = this.view;
