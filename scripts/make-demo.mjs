@@ -888,5 +888,7 @@ write('.vscode/settings.json', {
   'benchTriage.imageTemplates': { human: 'bench-triage/fake-vllm:test', baseline: 'bench-triage/fake-vllm:baseline-{parent12}' },
   'benchTriage.vllmCheckout': `\${workspaceFolder}/${DEMO_CHECKOUT}`,
   'benchTriage.serverTimeoutSeconds': 60,
+  // 20 ms a token: the fake's time goes to tokens, so a patch's speed-up shows in the throughput (patch ablation's example).
+  'benchTriage.runEnv': ['FAKE_VLLM_DECODE_MS=20'],
 });
 console.log(`demo workspace: ${dataset.length} commits in ${path.relative(ROOT, OUT)}`);

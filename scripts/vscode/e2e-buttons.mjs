@@ -1197,56 +1197,170 @@ try {
       },
     );
 
+    /** The newest ablation campaign of the demo's complete commit (its folder name). */
+    const newestAblation = () =>
+      readdirSync(path.join(folder, '.bench-triage', 'campaigns'))
+        .filter(d => d.startsWith('ablate-2e18d6d1'))
+        .sort()
+        .at(-1);
+    /**
+     * The demo's own run settings for an ablation (20 ms a token, as make-demo writes them), not the
+     * suite's 8 s floor on every benchmark, which would hide a hunk's speed-up in the throughput.
+     */
+    const withDemoRunEnv = async fn => {
+      const settings = readSettings();
+      writeFileSync(settingsFile, JSON.stringify({ ...JSON.parse(settings), 'benchTriage.runEnv': ['FAKE_VLLM_DECODE_MS=20'] }, null, 1));
+      try {
+        await page.waitForTimeout(500); // the settings file change reaches the extension
+        await fn();
+      } finally {
+        writeFileSync(settingsFile, settings);
+      }
+    };
+    /** Ablate Agent Patch… from the context menu of the complete entry, to the plan's modal; returns the modal's text. */
+    const ablateFromMenu = async (design, repeats) => {
+      await clearNotifications();
+      await menu(await expandTo('Complete 3-way', '2e18d6d1'), title('benchTriage.ablatePatch'));
+      // The designs, each with its runs and GPU-hours before anything runs.
+      const designs = page.locator('.quick-input-list .monaco-list-row');
+      await designs.first().waitFor();
+      const offered = (await designs.allTextContents()).join('|');
+      assert(/leave-one-out.*runs at 3 repeats/.test(offered) && /minimise/.test(offered), offered);
+      await quickPick(design);
+      await quickPick(repeats);
+      const dialog = page.locator('.monaco-dialog-box');
+      await dialog.waitFor();
+      const plan = (await dialog.textContent()) ?? '';
+      await dialog.locator('.monaco-button', { hasText: 'Start' }).click();
+      return plan;
+    };
+    /** The Ablation view of the campaign just started, once its runs have ended. */
+    const ablationView = async () => {
+      const w = webview();
+      await w.locator('h1', { hasText: 'Patch ablation of 2e18d6d1' }).waitFor({ timeout: 420000 });
+      await until('every run of the ablation ended', async () => !(await w.locator('.warning', { hasText: /still queued or running/ }).count()), 60000);
+      return w;
+    };
+    /** What the newest ablation's runs say (for a failing assertion): each run's state and error, and the first failed run's runner log. */
+    const ablationDiag = () => {
+      const dir = path.join(folder, '.bench-triage', 'campaigns', newestAblation() ?? '-', 'runs');
+      if (!existsSync(dir)) return 'no runs';
+      const recs = readdirSync(dir).map(f => JSON.parse(readFileSync(path.join(dir, f), 'utf8')));
+      const failed = recs.find(r => r.state !== 'succeeded' && r.resultDir);
+      const log = failed ? path.join(folder, failed.resultDir, 'logs', 'runner.log') : '';
+      return `${recs.map(r => `${r.n} ${r.state} ${r.error ?? ''}`).join('\n')}${log && existsSync(log) ? `\n${readFileSync(log, 'utf8').slice(-1500)}` : ''}`;
+    };
+    /** The text of a unit's cell in the Ablation view (`removal` or `alone`). */
+    const unitCell = (w, unit, column) =>
+      w
+        .locator(`tr[data-unit="${unit}"] td`)
+        .nth(column === 'removal' ? 1 : 2)
+        .textContent();
+
     await step(
-      'Ablate Agent Patch… (context menu of an entry): the design and repeats asked, the plan in a modal, the campaign runs, the report opens, and the patch’s lens shows the unit’s measured effect',
+      'Ablate Agent Patch… (context menu of an entry), leave-one-out: the plan in a modal, the campaign runs, the Ablation view shows each hunk’s effect and a row opens its hunk in the patch, where its lens shows the same figures; Open as Markdown',
       [entry('view/item/context', 'benchTriage.ablatePatch', '1_run@4')],
-      async () => {
-        await clearNotifications();
-        await menu(await expandTo('Complete 3-way', '2e18d6d1'), title('benchTriage.ablatePatch'));
-        // The designs, each with its runs and GPU-hours before anything runs.
-        const designs = page.locator('.quick-input-list .monaco-list-row');
-        await designs.first().waitFor();
-        const offered = (await designs.allTextContents()).join('|');
-        assert(/leave-one-out.*runs at 3 repeats/.test(offered) && /minimise/.test(offered), offered);
-        await quickPick('leave-one-out');
-        await quickPick('1'); // repeats: one of each (a hint), enough for the demo
-        const dialog = page.locator('.monaco-dialog-box');
-        await dialog.waitFor();
-        const plan = (await dialog.textContent()) ?? '';
-        assert(/Ablate the agent patch of 2e18d6d1/.test(plan) && /U1 .*vllm\/logger\.py/.test(plan) && /2 runs/.test(plan), plan);
-        await dialog.locator('.monaco-button', { hasText: 'Start' }).click();
-        // The campaign shows in the Runs view; at its end the report opens.
-        await runs
-          .locator('.monaco-list-row', { hasText: /campaign ablate 2e18d6d1|ablate leave-one-out commit=2e18d6d1/ })
-          .first()
-          .waitFor({ timeout: 60000 });
-        const tab = page.locator('.tab', { hasText: /ablation 2e18d6d1 \(\d+\)\.md/ }).first();
-        await tab.waitFor({ timeout: 300000 });
-        const report = ((await page.locator('.editor-instance .monaco-editor .view-lines').last().textContent()) ?? '').replace(/\u00a0/g, ' ');
-        assert(/Patch ablation of 2e18d6d1/.test(report) && /Runs per variant/.test(report), report.slice(0, 600));
-        await closeEditors();
-        // The agent patch: Ablate… at its top, and the unit's figures above its hunk.
-        const dir = path.join(folder, '.bench-triage', 'campaigns');
-        const id = readdirSync(dir)
-          .filter(d => d.startsWith('ablate-2e18d6d1'))
-          .sort()
-          .at(-1);
-        const source = JSON.parse(readFileSync(path.join(dir, id, 'ablation.json'), 'utf8')).source;
-        await dismiss();
-        await page.keyboard.press('F1');
-        await quickPick(source, { enter: false });
-        await page.locator('.quick-input-list .monaco-list-row', { hasText: 'model_patch.diff' }).first().waitFor();
-        await page.keyboard.press('Enter');
-        await page
-          .locator('.monaco-editor .codelens-decoration a', { hasText: /^Ablate…$/ })
-          .first()
-          .waitFor({ timeout: 60000 });
-        const lens = page.locator('.monaco-editor .codelens-decoration', { hasText: /U1: (the whole patch: [+-]?\d+\.\d %|measuring…|not measured)/ }).first();
-        await lens.waitFor({ timeout: 60000 });
-        const text = (await lens.textContent()) ?? '';
-        assert(/U1: the whole patch: [+-]?\d+\.\d % (win|tie|loss|unknown)\?/.test(text), text);
-        await closeEditors();
-      },
+      () =>
+        withDemoRunEnv(async () => {
+          const plan = await ablateFromMenu('leave-one-out', '1'); // one run of each variant: a hint, enough for effects of 10 % and more
+          assert(
+            /Ablate the agent patch of 2e18d6d1/.test(plan) &&
+              /U1 .*vllm\/fake_kernels\.py/.test(plan) &&
+              /U3 .*vllm\/logger\.py/.test(plan) &&
+              /5 variants × 1 repeats = 5 runs/.test(plan),
+            plan,
+          );
+          // The campaign shows in the Runs view; at its end the Ablation view opens.
+          await runs
+            .locator('.monaco-list-row', { hasText: /ablate leave-one-out commit=2e18d6d1/ })
+            .first()
+            .waitFor({ timeout: 60000 });
+          const w = await ablationView();
+          // The demo's patch (make-demo.mjs): U1 makes tokens 1.35× as fast, U2 0.9×, U3 nothing.
+          const groups = (await w.locator('#units tr.file').allTextContents()).map(t => t.trim());
+          assert(JSON.stringify(groups) === JSON.stringify(['vllm/fake_kernels.py', 'vllm/logger.py']), groups.join('|'));
+          const full = (await w.locator('#ablation-full').textContent()) ?? '';
+          assert(/The full patch against the parent: \+\d+\.\d % win\?/.test(full), `${full}\n${ablationDiag()}`);
+          const u1 = (await unitCell(w, 'U1', 'removal')) ?? '';
+          const u2 = (await unitCell(w, 'U2', 'removal')) ?? '';
+          assert(/^-\d+\.\d % loss\?$/.test(u1.trim()), `U1 removed: ${u1}`);
+          assert(/^\+\d+\.\d % win\?$/.test(u2.trim()), `U2 removed: ${u2}`);
+          console.log(
+            `[e2e]     leave-one-out: ${full.trim()}; removed: U1 ${u1.trim()}, U2 ${u2.trim()}, U3 ${((await unitCell(w, 'U3', 'removal')) ?? '').trim()}`,
+          );
+          await page.screenshot({ path: path.join(shots, 'ablation-view.png') });
+          // A row opens its hunk in the agent's patch, beside the view; the lens above it gives the same figure.
+          await w.locator('tr[data-unit="U2"]').click();
+          await page.locator('.tab', { hasText: 'model_patch.diff' }).first().waitFor();
+          await page.locator('.monaco-editor .view-line', { hasText: 'speedup=0.9' }).first().waitFor();
+          const sel = await page.locator('.monaco-editor .selected-text').count();
+          assert(sel > 0, 'the hunk is selected');
+          const lens = page.locator('.monaco-editor .codelens-decoration', { hasText: /^U2: removed: / }).first();
+          await lens.waitFor({ timeout: 60000 });
+          const lensText = (await lens.textContent()) ?? '';
+          assert(lensText.includes(u2.trim()), `lens "${lensText}" vs view "${u2}"`);
+          await page
+            .locator('.monaco-editor .codelens-decoration', { hasText: /^U1: removed: -\d+\.\d % loss\?/ })
+            .first()
+            .waitFor();
+          await page
+            .locator('.monaco-editor .codelens-decoration a', { hasText: /^Ablate…$/ })
+            .first()
+            .waitFor();
+          // The same figures as Markdown, from the view's button.
+          await w.locator('button', { hasText: 'Open as Markdown' }).click();
+          await page
+            .locator('.tab', { hasText: /ablation 2e18d6d1 \(\d+\)\.md/ })
+            .first()
+            .waitFor();
+          // In the view's own group (the patch stays open beside it).
+          const report = (
+            (await page.locator('.editor-group-container.active .editor-instance .monaco-editor .view-lines').last().textContent()) ?? ''
+          ).replace(/\u00a0/g, ' ');
+          assert(/Patch ablation of 2e18d6d1/.test(report) && /Runs per variant/.test(report), report.slice(0, 600));
+          await closeEditors();
+          await clearNotifications();
+        }),
+    );
+
+    await step(
+      'Ablate Agent Patch…, minimise: delta debugging finds the hunk that carries the gain; Export minimal patch… writes it where asked; Show Ablation (context menu of the campaign) reopens the view',
+      [entry('view/item/context', 'benchTriage.showAblation', '2_show@0')],
+      () =>
+        withDemoRunEnv(async () => {
+          const plan = await ablateFromMenu('minimise', '1');
+          assert(/minimise: 2 variants × 1 repeats = 2 runs, then up to \d+ subsets × 1/.test(plan), plan);
+          const w = await ablationView();
+          const minimal = w.locator('#minimal');
+          await minimal.waitFor({ timeout: 420000 });
+          const said = (await minimal.textContent()) ?? '';
+          assert(/Minimal subset: U1 of 3 units keeps the full patch's effect \(\d+ subsets measured\)/.test(said), `${said}\n${ablationDiag()}`);
+          console.log(`[e2e]     minimise: ${said.trim()}`);
+          assert((await w.locator('tr.in-minimal').count()) === 1 && (await w.locator('tr.in-minimal[data-unit="U1"]').count()) === 1, 'U1 marked');
+          const target = path.join(folder, 'exported-minimal.diff');
+          await w.locator('button', { hasText: 'Export minimal patch…' }).click();
+          const input = page.locator('.quick-input-widget .quick-input-box input');
+          await until('the save dialog with its proposed name', async () => /minimal-2e18d6d1\.diff/.test(await input.inputValue().catch(() => '')), 20000);
+          await quickPick(target, { enter: false });
+          await page.keyboard.press('Enter');
+          await until('the exported patch', () => existsSync(target), 30000);
+          await notification(`minimal patch (U1) written to ${target}`).waitFor();
+          const text = readFileSync(target, 'utf8');
+          assert(/\+ {4}# fake-vllm: speedup=1\.35/.test(text) && !/speedup=0\.9/.test(text) && !/logger\.py/.test(text), text);
+          rmSync(target);
+          await closeEditors();
+          await clearNotifications();
+          // The campaign of the Runs view: Show Ablation opens the same view again.
+          const id = newestAblation();
+          const camp = runs.locator('.monaco-list-row', { hasText: /ablate minimise commit=2e18d6d1/ }).first();
+          await scrollTo(runs, camp);
+          await menu(camp, title('benchTriage.showAblation'));
+          const again = webview();
+          await again.locator('h1', { hasText: 'Patch ablation of 2e18d6d1' }).waitFor();
+          assert(((await again.locator('.meta').first().textContent()) ?? '').includes(`campaign ${id}`), `campaign ${id}`);
+          await again.locator('#minimal', { hasText: 'U1 of 3 units' }).waitFor();
+          await closeEditors();
+        }),
     );
 
     // ---------- image builds: the "No vLLM wheel" commit's baseline image, built from the demo checkout ----------

@@ -216,6 +216,8 @@ export async function ablationResults(folder: string, id: string, opts: { metric
     const ir = await q.item(item.n);
     if (ir.state === 'queued' || ir.state === 'running' || !ir.resultDir) {
       pending += ir.state === 'queued' || ir.state === 'running' ? 1 : 0;
+      // Refused before it started (a setting, a host): broken too, with the campaign's reason.
+      if (ir.state === 'failed' && ir.error) results.get(v)!.broken.push(firstLine(ir.error));
       continue;
     }
     const rr = await readRunRecord(path.join(folder, ir.resultDir));
@@ -239,7 +241,9 @@ export async function ablationResults(folder: string, id: string, opts: { metric
       results,
       pending,
       attribution: null,
-      why: metric ? `${metric} is not a metric with a better direction` : 'the baseline and the full patch have no metric in common yet',
+      why: metric
+        ? `${metric} is not a metric with a better direction`
+        : (brokenWhy(results) ?? 'the baseline and the full patch have no metric in common yet'),
       minimal: mini && minimalOf(q.record.id, mini, record.units.length, null, results),
     };
   const attribution = attribute(record.units, record.variants, results, {
@@ -256,6 +260,14 @@ export async function ablationResults(folder: string, id: string, opts: { metric
     why: null,
     minimal: mini && minimalOf(q.record.id, mini, record.units.length, { direction: def.direction, band: opts.band ?? 2 }, results),
   };
+}
+
+/** When nothing measured and runs broke: how many, and the first reason. */
+function brokenWhy(results: ReadonlyMap<string, VariantResult>): string | null {
+  const all = [...results.values()];
+  const broken = all.flatMap(r => r.broken);
+  if (!broken.length || all.some(r => r.values.length)) return null;
+  return `none of its runs measured anything: ${broken.length} broke, the first with "${broken[0]}"`;
 }
 
 function minimalOf(

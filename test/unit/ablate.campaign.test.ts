@@ -174,6 +174,29 @@ describe('patch ablation as a campaign: its records', () => {
     );
     assert.equal(d.minimal?.whole, false);
     assert.equal(d.pending, 8);
+    // Every run refused before it started (a setting): the view says so, not "nothing in common yet".
+    for (const i of q.record.items)
+      fs.writeFileSync(
+        path.join(q.dir, 'runs', `${i.n}.json`),
+        JSON.stringify({
+          schema: 'bench-triage.campaign-run/v1',
+          n: i.n,
+          state: 'failed',
+          runId: null,
+          resultDir: null,
+          host: 'h',
+          runStatus: null,
+          error: 'settings: benchTriage.runEnv[0]: HF_TOKEN looks like a secret',
+          startedAt: null,
+          endedAt: '2026-11-25T10:00:00.000Z',
+        }),
+      );
+    const refused = await ablationResults(folder, 'ablate-test');
+    assert.equal(refused.pending, 0);
+    assert.match(
+      refused.why ?? '',
+      /^none of its runs measured anything: 8 broke, the first with "settings: benchTriage\.runEnv\[0\]: HF_TOKEN looks like a secret"$/,
+    );
     fs.writeFileSync(path.join(q.dir, 'minimise.json'), JSON.stringify({ subset: 'U1', exhausted: false, tests: [] }));
     await assert.rejects(ablationResults(folder, 'ablate-test'), /minimise\.json: field subset: /);
   });

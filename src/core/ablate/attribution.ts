@@ -131,18 +131,24 @@ export function attribute(
   }
   for (const [u, why] of breaksAlone) if (![...needs.keys()].some(n => n !== u)) findings.push(`${u} alone breaks the run (${why})`);
   if (full) {
+    // Speed-ups compose by multiplying (each unit scales the time the others left), so effects are
+    // composed as ratios of the metric, not summed as percentages: 1.35 × 0.9 is +21.5 %, not +25 %.
+    const sign = direction === 'higher' ? 1 : -1;
+    const ratio = (e: Effect) => 1 + (sign * e.change) / 100;
+    const changeOf = (r: number) => sign * (r - 1) * 100;
+    const tolerance = Math.max(band, slack(full, band));
     const alones = out.map(x => x.alone).filter((e): e is Effect => !!e);
-    if (alones.length === units.length && units.length > 1) {
-      const sum = alones.reduce((s, e) => s + e.change, 0);
-      if (Math.abs(sum - full.change) > Math.max(band, slack(full, band)))
-        findings.push(`the units interact: alone they add up to ${pct(sum)}, together ${pct(full.change)}`);
+    if (alones.length === units.length && units.length > 1 && alones.every(e => ratio(e) > 0)) {
+      const composed = changeOf(alones.reduce((r, e) => r * ratio(e), 1));
+      if (Math.abs(composed - full.change) > tolerance)
+        findings.push(`the units interact: alone they compose to ${pct(composed)}, together ${pct(full.change)}`);
     }
     const removals = out.map(x => x.removal).filter((e): e is Effect => !!e);
-    if (removals.length === units.length && units.length > 1) {
-      // Removing each unit loses its own share when they add up: the losses sum to the full effect.
-      const lost = -removals.reduce((s, e) => s + e.change, 0);
-      if (Math.abs(lost - full.change) > Math.max(band, slack(full, band)))
-        findings.push(`the units interact: removing each loses ${pct(lost)} in sum, the full patch gains ${pct(full.change)}`);
+    if (removals.length === units.length && units.length > 1 && removals.every(e => ratio(e) > 0)) {
+      // Removing a unit divides out its own factor: the factors removals show compose to the full effect when the units are independent.
+      const composed = changeOf(removals.reduce((r, e) => r / ratio(e), 1));
+      if (Math.abs(composed - full.change) > tolerance)
+        findings.push(`the units interact: the shares their removals show compose to ${pct(composed)}, the full patch gains ${pct(full.change)}`);
     }
   }
   return { metric: opts.metric, direction, full, units: out, findings };

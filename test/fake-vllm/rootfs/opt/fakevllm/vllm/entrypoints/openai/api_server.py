@@ -39,7 +39,8 @@ class State:
 def make_handler(model: str):
     crash_after = int(os.environ.get("FAKE_VLLM_CRASH_AFTER", "20"))
     # What the patch's marker lines say (none in an unpatched image: 1.0).
-    token_ms = float(os.environ.get("FAKE_VLLM_TOKEN_MS", "1")) / markers.token_speed()
+    # FAKE_VLLM_DECODE_MS: the same, by a name the editor's settings take (a *TOKEN* name reads as a secret there).
+    token_ms = float(os.environ.get("FAKE_VLLM_DECODE_MS") or os.environ.get("FAKE_VLLM_TOKEN_MS", "1")) / markers.token_speed()
 
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
