@@ -2,7 +2,8 @@
 // bench/ablate: planning a patch ablation. (1) The corpus's largest agent patch: its units and every
 // leave-one-out and each-alone variant's patch, against parsing the patch alone (median of many, one
 // process: dist-bench/ablateWorker.js). (2) `ablate plan --json` over the whole corpus against
-// `classify --json`, the analysis it starts from (median of N fresh processes each).
+// `classify --json`, the analysis it starts from (median of N fresh processes each). (3) The runs
+// minimise needs against leave-one-out on the Docker fixture and the demo, by their known effects.
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 
@@ -35,4 +36,9 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   console.log(
     `ablate plan --json, whole corpus: ${r.corpusPlanMs.toFixed(0)} ms vs classify --json ${r.classifyMs.toFixed(0)} ms (${(r.corpusPlanMs / r.classifyMs).toFixed(2)}×)`,
   );
+  for (const [name, d] of [
+    ['the Docker fixture, 4 repeats', r.fixture],
+    ['the demo, 1 repeat', r.demo],
+  ])
+    console.log(`runs, ${name}: minimise ${d.minimise} vs leave-one-out ${d.leaveOneOut} (minimal subset ${d.subset.join(', ')})`);
 }

@@ -6,6 +6,7 @@ import { performance } from 'node:perf_hooks';
 import { splitPatch } from '../src/core/patch';
 import { partsOf, splitUnits, subsetPatch, unitMode } from '../src/core/ablate/units';
 import { planAblation } from '../src/core/ablate/designs';
+import { ddmin } from '../src/core/ablate/ddmin';
 
 function patches(dir: string, out: string[] = []): string[] {
   for (const e of readdirSync(dir, { withFileTypes: true })) {
@@ -44,4 +45,19 @@ const planMs = time(() => {
       variants++;
     }
 });
-process.stdout.write(JSON.stringify({ file: path.relative(corpus, largest), bytes: text.length, units, variants, parseMs, planMs }));
+// Runs ddmin needs on the Docker suite's fixture (test/docker/ablation.test.ts: U1 ×1.6 providing
+// fast_path, U2 ×1, U3 ×0.75, U4 ×1.3 needing fast_path) and on the demo's patch (×1.35, ×0.9, ×1),
+// by the known effects as the oracle (a subset keeps when it is not slower than the full patch),
+// against leave-one-out's: (units + 2) × repeats, and (2 + subsets) × repeats.
+async function ddminRuns(speed: Record<string, number>, needs: Record<string, string>, repeats: number) {
+  const ids = Object.keys(speed);
+  const of = (s: string[]) => (s.some(u => needs[u] && !s.includes(needs[u])) ? 0 : s.reduce((x, u) => x * speed[u], 1));
+  const full = of(ids);
+  const r = await ddmin(ids, async s => (of(s) === 0 ? 'broken' : of(s) >= full * 0.98 ? 'keeps' : 'loses'), 4 * ids.length);
+  return { subset: r.subset, minimise: (2 + r.tests.length) * repeats, leaveOneOut: (ids.length + 2) * repeats };
+}
+void (async () => {
+  const fixture = await ddminRuns({ U1: 1.6, U2: 1, U3: 0.75, U4: 1.3 }, { U4: 'U1' }, 4);
+  const demo = await ddminRuns({ U1: 1.35, U2: 0.9, U3: 1 }, {}, 1);
+  process.stdout.write(JSON.stringify({ file: path.relative(corpus, largest), bytes: text.length, units, variants, parseMs, planMs, fixture, demo }));
+})();

@@ -149,6 +149,10 @@ rows.push([
   `ablation plan of the corpus's largest agent patch (${(ab.bytes / 1024).toFixed(1)} KB, ${ab.units} units, ${ab.variants} variant patches) vs parsing it; ablate plan --json over the corpus vs classify --json`,
   `${ab.planMs.toFixed(2)} vs ${ab.parseMs.toFixed(2)} ms (${(ab.planMs / ab.parseMs).toFixed(1)}×); ${ms(ab.corpusPlanMs)} vs ${ms(ab.classifyMs)} (${(ab.corpusPlanMs / ab.classifyMs).toFixed(2)}×)`,
 ]);
+rows.push([
+  'patch ablation: runs minimise (ddmin) needs vs leave-one-out — the Docker fixture (4 hunks, 4 repeats); the demo (3 hunks, 1 repeat)',
+  `${ab.fixture.minimise} vs ${ab.fixture.leaveOneOut} (finds ${ab.fixture.subset.join(', ')}); ${ab.demo.minimise} vs ${ab.demo.leaveOneOut} (finds ${ab.demo.subset.join(', ')})`,
+]);
 rows.push(['extension activation (real VS Code)', `${e.corpus.activationMs.toFixed(1)} ms`]);
 for (const [k, label] of [
   ['corpus', 'ISO-Bench corpus'],

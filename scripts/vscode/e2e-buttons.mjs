@@ -1334,7 +1334,7 @@ try {
           const minimal = w.locator('#minimal');
           await minimal.waitFor({ timeout: 420000 });
           const said = (await minimal.textContent()) ?? '';
-          assert(/Minimal subset: U1 of 3 units keeps the full patch's effect \(\d+ subsets measured\)/.test(said), `${said}\n${ablationDiag()}`);
+          assert(/Minimal subset: U1 of 3 units keeps the full patch's effect \(\d+ subsets? measured\)/.test(said), `${said}\n${ablationDiag()}`);
           console.log(`[e2e]     minimise: ${said.trim()}`);
           assert((await w.locator('tr.in-minimal').count()) === 1 && (await w.locator('tr.in-minimal[data-unit="U1"]').count()) === 1, 'U1 marked');
           const target = path.join(folder, 'exported-minimal.diff');

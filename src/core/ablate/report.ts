@@ -35,9 +35,10 @@ export function effectText(e: Effect | null): string {
 
 /** What minimise found, in one sentence (the report's and the webview's). */
 export function minimalText(m: NonNullable<AblationReportInput['minimal']>, units: number): string {
-  if (m.units.length === units) return `No smaller subset keeps the full patch's effect: all ${units} units are needed (${m.tests} subsets measured).`;
+  if (m.units.length === units)
+    return `No smaller subset keeps the full patch's effect: all ${units} units are needed (${m.tests} subset${m.tests === 1 ? '' : 's'} measured).`;
   const bound = m.exhausted ? '; the bound was reached, so it may not be the smallest' : '';
-  return `${m.units.join(', ')} of ${units} units keep${m.units.length === 1 ? 's' : ''} the full patch's effect (${m.tests} subsets measured${bound}): against the parent ${effectText(m.vsBaseline)}, against the full patch ${effectText(m.vsFull)}.`;
+  return `${m.units.join(', ')} of ${units} units keep${m.units.length === 1 ? 's' : ''} the full patch's effect (${m.tests} subset${m.tests === 1 ? '' : 's'} measured${bound}): against the parent ${effectText(m.vsBaseline)}, against the full patch ${effectText(m.vsFull)}.`;
 }
 
 /** The ablation as Markdown: each unit's effect alone and by its removal, the findings, what is still running. Every text from the data is escaped. */
