@@ -156,7 +156,12 @@ try {
       for (let i = 0; i < 10 && !(await runs.isVisible().catch(() => false)); i++) {
         await page.waitForTimeout(1000);
         if (await runs.isVisible().catch(() => false)) break;
-        await page.locator('.activitybar .action-item a[aria-label^="Bench Triage"]').first().click();
+        // While the reloaded workbench still lays itself out the icon can move under the click: try again, not wait 30 s.
+        await page
+          .locator('.activitybar .action-item a[aria-label^="Bench Triage"]')
+          .first()
+          .click({ timeout: 5000 })
+          .catch(() => {});
         await runs.waitFor({ timeout: 3000 }).catch(() => {});
       }
       await runs.waitFor();

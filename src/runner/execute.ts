@@ -26,6 +26,8 @@ export const LABEL = {
 
 /** How often a run waiting for GPUs another process's run holds looks again. */
 const GPU_WAIT_MS = 3000;
+/** How long a server that exited before it was ready may take to hand over the rest of its logs. */
+const DRAIN_MS = 120_000;
 
 /** GPU ids of the given list that running bench-triage containers on the host hold (their label). */
 export function gpusTaken(wanted: readonly string[], containers: ReadonlyArray<{ state: string; labels: Record<string, string> }>): string[] {
@@ -442,8 +444,8 @@ export class Runner {
       this.events.phase?.(r, ph);
       this.note(dir, r, `phase ${ph.name}: ${ph.argv.join(' ')}`);
       if (spec.kind === 'server') {
-        void this.follow(dir, r, ph, serverReq).catch(() => undefined);
-        await this.awaitReady(dir, r, ph, req);
+        const following = this.follow(dir, r, ph, serverReq).catch(() => undefined);
+        await this.awaitReady(dir, r, ph, req, following);
         continue;
       }
       const timeoutMs = spec.kind === 'benchmark' ? (req.benchmarkTimeoutS ?? 3600) * 1000 : 3 * 3600_000;
@@ -555,7 +557,7 @@ export class Runner {
     }
   }
 
-  private async awaitReady(dir: string, r: RunRecord, ph: PhaseRecord, req: RunRequest): Promise<void> {
+  private async awaitReady(dir: string, r: RunRecord, ph: PhaseRecord, req: RunRequest, following: Promise<unknown>): Promise<void> {
     const ready = req.plan.server!.readiness;
     const t0 = Date.now();
     while (Date.now() - t0 < ready.timeoutS * 1000) {
@@ -572,6 +574,9 @@ export class Runner {
       if (st?.exit != null) {
         ph.exitCode = st.exit;
         ph.endedAt = now();
+        // Its last bytes (the traceback that says why) may still be on their way: the run ends once
+        // they are in the log, not before the teardown removes the container under the stream.
+        await Promise.race([following, new Promise(res => setTimeout(res, DRAIN_MS))]);
         throw new RunEnd('failed', `the vLLM server exited with code ${st.exit} before it was ready (see ${ph.stderr})`, st.exit);
       }
       await new Promise(res => setTimeout(res, 1000));

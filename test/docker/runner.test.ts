@@ -2,6 +2,7 @@ import * as assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { cpSync, createReadStream, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import Docker from 'dockerode';
 import { DockerRuntime } from '../../src/runner/dockerRuntime';
@@ -422,6 +423,27 @@ describe('runner on a real Docker engine with the fake vLLM image', function () 
     assert.equal(ttft.basis, 'per-request');
     assert.equal(ttft.ci.length, 2);
     assert.ok(ttft.p >= 0 && ttft.p <= 1);
+  });
+
+  it('a server that floods its logs and dies before it is ready: the run ends once the last bytes are on disk, the traceback that says why included', async function () {
+    this.timeout(300_000);
+    const mb = 400;
+    const r = await runInProcess({ env: { FAKE_VLLM_FAULT: 'server-flood,oom', FAKE_VLLM_FLOOD_MB: String(mb) }, serverTimeoutS: 120 });
+    assert.equal(r.status, 'failed');
+    assert.match(r.error!, /the vLLM server exited with code 1 before it was ready/);
+    const expected = spawnSync('/usr/bin/python3', [path.join(FAKE_VLLM, 'rootfs/opt/fakevllm/fakevllm_flood.py'), String(mb)], { maxBuffer: 1 << 30 });
+    const err = path.join(fx.folder, r.plan.resultDir, 'logs', 'server.stderr.log');
+    // The flood's half on stderr, then the exception: the log's end is the traceback's last line.
+    assert.ok(statSync(err).size > expected.stderr.length, `${statSync(err).size} ≤ ${expected.stderr.length}`);
+    const fh = await fsp.open(err, 'r');
+    try {
+      const tail = Buffer.alloc(4096);
+      const { bytesRead } = await fh.read(tail, 0, 4096, statSync(err).size - 4096);
+      assert.match(tail.subarray(0, bytesRead).toString('latin1').trimEnd().split('\n').at(-1) ?? '', /^torch\.OutOfMemoryError: CUDA out of memory/);
+    } finally {
+      await fh.close();
+    }
+    assert.equal(statSync(path.join(fx.folder, r.plan.resultDir, 'logs', 'server.stdout.log')).size >= expected.stdout.length, true);
   });
 
   it('500 MB of output (non-UTF-8, 1 MB lines) is on disk byte-identical, stdout and stderr separated', async function () {

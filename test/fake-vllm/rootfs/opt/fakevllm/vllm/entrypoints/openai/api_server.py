@@ -121,6 +121,9 @@ def main():
         log("INFO", "fake_kernels.py:1", f"patched kernels: tokens x{speed:.3f} as fast")
     time.sleep(float(os.environ.get("FAKE_VLLM_LOAD_S", "0.5")))
     log("INFO", "model_runner.py:1067", "Loading model weights took 0.2389 GB")
+    if faults.on("server-flood"):  # a server that floods its logs just before it dies: the runner must keep every byte
+        import fakevllm_flood
+        fakevllm_flood.flood(int(os.environ.get("FAKE_VLLM_FLOOD_MB", "500")))
     if faults.on("oom"):
         import torch
         raise torch.OutOfMemoryError("CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 79.10 GiB of which 1.23 GiB is free. "
