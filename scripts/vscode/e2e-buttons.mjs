@@ -148,23 +148,24 @@ try {
     const row = (p, text) => p.locator('.monaco-list-row', { hasText: text }).first();
     const rows = p => p.locator('.monaco-list-row');
     /**
-     * After a reload the workbench may restore the Bench Triage sidebar on its own, a little later:
-     * its icon is clicked only while the Runs pane is not shown (a click on the active icon would hide it).
+     * After a reload the workbench may restore the Bench Triage sidebar on its own, a little later,
+     * and its views may take a while to render. The icon is clicked only while Bench Triage is not
+     * the active container (the icon's own checked state): a click on the active icon would hide it.
      */
     const showBenchTriage = async () => {
       await page.locator('.monaco-workbench').waitFor();
-      for (let i = 0; i < 10 && !(await runs.isVisible().catch(() => false)); i++) {
-        await page.waitForTimeout(1000);
-        if (await runs.isVisible().catch(() => false)) break;
-        // While the reloaded workbench still lays itself out the icon can move under the click: try again, not wait 30 s.
-        await page
-          .locator('.activitybar .action-item a[aria-label^="Bench Triage"]')
-          .first()
-          .click({ timeout: 5000 })
-          .catch(() => {});
+      const icon = page.locator('.activitybar .action-item', { has: page.locator('a[aria-label^="Bench Triage"]') }).first();
+      const active = () =>
+        icon.evaluate(e => e.classList.contains('checked') || !!e.querySelector('.checked, [aria-pressed="true"], [aria-selected="true"]')).catch(() => false);
+      for (let i = 0; i < 20 && !(await runs.isVisible().catch(() => false)); i++) {
+        if (!(await active()))
+          await icon
+            .locator('a')
+            .click({ timeout: 5000 })
+            .catch(() => {});
         await runs.waitFor({ timeout: 3000 }).catch(() => {});
       }
-      await runs.waitFor();
+      await runs.waitFor({ timeout: 60000 });
     };
     /** Scrolls a view's list until a row with `text` is rendered (lists render only what is in view). */
     const scrollTo = async (p, text) => {
