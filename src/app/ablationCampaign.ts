@@ -137,17 +137,21 @@ export async function variantPatchOf(folder: string, item: CampaignItem): Promis
   return real;
 }
 
-export async function readAblationRecord(dir: string): Promise<AblationRecord> {
-  const file = path.join(dir, ABLATION_FILE);
-  const text = await readTextBounded(file, { maxBytes: 64 << 20, what: 'the ablation record' });
+/** A record of the campaign's folder read and checked against its schema: an error names the file and the line or field. */
+async function readRecordFile<T>(file: string, schema: z.ZodType<T>, what: string): Promise<T> {
+  const text = await readTextBounded(file, { maxBytes: 64 << 20, what });
   const j = parseJson(text);
   if (!j.ok) throw new Error(`${file}: line ${j.line}, column ${j.column}: ${j.message}`);
-  const r = AblationRecordSchema.safeParse(j.value);
+  const r = schema.safeParse(j.value);
   if (!r.success) {
     const i = r.error.issues[0];
     throw new Error(`${file}: field ${i.path.join('.') || '(root)'}: ${i.message}`);
   }
   return r.data;
+}
+
+export async function readAblationRecord(dir: string): Promise<AblationRecord> {
+  return readRecordFile(path.join(dir, ABLATION_FILE), AblationRecordSchema, 'the ablation record');
 }
 
 export interface AblationResults {
@@ -182,20 +186,10 @@ const MinimiseRecordSchema = z.object({
 
 /** The minimise record of campaign folder `dir`, or null when minimise has not ended; a damaged one is an error naming its field. */
 async function readMinimise(dir: string): Promise<z.infer<typeof MinimiseRecordSchema> | null> {
-  const file = path.join(dir, MINIMISE_FILE);
-  const text = await readTextBounded(file, { maxBytes: 64 << 20, what: 'the minimise record' }).catch((e: NodeJS.ErrnoException) => {
+  return readRecordFile(path.join(dir, MINIMISE_FILE), MinimiseRecordSchema, 'the minimise record').catch((e: NodeJS.ErrnoException) => {
     if (e.code === 'ENOENT') return null;
     throw e;
   });
-  if (text === null) return null;
-  const j = parseJson(text);
-  if (!j.ok) throw new Error(`${file}: line ${j.line}, column ${j.column}: ${j.message}`);
-  const r = MinimiseRecordSchema.safeParse(j.value);
-  if (!r.success) {
-    const i = r.error.issues[0];
-    throw new Error(`${file}: field ${i.path.join('.') || '(root)'}: ${i.message}`);
-  }
-  return r.data;
 }
 
 /** The minimal subset's patch text (the file minimise wrote in the campaign's own folder), bounded. */
