@@ -3,7 +3,7 @@
 import * as path from 'node:path';
 import type { CampaignItem } from '../core/campaign/plan';
 import type { BuildRole } from '../core/run/buildPlan';
-import type { HostConfig } from '../core/run/hosts';
+import { runSlots, type HostConfig } from '../core/run/hosts';
 import { runResultDir } from '../core/run/plan';
 import { FINAL_BUILD_STATES, FINAL_STATES } from '../core/run/records';
 import { readBuildRecord, settledRecord } from '../runner/recordRead';
@@ -46,7 +46,7 @@ export function runsExecutor(x: RunsExecutorInput): CampaignExecutor {
       const r = await settledRecord(path.join(x.folder, resultDir));
       if (!r) return null;
       const final = FINAL_STATES.includes(r.status);
-      return { status: r.status, final, driven: !final && ownerAlive(r.owner) };
+      return { status: r.status, final, driven: !final && ownerAlive(r.owner), error: r.error };
     },
     async reattach(host, signal) {
       await x.runs.resume(x.folder, x.hostOf(host), x.secretValues, signal);
@@ -129,9 +129,9 @@ export interface CampaignWiring {
   secretValues: (names: string[]) => Record<string, string> | Promise<Record<string, string>>;
 }
 
-/** A pool's slots: as many runs as a host has GPUs (one on a GPU-less host unless maxParallel says more). */
+/** A pool's slots: as many runs as a host has GPUs (one on a GPU-less host unless maxParallel says more; a swarm one more, waiting in the swarm). */
 export function campaignHosts(hosts: readonly HostConfig[]): CampaignHost[] {
-  return hosts.map(h => ({ label: h.label, gpus: h.gpus, slots: h.gpus > 0 ? h.gpus : Math.max(1, h.maxParallel ?? 1) }));
+  return hosts.map(h => ({ label: h.label, gpus: h.gpus, slots: runSlots(h) }));
 }
 
 export function campaignExecutor(w: CampaignWiring): CampaignExecutor {

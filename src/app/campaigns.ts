@@ -47,7 +47,7 @@ export interface CampaignExecutor {
     signal: AbortSignal,
   ): Promise<{ status: string; error: string | null }>;
   /** The run's status from its run.json under the folder: null when there is none; `driven` while a live runner owns it. */
-  recorded(resultDir: string): Promise<{ status: string; final: boolean; driven?: boolean } | null>;
+  recorded(resultDir: string): Promise<{ status: string; final: boolean; driven?: boolean; error?: string | null } | null>;
   /** Re-attaches to the folder's unfinished runs on `host` and completes them. */
   reattach(host: string, signal: AbortSignal): Promise<void>;
 }
@@ -310,6 +310,17 @@ export class CampaignQueue {
           host: null,
           startedAt: null,
           error: `interrupted attempt ${r.runId} left as it was`,
+        });
+        await this.release(r.n);
+        continue;
+      }
+      // Interrupted while its process was away (its task still waiting for GPUs, its node lost):
+      // run again under a new id, as a live driver does, the attempt named in the record.
+      if (rec?.final && rec.status === 'interrupted' && (r.earlier?.length ?? 0) < RUN_AGAIN_MAX) {
+        await this.save({
+          ...requeued(r, `attempt ${r.runId} was interrupted (${rec.error ?? 'no reason given'}); queued again`),
+          runStatus: null,
+          earlier: [...(r.earlier ?? []), { runId: r.runId!, resultDir: r.resultDir!, error: rec.error ?? null }],
         });
         await this.release(r.n);
         continue;

@@ -5,7 +5,7 @@ import { DockerRuntime } from '../runner/dockerRuntime';
 import { SwarmRuntime } from '../runner/swarmRuntime';
 import { Runner, type RunEvents } from '../runner/execute';
 import { HostQueue } from '../runner/hostQueue';
-import { gpuRefusal, hostKind, type HostConfig } from '../core/run/hosts';
+import { gpuRefusal, hostKind, runSlots, type HostConfig } from '../core/run/hosts';
 import { imageTemplatesOf, planRun, PlanError, type ImageTemplates, type RunPlan } from '../core/run/plan';
 import { benchFormsAt } from '../runner/containerFiles';
 import { parsePerfCommand, type BenchForms } from '../core/perfcmd';
@@ -279,7 +279,8 @@ export class Runs {
   private queue(h: HostConfig): HostQueue {
     const k = `${hostKind(h)}|${h.label}|${h.docker}`;
     let q = this.queues.get(k);
-    if (!q) this.queues.set(k, (q = new HostQueue(h.gpus, h.maxParallel)));
+    // A swarm's count is one above its GPUs (runSlots): the swarm, not this queue, holds GPUs.
+    if (!q) this.queues.set(k, (q = new HostQueue(h.gpus, runSlots(h))));
     return q;
   }
 

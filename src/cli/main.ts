@@ -57,7 +57,8 @@ commands:
       [--repeats N] [--id ID] [--json] [--host URL]... [host options] [run options of "run"]
                                               many runs, repeats interleaved (B, H, A, B, H, A …), through a durable
                                               queue in F/.bench-triage/campaigns/<id>/ on a pool of hosts (--host
-                                              repeatable; each takes as many runs at once as it has --gpus);
+                                              repeatable; each takes as many runs at once as it has --gpus, a swarm
+                                              one more, whose task waits in the swarm for the next free GPU);
                                               select keys: category ever outcome agent commit project model fixability blocked verdict role
                                               (ever=X: any attempt of the commit failed with X, not only its latest)
       [--build --checkout DIR]                 a campaign of image builds instead: the images the selected commits'

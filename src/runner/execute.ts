@@ -107,6 +107,9 @@ class RunEnd extends Error {
   }
 }
 
+/** States of a container (`created`) or swarm task that has not run yet: nothing of the run happened in it. */
+const NOT_STARTED = new Set(['created', 'new', 'pending', 'assigned', 'accepted', 'preparing', 'ready', 'starting']);
+
 /**
  * Executes plans on one host: preflight → container → setup (recipes) → agent patch → server +
  * readiness → benchmark → metrics → result.json. Each phase runs detached in the container with its
@@ -217,6 +220,13 @@ export class Runner {
     const missing = names.filter(n => !secretEnv[n]);
     this.note(dir, r, `re-attached by a new runner (container ${c.id.slice(0, 12)}, ${c.state})`);
     try {
+      // A swarm task still waiting for its GPUs (or a container never started): nothing ran, so
+      // it goes as an attempt that a campaign runs again, not as a stopped container.
+      if (NOT_STARTED.has(c.state))
+        throw new RunEnd(
+          'interrupted',
+          `it was still waiting to start (state ${c.state}) when the process driving it ended: nothing ran; removed so that it can run again`,
+        );
       if (c.state !== 'running') throw new RunEnd('interrupted', `the container stopped while no runner was attached (state ${c.state}); partial logs kept`);
       // Without a secret's value its mask is unknown: stop rather than store it in clear.
       if (missing.length)

@@ -10,7 +10,8 @@ export class HostQueue {
     readonly gpus: number,
     maxParallel?: number,
   ) {
-    const slots = gpus > 0 ? Math.min(gpus, maxParallel ?? gpus) : Math.max(1, maxParallel ?? 1);
+    // On a swarm `maxParallel` may exceed the GPUs (a run waiting in the swarm): ids are then only counted.
+    const slots = gpus > 0 ? (maxParallel ?? gpus) : Math.max(1, maxParallel ?? 1);
     this.free = Array.from({ length: slots }, (_, i) => String(i));
   }
 

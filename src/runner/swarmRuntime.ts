@@ -402,12 +402,37 @@ export class SwarmRuntime extends DockerRuntime {
     this.pullChecked.delete(id);
     this.preparingSince.delete(id);
     if (c) await (c.engine ? c.engine.remove(c.container) : super.remove(c.container)).catch(() => undefined);
+    else await this.defuse(id).catch(() => undefined);
     try {
       const svc = this.docker.getService(id);
       await this.call(s => (svc.remove as (o: object) => Promise<unknown>).call(svc, { abortSignal: s }));
     } catch (e) {
       if (!/no such service|not found|404/i.test(String((e as Error).message))) throw e;
     }
+  }
+
+  /**
+   * A task still waiting for GPUs is taken out of the swarm before its service goes: on engines
+   * before 24.0 (swarmkit's fix of 2023) removing a job service leaves its pending task, which the
+   * scheduler later starts on the first GPUs freed, with no service and nobody to stop it. A job
+   * allowed no task at once (MaxConcurrent 0) has its waiting task removed at once.
+   */
+  private async defuse(id: string): Promise<void> {
+    const svc = this.docker.getService(id);
+    const info = await this.call(s =>
+      (svc.inspect as (o: object) => Promise<{ Version?: { Index?: number }; Spec?: Record<string, unknown> }>).call(svc, { abortSignal: s }),
+    );
+    const spec = info.Spec;
+    const job = (spec?.Mode as { ReplicatedJob?: { TotalCompletions?: number } } | undefined)?.ReplicatedJob;
+    if (!spec || !job) return;
+    await this.call(s =>
+      (svc.update as (o: object) => Promise<unknown>).call(svc, {
+        ...spec,
+        version: info.Version?.Index,
+        Mode: { ReplicatedJob: { ...job, MaxConcurrent: 0 } },
+        abortSignal: s,
+      }),
+    );
   }
 
   /**

@@ -173,7 +173,7 @@ describe('Docker Swarm as the cluster backend (a one-node swarm with 2 fake NVID
     assert.equal(resultsOf(fx.folder).length - before, 4);
   });
 
-  it('a CLI killed mid-campaign: campaign resume completes it, no run done twice, nothing orphaned', async () => {
+  it('a CLI killed mid-campaign while a run waits in the swarm for a GPU: campaign resume completes it (the waiting run again, its attempt kept), no run done twice, nothing orphaned', async () => {
     const before = new Set(resultsOf(fx.folder).map(r => r.runId));
     const id = 'c-killed';
     const start = cliAsync([
@@ -200,23 +200,51 @@ describe('Docker Swarm as the cluster backend (a one-node swarm with 2 fake NVID
       if (states.filter(s => s === 'running').length >= 2) break;
       await new Promise(r => setTimeout(r, 200));
     }
+    // A swarm takes one run more than its GPUs: that run's task waits in the swarm for a GPU (the
+    // two running hold theirs until a runner removes them, even once their benchmark has ended).
+    let waiting = false;
+    for (let i = 0; i < 100 && !waiting; i++) {
+      const tasks = (await docker.listTasks().catch(() => [])) as Array<{ Status?: { State?: string; Err?: string } }>;
+      waiting = tasks.some(t => t.Status?.State === 'pending' && /insufficient resources/i.test(t.Status.Err ?? ''));
+      if (!waiting) await new Promise(r => setTimeout(r, 200));
+    }
+    assert.ok(waiting, 'a third run waited in the swarm for a GPU when the CLI was killed');
     await new Promise(r => setTimeout(r, 3000));
     start.proc.kill('SIGKILL');
     await start.done;
     const resume = cliAsync(['campaign', 'resume', '--folder', fx.folder, '--id', id, '--host', swarmHost(), '--gpus', '2', ...common()]);
     const out = await resume.done;
-    assert.equal(out.code, 0, out.stderr);
     const items = readdirSync(runsDir).map(f => JSON.parse(readFileSync(path.join(runsDir, f), 'utf8')));
+    const why = resultsOf(fx.folder).map(r => [r.runId, r.status, JSON.parse(readFileSync(path.join(r.dir, 'run.json'), 'utf8')).error]);
+    assert.equal(out.code, 0, `${out.stderr}\n${JSON.stringify(items.map(i => [i.n, i.state, i.runId]))}\n${JSON.stringify(why)}`);
     assert.equal(items.length, 4);
     assert.ok(
       items.every(i => i.state === 'succeeded'),
       JSON.stringify(items.map(i => [i.n, i.state, i.error])),
     );
     const fresh = resultsOf(fx.folder).filter(r => !before.has(r.runId));
-    assert.equal(fresh.length, 4, `one run per campaign run, none twice: ${fresh.map(r => r.runId).join(', ')}`);
-    assert.deepEqual(new Set(fresh.map(r => r.runId)), new Set(items.map(i => i.runId)));
-    assert.ok(fresh.every(r => r.status === 'succeeded'));
+    // A run whose task still waited in the swarm (a swarm takes one run more than its GPUs) ran
+    // nothing: that attempt is kept, interrupted, and named in its item; the item ran again.
+    const earlier = items.flatMap(i => (i.earlier ?? []) as Array<{ runId: string; error: string }>);
+    const succeeded = fresh.filter(r => r.status === 'succeeded');
+    assert.equal(succeeded.length, 4, `one run per campaign run, none twice: ${fresh.map(r => `${r.runId} ${r.status}`).join(', ')}`);
+    assert.deepEqual(new Set(succeeded.map(r => r.runId)), new Set(items.map(i => i.runId)));
+    assert.deepEqual(
+      fresh.filter(r => r.status !== 'succeeded').map(r => [r.runId, r.status]),
+      earlier.map(e => [e.runId, 'interrupted']),
+    );
+    assert.equal(earlier.length, 1, 'the run that waited in the swarm ran again; the two running were completed by the re-attach');
+    for (const e of earlier) assert.match(e.error, /still waiting to start \(state \w+\) when the process driving it ended: nothing ran/);
     await settle();
-    assert.deepEqual(await leftovers(), { services: 0, containers: 0 });
+    const left = await docker.listContainers({ all: true, filters: JSON.stringify({ label: [LABEL] }) });
+    assert.deepEqual(
+      await leftovers(),
+      { services: 0, containers: 0 },
+      JSON.stringify({
+        left: left.map(c => [c.Names, c.State, c.Status, c.Labels['com.docker.swarm.service.id'], c.Labels['com.docker.swarm.task.id']]),
+        runs: resultsOf(fx.folder).map(r => [r.runId, r.status]),
+        tasks: (await docker.listTasks()).map(t => [t.ID, t.ServiceID, t.DesiredState, t.Status?.State, t.Status?.Timestamp, t.CreatedAt]),
+      }),
+    );
   });
 });

@@ -14,7 +14,9 @@ import {
   selectEntries,
   type CampaignItem,
 } from '../../src/core/campaign/plan';
-import { buildsExecutor, driveCampaign, itemExecutor, slotsFor } from '../../src/app/campaignDriver';
+import { buildsExecutor, campaignHosts, driveCampaign, itemExecutor, slotsFor } from '../../src/app/campaignDriver';
+import { runSlots, type HostConfig } from '../../src/core/run/hosts';
+import { HostQueue } from '../../src/runner/hostQueue';
 import type { Runs } from '../../src/app/runs';
 import { runResultDir } from '../../src/core/run/plan';
 import type { Builds } from '../../src/app/builds';
@@ -421,6 +423,65 @@ describe('campaigns (issue 15): plan, durable queue, resume', function () {
     }
   });
 
+  it('a run the re-attach ends interrupted (its task still waited in the swarm when its process died) goes again under a new id, the attempt named; after two such attempts the item fails', async () => {
+    const folder = tmp();
+    try {
+      const q = await CampaignQueue.create(folder, { items: items(1), refusals: [], gpuHours: 0 }, { select: 'x=y', repeats: 1, hosts: ['h'] });
+      const f = fakeExec(folder);
+      const why = 'it was still waiting to start (state pending) when the process driving it ended: nothing ran; removed so that it can run again';
+      f.exec.recorded = async resultDir => {
+        const s = JSON.parse(fs.readFileSync(path.join(folder, resultDir, 'run.json'), 'utf8')).status as string;
+        return { status: s, final: s !== 'running', error: s === 'interrupted' ? why : null };
+      };
+      const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' });
+      // The re-attach pass ends the waiting run: its record says interrupted.
+      f.exec.reattach = async () => {
+        for (const file of walkRunJson(folder))
+          if (JSON.parse(fs.readFileSync(file, 'utf8')).status === 'preflight') fs.writeFileSync(file, JSON.stringify({ status: 'interrupted' }));
+      };
+      const leaveWaiting = async (runId: string, earlier: unknown[]) => {
+        const resultDir = `.bench-triage/runs/c0000000/baseline/${runId}`;
+        fs.mkdirSync(path.join(folder, resultDir), { recursive: true });
+        fs.writeFileSync(path.join(folder, resultDir, 'run.json'), JSON.stringify({ status: 'preflight' }));
+        const rec = {
+          schema: 'bench-triage.campaign-run/v1',
+          n: 1,
+          state: 'running',
+          runId,
+          resultDir,
+          host: 'h',
+          runStatus: null,
+          error: null,
+          startedAt: 'x',
+          endedAt: null,
+          earlier,
+        };
+        fs.writeFileSync(path.join(q.dir, 'runs', '1.json'), JSON.stringify(rec));
+        fs.writeFileSync(path.join(q.dir, 'claims', '1'), JSON.stringify({ pid: Number(dead.stdout), host: os.hostname() }));
+        return resultDir;
+      };
+      const first = await leaveWaiting('w1', []);
+      await q.reconcile(f.exec, new AbortController().signal);
+      const again = await q.item(1);
+      assert.equal(again.state, 'queued');
+      assert.equal(again.runId, null, 'a new attempt gets its own id');
+      assert.deepEqual(again.earlier, [{ runId: 'w1', resultDir: first, error: why }]);
+      assert.match(again.error ?? '', /attempt w1 was interrupted \(it was still waiting to start/);
+      assert.equal(JSON.parse(fs.readFileSync(path.join(folder, first, 'run.json'), 'utf8')).status, 'interrupted', 'the attempt is kept as it is');
+      // Bounded as a live driver's re-runs are: with two attempts already lost, the item fails.
+      await leaveWaiting('w3', [
+        { runId: 'w1', resultDir: first, error: why },
+        { runId: 'w2', resultDir: first, error: why },
+      ]);
+      await q.reconcile(f.exec, new AbortController().signal);
+      const failed = await q.item(1);
+      assert.equal(failed.state, 'failed');
+      assert.equal(failed.runId, 'w3');
+    } finally {
+      fs.rmSync(folder, { recursive: true, force: true });
+    }
+  });
+
   it('Resume while the process it replaces still holds runs: it waits, then takes over what that process hands back or leaves when it dies', async () => {
     const folder = tmp();
     const other = spawn('sleep', ['60'], { stdio: 'ignore' });
@@ -649,6 +710,39 @@ describe('campaigns of image builds (issue 16: groups go through the campaign qu
     assert.deepEqual(slotsFor(plan.items, hosts), [{ label: 'h100-a', gpus: 0, slots: 1 }]);
     const runs: CampaignItem[] = [{ ...plan.items[0], kind: undefined, gpus: 1 }];
     assert.deepEqual(slotsFor(runs, hosts), hosts);
+  });
+
+  it('runs at once per host: its GPUs (or maxParallel below them), a GPU-less host maxParallel, a swarm one more than its GPUs (that run waits in the swarm)', async () => {
+    const slots = (h: Partial<HostConfig>) => campaignHosts([{ label: 'h', docker: '', gpus: 0, ...h }])[0].slots;
+    assert.deepEqual(
+      [
+        slots({ gpus: 8 }),
+        slots({ gpus: 8, maxParallel: 2 }),
+        slots({ gpus: 0 }),
+        slots({ gpus: 0, maxParallel: 3 }),
+        slots({ kind: 'swarm', gpus: 4 }),
+        slots({ kind: 'swarm', gpus: 4, maxParallel: 3 }),
+      ],
+      [8, 2, 1, 3, 5, 3],
+    );
+    // The runner's queue on a swarm grants that many single-GPU runs; a plain host never more than its GPUs.
+    const grant = async (h: HostConfig) => {
+      const q = new HostQueue(h.gpus, runSlots(h));
+      let n = 0;
+      const ctl = new AbortController();
+      for (let i = 0; i < 8; i++)
+        void q.acquire(1, ctl.signal).then(
+          () => n++,
+          () => {},
+        );
+      await new Promise(r => setTimeout(r, 10));
+      ctl.abort();
+      return n;
+    };
+    assert.deepEqual(
+      [await grant({ label: 's', docker: '', kind: 'swarm', gpus: 4 }), await grant({ label: 'p', docker: '', gpus: 4, maxParallel: 6 })],
+      [5, 4],
+    );
   });
 
   it('a campaign sends builds to Builds and runs to Runs; a killed build is queued again, a finished one counts', async () => {

@@ -27,6 +27,16 @@ export interface HostConfig {
 export const hostKind = (h: HostConfig): HostKind => h.kind ?? 'docker';
 
 /**
+ * Runs a host takes at once. A swarm takes one more than its GPUs: that run's task waits in the
+ * swarm, so a freed GPU is given to it by the scheduler at once instead of after the next run's
+ * planning and service creation (the swarm, not this count, keeps each node within its GPUs).
+ */
+export function runSlots(h: HostConfig): number {
+  if (h.gpus <= 0) return Math.max(1, h.maxParallel ?? 1);
+  return hostKind(h) === 'swarm' ? (h.maxParallel ?? h.gpus + 1) : Math.min(h.gpus, h.maxParallel ?? h.gpus);
+}
+
+/**
  * Why a plain engine cannot give a run the GPUs its host promises (null when it can): the one
  * message of the runner's preflight and of the check the editor makes before the first click.
  * On a swarm the node's runtime maps the reserved generic resources, so the manager's says nothing.
