@@ -330,6 +330,8 @@ export class CampaignQueue {
           ...r,
           state: rec.status === 'succeeded' ? 'succeeded' : rec.status === 'cancelled' ? 'cancelled' : 'failed',
           runStatus: rec.status,
+          // The item says why, as one a live driver ended does (status says how).
+          error: rec.status === 'succeeded' ? r.error : (rec.error ?? r.error),
           endedAt: new Date().toISOString(),
         });
         await this.release(r.n);

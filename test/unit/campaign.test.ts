@@ -477,6 +477,7 @@ describe('campaigns (issue 15): plan, durable queue, resume', function () {
       const failed = await q.item(1);
       assert.equal(failed.state, 'failed');
       assert.equal(failed.runId, 'w3');
+      assert.equal(failed.error, why, 'the item says why its run ended');
     } finally {
       fs.rmSync(folder, { recursive: true, force: true });
     }
