@@ -227,6 +227,11 @@ export class Runner {
           'interrupted',
           `it was still waiting to start (state ${c.state}) when the process driving it ended: nothing ran; removed so that it can run again`,
         );
+      if (c.state === 'running' && this.runtime.filesIn && !(await this.runtime.filesIn(c.id).catch(() => true)))
+        throw new RunEnd(
+          'interrupted',
+          'it was still waiting to start (its files were being put into its container) when the process driving it ended: nothing ran; removed so that it can run again',
+        );
       if (c.state !== 'running') throw new RunEnd('interrupted', `the container stopped while no runner was attached (state ${c.state}); partial logs kept`);
       // Without a secret's value its mask is unknown: stop rather than store it in clear.
       if (missing.length)

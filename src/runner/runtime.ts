@@ -70,6 +70,8 @@ export interface ContainerRuntime {
   imageOf?(id: string): Promise<string | null>;
   /** On a cluster engine, the node's pull of the image before the run started, when it had to pull. */
   pullOf?(id: string): Promise<{ node: string; seconds: number } | null>;
+  /** On a cluster engine: whether a running task has its run's files (put once placed), so that its phases can run. */
+  filesIn?(id: string): Promise<boolean>;
   exec(id: string, argv: string[], opts?: ExecOptions): Promise<ExecOutcome>;
   inspect(id: string): Promise<ContainerState | null>;
   remove(id: string): Promise<void>;

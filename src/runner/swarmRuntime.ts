@@ -275,6 +275,12 @@ export class SwarmRuntime extends DockerRuntime {
     }
   }
 
+  /** Whether the task's container has the ready marker, put after the run's files: a process killed before it left them half put. */
+  async filesIn(id: string): Promise<boolean> {
+    const out = await this.exec(id, ['test', '-e', READY], { timeoutMs: 15_000 });
+    return out.exitCode === 0;
+  }
+
   /**
    * Why a placed run's node was lost, as the manager sees it: the node down, drained, paused or
    * removed from the swarm, or its engine not answering. Null when it was never placed.
