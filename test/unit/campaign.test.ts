@@ -95,6 +95,34 @@ function fakeExec(folder: string, ms = 40) {
   return { exec, starts, peak: () => peak, reattached };
 }
 
+/** A campaign run recorded `running` under a claim of process `pid` (dead or alive), its run.json at `status` (none when null). */
+function leaveRunning(
+  folder: string,
+  q: CampaignQueue,
+  r: { n: number; runId: string; resultDir: string; status: string | null; pid: number; earlier?: unknown[] },
+): Record<string, unknown> {
+  if (r.status) {
+    fs.mkdirSync(path.join(folder, r.resultDir), { recursive: true });
+    fs.writeFileSync(path.join(folder, r.resultDir, 'run.json'), JSON.stringify({ status: r.status }));
+  }
+  const rec = {
+    schema: 'bench-triage.campaign-run/v1',
+    n: r.n,
+    state: 'running',
+    runId: r.runId,
+    resultDir: r.resultDir,
+    host: 'h',
+    runStatus: null,
+    error: null,
+    startedAt: 'x',
+    endedAt: null,
+    ...(r.earlier ? { earlier: r.earlier } : {}),
+  };
+  fs.writeFileSync(path.join(q.dir, 'runs', `${r.n}.json`), JSON.stringify(rec));
+  fs.writeFileSync(path.join(q.dir, 'claims', String(r.n)), JSON.stringify({ pid: r.pid, host: os.hostname() }));
+  return rec;
+}
+
 function walkRunJson(dir: string): string[] {
   const out: string[] = [];
   for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
@@ -339,30 +367,8 @@ describe('campaigns (issue 15): plan, durable queue, resume', function () {
       const f = fakeExec(folder);
       // A process that has exited: its pid is dead.
       const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' });
-      const claim = (n: number) => fs.writeFileSync(path.join(q.dir, 'claims', String(n)), JSON.stringify({ pid: Number(dead.stdout), host: os.hostname() }));
-      const running = (n: number, status: string | null) => {
-        const resultDir = `.bench-triage/runs/c000000${n - 1}/baseline/r${n}`;
-        if (status) {
-          fs.mkdirSync(path.join(folder, resultDir), { recursive: true });
-          fs.writeFileSync(path.join(folder, resultDir, 'run.json'), JSON.stringify({ status }));
-        }
-        fs.writeFileSync(
-          path.join(q.dir, 'runs', `${n}.json`),
-          JSON.stringify({
-            schema: 'bench-triage.campaign-run/v1',
-            n,
-            state: 'running',
-            runId: `r${n}`,
-            resultDir,
-            host: 'h',
-            runStatus: null,
-            error: null,
-            startedAt: 'x',
-            endedAt: null,
-          }),
-        );
-        claim(n);
-      };
+      const running = (n: number, status: string | null) =>
+        leaveRunning(folder, q, { n, runId: `r${n}`, resultDir: `.bench-triage/runs/c000000${n - 1}/baseline/r${n}`, status, pid: Number(dead.stdout) });
       running(1, 'succeeded'); // finished while the CLI was gone
       running(2, 'running'); // still running on the host: re-attach
       running(3, null); // claimed, never started
@@ -392,24 +398,7 @@ describe('campaigns (issue 15): plan, durable queue, resume', function () {
       f.exec.reattach = async () => {}; // its container is gone: nothing to re-attach
       const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' });
       const resultDir = '.bench-triage/runs/c0000000/baseline/old';
-      fs.mkdirSync(path.join(folder, resultDir), { recursive: true });
-      fs.writeFileSync(path.join(folder, resultDir, 'run.json'), JSON.stringify({ status: 'running' }));
-      fs.writeFileSync(
-        path.join(q.dir, 'runs', '1.json'),
-        JSON.stringify({
-          schema: 'bench-triage.campaign-run/v1',
-          n: 1,
-          state: 'running',
-          runId: 'old',
-          resultDir,
-          host: 'h',
-          runStatus: null,
-          error: null,
-          startedAt: 'x',
-          endedAt: null,
-        }),
-      );
-      fs.writeFileSync(path.join(q.dir, 'claims', '1'), JSON.stringify({ pid: Number(dead.stdout), host: os.hostname() }));
+      leaveRunning(folder, q, { n: 1, runId: 'old', resultDir, status: 'running', pid: Number(dead.stdout) });
       await q.reconcile(f.exec, new AbortController().signal);
       const requeued = await q.item(1);
       assert.equal(requeued.state, 'queued');
@@ -441,23 +430,7 @@ describe('campaigns (issue 15): plan, durable queue, resume', function () {
       };
       const leaveWaiting = async (runId: string, earlier: unknown[]) => {
         const resultDir = `.bench-triage/runs/c0000000/baseline/${runId}`;
-        fs.mkdirSync(path.join(folder, resultDir), { recursive: true });
-        fs.writeFileSync(path.join(folder, resultDir, 'run.json'), JSON.stringify({ status: 'preflight' }));
-        const rec = {
-          schema: 'bench-triage.campaign-run/v1',
-          n: 1,
-          state: 'running',
-          runId,
-          resultDir,
-          host: 'h',
-          runStatus: null,
-          error: null,
-          startedAt: 'x',
-          endedAt: null,
-          earlier,
-        };
-        fs.writeFileSync(path.join(q.dir, 'runs', '1.json'), JSON.stringify(rec));
-        fs.writeFileSync(path.join(q.dir, 'claims', '1'), JSON.stringify({ pid: Number(dead.stdout), host: os.hostname() }));
+        leaveRunning(folder, q, { n: 1, runId, resultDir, status: 'preflight', pid: Number(dead.stdout), earlier });
         return resultDir;
       };
       const first = await leaveWaiting('w1', []);
@@ -489,26 +462,8 @@ describe('campaigns (issue 15): plan, durable queue, resume', function () {
     try {
       const q = await CampaignQueue.create(folder, { items: items(4), refusals: [], gpuHours: 0 }, { select: 'x=y', repeats: 1, hosts: ['h'] });
       const f = fakeExec(folder);
-      const hold = (n: number) => {
-        const resultDir = `.bench-triage/runs/c000000${n - 1}/baseline/old${n}`;
-        fs.mkdirSync(path.join(folder, resultDir), { recursive: true });
-        fs.writeFileSync(path.join(folder, resultDir, 'run.json'), JSON.stringify({ status: 'running' }));
-        const rec = {
-          schema: 'bench-triage.campaign-run/v1',
-          n,
-          state: 'running',
-          runId: `old${n}`,
-          resultDir,
-          host: 'h',
-          runStatus: null,
-          error: null,
-          startedAt: 'x',
-          endedAt: null,
-        };
-        fs.writeFileSync(path.join(q.dir, 'runs', `${n}.json`), JSON.stringify(rec));
-        fs.writeFileSync(path.join(q.dir, 'claims', String(n)), JSON.stringify({ pid: other.pid, host: os.hostname() }));
-        return rec;
-      };
+      const hold = (n: number) =>
+        leaveRunning(folder, q, { n, runId: `old${n}`, resultDir: `.bench-triage/runs/c000000${n - 1}/baseline/old${n}`, status: 'running', pid: other.pid! });
       const one = hold(1);
       hold(2);
       let ended = false;
