@@ -238,7 +238,7 @@ function stateShaped(raw: unknown): raw is StateData {
 export async function sweepTemporaries(cacheDir: string, now = Date.now()): Promise<string[]> {
   const removed: string[] = [];
   for (const name of await fs.readdir(cacheDir).catch(() => [] as string[])) {
-    const m = /^(?:index|state)-[0-9a-f]{16}\.json\.(\d+)\.tmp$/.exec(name);
+    const m = /^(?:(?:index|state|listings)-[0-9a-f]{16}\.json|answer-[0-9a-f]{16}\.txt)\.(\d+)\.tmp$/.exec(name);
     if (!m) continue;
     const pid = Number(m[1]);
     const p = path.join(cacheDir, name);

@@ -645,7 +645,8 @@ function rulesKeyOf(rules: readonly Rule[]): string {
 }
 
 /** The build (a hash of the core's sources, set by esbuild): extracts and classifications of another build are not reused. */
-const BUILD = process.env.BENCH_TRIAGE_BUILD ?? 'dev';
+/** The build that wrote an index or a saved answer (extraction and rules change between builds). */
+export const BUILD = process.env.BENCH_TRIAGE_BUILD ?? 'dev';
 
 /** Runs at most `n` tasks at once, in the order given; a cancelled signal fails the tasks not yet started. */
 function limiter(n: number, signal?: AbortSignal): (task: () => Promise<void>) => Promise<void> {

@@ -7,6 +7,7 @@ import type { CommitTriage } from '../core/compare';
 import type { PrimaryOverride } from '../core/metrics';
 import { analyze, type Analysis } from '../app/folderAnalysis';
 import { nodeFileSource } from '../platform/nodeFileSource';
+import type { FileSource } from '../core/ingest';
 import { fileIndexStore } from '../app/indexStore';
 import { loadLabels } from './labelsFile';
 
@@ -30,12 +31,26 @@ export function loadUserRules(folder: string, explicit: string | undefined, err:
 /** A folder through the shared Workspace; with `cache`, its persistent index lives there (`--cache DIR`). */
 export function analyzeFolder(
   folder: string,
-  opts: { tieBand?: number; rules?: Rule[]; primaryMetric?: PrimaryOverride; cache?: string; allowFailedRequests?: boolean; labels?: Label[] } = {},
+  opts: {
+    tieBand?: number;
+    rules?: Rule[];
+    primaryMetric?: PrimaryOverride;
+    cache?: string;
+    allowFailedRequests?: boolean;
+    labels?: Label[];
+    /** The folder as already listed (a saved answer's listing); else Node's fs. */
+    source?: FileSource;
+  } = {},
 ): Promise<Analysis> {
   const abs = path.resolve(folder);
   // The folder's labels apply unless given (their problems go to stderr).
   const labels = opts.labels ?? loadLabels(folder, s => process.stderr.write(s));
-  return analyze(nodeFileSource(abs), { ...opts, labels, folder: abs, index: opts.cache ? fileIndexStore(path.resolve(opts.cache), abs) : null });
+  return analyze(opts.source ?? nodeFileSource(abs), {
+    ...opts,
+    labels,
+    folder: abs,
+    index: opts.cache ? fileIndexStore(path.resolve(opts.cache), abs) : null,
+  });
 }
 
 /** The `classify --json` entry shape (issues 3 and 11). */

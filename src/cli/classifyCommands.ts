@@ -7,6 +7,8 @@ import { lineChunks } from '../platform/lineChunks';
 import type { PrimaryOverride } from '../core/metrics';
 import { analyzeFolder, entryJson, loadUserRules } from './analyzeFolder';
 import { clean } from './terminal';
+import { createHash } from 'node:crypto';
+import { listForAnswer } from '../app/savedAnswers';
 
 type Out = (s: string) => void;
 
@@ -34,37 +36,67 @@ export async function classifyCommand(a: AnalysisArgs & { json: boolean; select?
   requireFolder(a.folder, 'classify');
   const selector = a.select ? parseSelector(a.select) : null;
   const rules = loadUserRules(a.folder, a.rules, err);
+  // With --cache: the folder is listed first, and an answer saved for the same question about the
+  // same listing is printed as it was (nothing else loaded); else it is computed and saved.
+  const listed = a.cache
+    ? await listForAnswer(
+        a.folder,
+        a.cache,
+        {
+          command: 'classify',
+          json: a.json,
+          select: a.select ?? null,
+          tieBand: a.tieBand,
+          rules: a.rules ?? null,
+          primaryMetric: a.primaryMetric ?? null,
+          allowFailedRequests: !!a.allowFailedRequests,
+        },
+        { rules: createHash('sha1').update(JSON.stringify(rules)).digest('hex') },
+      )
+    : null;
+  const saved = await listed?.recall();
+  if (saved) {
+    for (const line of saved.stderr) err(line);
+    if (saved.stdout) out(saved.stdout);
+    return 0;
+  }
+  const printed: string[] = [];
+  const say = (s: string) => {
+    printed.push(s);
+    out(s);
+  };
   const an = await analyzeFolder(a.folder, {
     tieBand: a.tieBand,
     rules,
     primaryMetric: a.primaryMetric,
     cache: a.cache,
     allowFailedRequests: a.allowFailedRequests,
+    source: listed?.source,
   });
   for (const b of an.workspace.budgetReports)
     err(`rule ${b.rule} exceeded its time budget on ${clean(b.file)} (${b.elapsedMs} ms); user rules were stopped for that file\n`);
   // `--select` as campaigns take it; `ever=CATEGORY` finds a commit by any attempt's category, not only its latest.
   const entries = selector ? selectEntries(an.entries, selector, id => an.classifications.get(id)?.category ?? null) : an.entries;
-  if (a.json) {
-    out(JSON.stringify(entries.map(entryJson), null, 2));
-    return 0;
-  }
-  for (const e of entries) {
-    const role = e.blockingRole ? e.roles[e.blockingRole] : null;
-    const why = role?.classification
-      ? ` — ${e.blockingRole}: ${clean(role.classification.description.split('\n')[0]).slice(0, 120)}`
-      : !e.pair.ok && e.comparison
-        ? ` — not comparable: ${clean(e.pair.reasons[0] ?? '')}`
-        : e.baselineNote
-          ? ` — baseline not comparable: ${clean(e.baselineNote)}`
-          : '';
-    const c = e.comparison;
-    const verdict =
-      c && e.pair.ok
-        ? `${e.verdict} on ${c.label} ${c.agentVsHuman > 0 ? '+' : ''}${c.agentVsHuman.toFixed(1)} %${c.basis === 'single' ? ' (single run)' : ` (${c.basis}, 95 % CI ${c.ci![0].toFixed(1)}…${c.ci![1].toFixed(1)} %, p ${c.p!.toFixed(3)})`}${c.mixed ? ' mixed' : ''}`
-        : e.verdict;
-    out(`${e.project.padEnd(7)} ${e.commit.slice(0, 8)} ${clean(e.agent ?? '-').padEnd(12)} ${e.outcome.padEnd(22)} ${verdict}${why}`);
-  }
+  if (a.json) say(JSON.stringify(entries.map(entryJson), null, 2));
+  else
+    for (const e of entries) {
+      const role = e.blockingRole ? e.roles[e.blockingRole] : null;
+      const why = role?.classification
+        ? ` — ${e.blockingRole}: ${clean(role.classification.description.split('\n')[0]).slice(0, 120)}`
+        : !e.pair.ok && e.comparison
+          ? ` — not comparable: ${clean(e.pair.reasons[0] ?? '')}`
+          : e.baselineNote
+            ? ` — baseline not comparable: ${clean(e.baselineNote)}`
+            : '';
+      const c = e.comparison;
+      const verdict =
+        c && e.pair.ok
+          ? `${e.verdict} on ${c.label} ${c.agentVsHuman > 0 ? '+' : ''}${c.agentVsHuman.toFixed(1)} %${c.basis === 'single' ? ' (single run)' : ` (${c.basis}, 95 % CI ${c.ci![0].toFixed(1)}…${c.ci![1].toFixed(1)} %, p ${c.p!.toFixed(3)})`}${c.mixed ? ' mixed' : ''}`
+          : e.verdict;
+      say(`${e.project.padEnd(7)} ${e.commit.slice(0, 8)} ${clean(e.agent ?? '-').padEnd(12)} ${e.outcome.padEnd(22)} ${verdict}${why}`);
+    }
+  // A user rule stopped by its time budget makes the answer depend on the machine's speed: not kept.
+  if (listed && !an.workspace.budgetReports.length) await listed.keep({ stdout: printed.join('\n'), stderr: [] });
   return 0;
 }
 

@@ -37,7 +37,8 @@ commands:
                                               overrides the run's category and teaches the learned stage
   report <folder> [--format md|json] [--out FILE] [--tie-band N] [--rules FILE] [--metric [MODE=]KEY]... [--include-incomparable] [--allow-failed-requests] [--cache DIR]
                                               the triage report, one section per project
-                                              (--cache DIR: keep a persistent index there; the next run reads only files changed since)
+                                              (--cache DIR: keep a persistent index there; the next run reads only files changed since,
+                                               and classify prints its last answer again while the folder's listing and the question are unchanged)
   plan --folder F --commit C --role baseline|human|agent|all [--host H] [--gpus N] [--recipe ID]... [--agent-patch FILE] [--checkout DIR] [--json]
                                               what a run would do, checked, without running it
   run --folder F --commit C --role baseline|human|agent|all [--host URL] [--recipe ID]... [--dry-run]

@@ -1,7 +1,8 @@
-import { closeSync, constants, fstatSync, openSync, promises as fs, readdirSync, readSync, statSync } from 'node:fs';
+import { closeSync, constants, fstatSync, lstatSync, openSync, promises as fs, readdirSync, readSync, statSync } from 'node:fs';
 import * as path from 'node:path';
 import { DEFAULT_READ_CAP, FileRefused, readCapped, type FileSource, type ReadOptions } from '../core/ingest/scan';
-import { walkFiles } from '../core/ingest/walk';
+import { walkFiles, type DirEntry } from '../core/ingest/walk';
+import { folderStamp, type FolderListings } from './folderListings';
 
 /**
  * Node's fs behind the core's FileSource: used by the CLI, the language server and benchmarks.
@@ -26,8 +27,20 @@ async function slice(): Promise<void> {
   sliceStart = performance.now();
 }
 
-export function nodeFileSource(root: string): FileSource {
+/** `listings`: folder listings kept from an earlier walk (the CLI's `--cache`); an unchanged folder is stamped, not read. */
+export function nodeFileSource(root: string, opts: { listings?: FolderListings } = {}): FileSource {
   const abs = path.resolve(root);
+  const listings = opts.listings;
+  // The walk's paths are its own (posix, relative, no '..'): joined without path.join's
+  // normalising, a tenth of a results tree's walk.
+  const under = (rel: string) => (rel ? `${abs}${path.sep}${rel}` : abs);
+  const readDir = (dir: string): DirEntry[] =>
+    readdirSync(dir, { withFileTypes: true }).map(e => ({
+      name: e.name,
+      dir: e.isDirectory(),
+      file: e.isFile(),
+      link: e.isSymbolicLink(),
+    }));
   let realRoot: Promise<string> | null = null;
   const inside = (base: string, p: string) => p === base || p.startsWith(base.endsWith(path.sep) ? base : base + path.sep);
   return {
@@ -36,16 +49,22 @@ export function nodeFileSource(root: string): FileSource {
       walkFiles(
         async rel => {
           await slice();
-          return readdirSync(path.join(abs, rel), { withFileTypes: true }).map(e => ({
-            name: e.name,
-            dir: e.isDirectory(),
-            file: e.isFile(),
-            link: e.isSymbolicLink(),
-          }));
+          const dir = under(rel);
+          if (!listings) return readDir(dir);
+          // Stamped before it is read: a change made after the stamp moves the stamp, so a
+          // listing is never kept under a stamp older than what it missed. The root may be a link.
+          const st = rel ? lstatSync(dir) : statSync(dir);
+          if (!st.isDirectory()) throw new Error(`${rel} is no longer a folder`);
+          const stamp = folderStamp(st);
+          const kept = listings.get(rel, stamp);
+          if (kept) return kept;
+          const entries = readDir(dir);
+          listings.set(rel, stamp, entries, Math.max(st.mtimeMs, st.ctimeMs));
+          return entries;
         },
         async rel => {
           await slice();
-          const s = statSync(path.join(abs, rel));
+          const s = statSync(under(rel));
           return { size: s.size, mtimeMs: s.mtimeMs };
         },
         signal,

@@ -13,12 +13,17 @@ export async function writeJsonAtomic(
   mask: (text: string) => string = t => t,
   indent = 2,
 ): Promise<void> {
+  await writeTextAtomic(file, mask(JSON.stringify(value, null, indent || undefined)) + '\n', fsImpl);
+}
+
+/** The same for any text (a saved answer: a header line and the bytes a command printed). */
+export async function writeTextAtomic(file: string, text: string, fsImpl: Pick<typeof fs, 'open' | 'rename' | 'mkdir' | 'rm'> = fs): Promise<void> {
   await fsImpl.mkdir(path.dirname(file), { recursive: true });
   const tmp = `${file}.${process.pid}.tmp`;
   // Never through a link planted at the temporary name (O_NOFOLLOW); the rename replaces a link at the target itself, not what it points to.
   const handle = await fsImpl.open(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW);
   try {
-    await handle.writeFile(mask(JSON.stringify(value, null, indent || undefined)) + '\n');
+    await handle.writeFile(text);
     await handle.sync();
   } finally {
     await handle.close();

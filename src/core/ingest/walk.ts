@@ -11,7 +11,8 @@ export interface DirEntry {
 /** Folders never worth walking for results. */
 export const SKIP_DIRS = new Set(['node_modules', '.git', '.hg', '.svn', '.vscode', '.vscode-test']);
 
-const INTERESTING = /\.(json|jsonl|diff|txt)$/;
+// Sized and stamped in the listing: files the scan may read (a manifest too: an index keys on its stamp).
+const INTERESTING = /(?:\.(?:json|jsonl|diff|txt)|^bench-triage\.csv)$/;
 /** Directories read at once: a results folder has tens of thousands of small ones. */
 const PARALLEL = 32;
 
