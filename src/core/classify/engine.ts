@@ -427,11 +427,14 @@ export class Classifier {
       } else if (this.userScanner) {
         // User rules: those whose literals the window holds, and those that run everywhere, in rule order.
         const uids: number[] = [];
+        // The window's scan for the user rules' literals is their cost too: on the budget.
+        const t0 = Date.now();
         this.userStamp = (this.userStamp % 0xfffffffe) + 1;
         this.userScanner.literalsIn(view, this.userFound, this.userStamp, uids);
         const set = new Set<number>(this.userAlways);
         for (const id of uids) for (const ri of this.userRulesOf[id]) set.add(ri);
         picked = [...set].sort((a, b) => a - b);
+        state.spendUser(Date.now() - t0);
       }
       for (const r of picked ? picked.map(ri => this.rules[ri]) : this.rules) {
         if (r.user !== user || r.rule.strength === 'context' || !appliesToRole(r, role)) continue;
@@ -749,6 +752,10 @@ class ScanState {
     if (h.errorForm && !SECONDARY_WHEN_OTHERS.has(h.rule.rule.id)) this.primarySettled = true;
   }
 
+  /** Time the user rules cost before any one of them ran (their literals' scan): reported with the next rule charged. */
+  spendUser(ms: number): void {
+    this.userSpent += ms;
+  }
   chargeUser(r: CompiledRule, file: string, ms: number): void {
     this.userSpent += ms;
     if (this.userSpent >= this.budget && !this.userDisabled) {

@@ -106,6 +106,7 @@ export class LiteralScanner {
     this.out = Int32Array.from(out);
     this.ids = ids;
     this.count = id;
+    this.seenOnLine = new Uint32Array(id);
     this.cls = cls;
     this.shift = shift;
   }
@@ -113,7 +114,7 @@ export class LiteralScanner {
   /**
    * Scans `buf[from, to)`; for every line with a hit calls `onLine(lineStart, lineEnd, lineNo,
    * mask, ids)` in line order (lineEnd excludes the newline; `ids` the literals found on the line,
-   * possibly repeated, valid during the call). Returns the number of newlines seen.
+   * each once, valid during the call). Returns the number of newlines seen.
    */
   scanBytes(buf: Uint8Array, from: number, to: number, firstLine: number, onLine: OnHitLine): number {
     // A large piece is walked as two halves in one loop: each DFA step waits on the load of the
@@ -213,7 +214,14 @@ export class LiteralScanner {
       found = this.lineIds;
     let mask = out[t];
     found.length = 0;
-    for (const id of idsOf[t]) found.push(id);
+    // Each literal once per line: a 30 MB line of one literal repeated would otherwise hold 15 M ids.
+    const seen = this.seenOnLine,
+      stamp = (this.lineStamp = (this.lineStamp % 0xfffffffe) + 1);
+    for (const id of idsOf[t])
+      if (seen[id] !== stamp) {
+        seen[id] = stamp;
+        found.push(id);
+      }
     let j = i + 1;
     for (; j < to; j++) {
       const x = delta[(t << sh) | cls[buf[j]]];
@@ -222,7 +230,11 @@ export class LiteralScanner {
       else {
         t = -x - 1;
         mask |= out[t];
-        for (const id of idsOf[t]) found.push(id);
+        for (const id of idsOf[t])
+          if (seen[id] !== stamp) {
+            seen[id] = stamp;
+            found.push(id);
+          }
       }
     }
     this.lineMask = mask;
@@ -230,6 +242,9 @@ export class LiteralScanner {
   }
   /** Scratch: the literal ids and groups of the current hit line. */
   private readonly lineIds: number[] = [];
+  /** Per literal, the stamp of the last hit line it was found on. */
+  private seenOnLine = new Uint32Array(0);
+  private lineStamp = 0;
   private lineMask = 0;
   /** The second half's hit lines, until the first half's are reported. */
   private readonly held = new HeldLines();
