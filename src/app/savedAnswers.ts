@@ -41,8 +41,11 @@ export async function listForAnswer(folder: string, cacheDir: string, question: 
   const abs = path.resolve(folder);
   const listings = await folderListings(path.join(cacheDir, `listings-${idOf(abs)}.json`), abs, writeTextAtomic);
   const walked = nodeFileSource(abs, { listings });
+  // A cache kept inside the folder is not part of it: its files change at every run.
+  const inside = path.relative(abs, path.resolve(cacheDir));
+  const own = inside && !inside.startsWith('..') && !path.isAbsolute(inside) ? `${inside.split(path.sep).join('/')}/` : null;
   const files: ListedFile[] = [];
-  for await (const f of walked.list()) files.push(f);
+  for await (const f of walked.list()) if (!own || !f.path.startsWith(own)) files.push(f);
   await listings.save().catch(() => undefined);
   // In path order: the walk reads many folders at once, so its order varies from run to run.
   const fingerprint = createHash('sha1');

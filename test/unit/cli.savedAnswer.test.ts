@@ -58,6 +58,17 @@ describe('CLI: classify --cache keeps its answer', function () {
     assert.equal(runCli('classify', dir, '--json', '--cache', cache).stdout, first);
   });
 
+  it('a cache kept inside the folder is not part of its listing: its answer is printed again', () => {
+    const inner = path.join(dir, '.bench-triage', 'cache');
+    const plain = runCli('classify', dir, '--json');
+    const first = runCli('classify', dir, '--json', '--cache', inner);
+    assert.equal(first.stdout, plain.stdout);
+    for (const f of inCache(inner, INDEX)) fs.rmSync(path.join(inner, f));
+    const again = runCli('classify', dir, '--json', '--cache', inner);
+    assert.equal(again.stdout, plain.stdout);
+    assert.deepEqual(inCache(inner, INDEX), [], 'the saved answer was printed, nothing computed');
+  });
+
   it('computes again when a file changed, a file was added to a folder, or the rules changed', () => {
     const first = same(['--json']);
     // A changed result (size and mtime differ).
