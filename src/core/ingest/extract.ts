@@ -9,7 +9,7 @@ import type { SourceRank } from './facts';
 import { AGENT_ITEM_FILES, isAgentItemFile } from './agentRuns';
 import { fieldHolding, fieldText } from './fields';
 import { projectOfPlace, projectOfRow } from './project';
-import { PrintedMetricsParser, reconcileUnits, unitFamily } from '../metrics';
+import { PrintedMetricsParser, reconcileUnits, unitFamily, type MetricSource } from '../metrics';
 
 /**
  * What one file contributes to a scan, computed from that file alone (and its folder's file
@@ -120,7 +120,9 @@ function settleUnits(d: RunDraft, doc: unknown): void {
   // A latency benchmark prints no throughput: a stored throughput beside its printed result came
   // from elsewhere (a pipeline's `throughput:` regex takes the engine's `Avg prompt throughput`
   // log line first) and is not a result to compare.
-  if (printed && printed.latency_avg_ms !== undefined && !Object.keys(printed).some(k => unitFamily(k) === 'tok/s' || unitFamily(k) === 'req/s'))
+  if (printed && printed.latency_avg_ms !== undefined && !Object.keys(printed).some(k => unitFamily(k) === 'tok/s' || unitFamily(k) === 'req/s')) {
+    // The sources are shared with other runs (reconcileUnits): this run's own copy is changed.
+    d.metricSources = Object.assign(dict<MetricSource>(), d.metricSources);
     for (const k of Object.keys(d.metrics))
       if (['tok/s', 'req/s', 'unknown'].includes(unitFamily(k)) && d.metricSources[k]?.evidence !== 'printed' && d.metricSources[k]?.evidence !== 'raw') {
         d.problems.push({
@@ -130,8 +132,10 @@ function settleUnits(d: RunDraft, doc: unknown): void {
         delete d.metrics[k];
         delete d.metricSources[k];
       }
-  delete d.metricFields;
-  delete d.untrustedFields;
+  }
+  // Not deleted: a draft keeps one shape (a deleted property sends an object to slow dictionary mode).
+  d.metricFields = undefined;
+  d.untrustedFields = undefined;
 }
 
 /** The first object line of a JSONL text (what kind of lines the file holds), or null. */

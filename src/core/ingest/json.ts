@@ -99,7 +99,11 @@ function keysIn(value: unknown): number {
     const v = stack.pop();
     if (!v || typeof v !== 'object') continue;
     if (Array.isArray(v)) {
-      for (const x of v) if (x && typeof x === 'object') stack.push(x);
+      // Indexed: a for…of that runs unoptimised allocates a result object per element.
+      for (let i = 0; i < v.length; i++) {
+        const x: unknown = v[i];
+        if (x && typeof x === 'object') stack.push(x);
+      }
       continue;
     }
     for (const k in v) {

@@ -204,7 +204,8 @@ async function pool<T>(items: T[], n: number, fn: (t: T) => Promise<void>, signa
 
 /** Lists, reads and extracts every file, then assembles the folder. */
 export async function scan(source: FileSource, opts: ScanOptions = {}): Promise<ScanResult> {
-  const listing = await listFolder(source, opts.signal);
+  // Result files are sized by their read (one system call less each).
+  const listing = await listFolder(source, opts.signal, undefined, { statOnRead: true });
   const siblings = siblingsOf(listing.files);
   const toRead = listing.files.filter(f => readable(f.path));
   const extracts = new Map<string, FileExtract>();
@@ -331,23 +332,25 @@ export function assemble(listing: Listing, extracts: ReadonlyMap<string, FileExt
  * drafts are shared with the index). AIPerf's per-request export beside it gives its samples.
  */
 function attributed(d: FileExtract['drafts'][number], a: Attribution, perRequest?: FileExtract['perRequest']): FileExtract['drafts'][number] {
-  const problems = [...d.problems];
+  const samples = d.samples ?? (d.provenance.schema === 'aiperf' ? perRequest?.samples : undefined);
+  const more = (a.model && d.model && a.model !== d.model) || (samples && !d.samples && perRequest);
+  const problems = more ? [...d.problems] : d.problems;
   if (a.model && d.model && a.model !== d.model)
     problems.push({ field: 'model', message: `the file ran ${d.model}; ${a.identity.source} line ${a.identity.line} says ${a.model}: the file's is kept` });
-  const samples = d.samples ?? (d.provenance.schema === 'aiperf' ? perRequest?.samples : undefined);
   if (samples && !d.samples && perRequest) problems.push(...perRequest.problems);
-  return {
-    ...d,
-    commit: a.commit,
-    role: a.role,
-    agent: a.role === 'agent' ? a.agent : null,
-    model: d.model ?? a.model,
-    command: a.command ?? d.command,
-    identity: a.identity,
-    problems,
-    ...(samples ? { samples } : {}),
-    unattributed: undefined,
-  };
+  // A copy (the extract's draft stays as it is), then plain stores: a spread after the first in
+  // the literal went through the slow generic copy for every run.
+  const out = { ...d };
+  out.commit = a.commit;
+  out.role = a.role;
+  out.agent = a.role === 'agent' ? a.agent : null;
+  out.model = d.model ?? a.model;
+  out.command = a.command ?? d.command;
+  out.identity = a.identity;
+  out.problems = problems;
+  if (samples) out.samples = samples;
+  out.unattributed = undefined;
+  return out;
 }
 
 /**
@@ -398,7 +401,8 @@ function identityConflicts(drafts: FileExtract['drafts'], facts: CommitFacts): {
  * bookkeeping (`commitField`) stays behind. Drafts are shared with the index, so never mutated.
  */
 export function runOf(d: RunDraft, commit: string, parent: string | null): Run {
-  return {
+  const durationS = plausibleDuration(d.durationS);
+  const run: Run = {
     id: `${d.provenance.file}#${d.role}${d.multi ? `@${d.provenance.pointer.replace(/\s+/g, '')}` : ''}`,
     commit,
     role: d.role,
@@ -411,7 +415,6 @@ export function runOf(d: RunDraft, commit: string, parent: string | null): Run {
     errorField: d.errorField,
     metrics: d.metrics,
     metricSources: d.metricSources,
-    ...(d.samples ? { samples: d.samples } : {}),
     counts: d.counts,
     logs: d.logs,
     logFiles: d.logFiles,
@@ -424,20 +427,23 @@ export function runOf(d: RunDraft, commit: string, parent: string | null): Run {
     version: d.version,
     parent,
     timestamp: d.timestamp,
-    durationS: plausibleDuration(d.durationS),
+    durationS,
     problems:
-      plausibleDuration(d.durationS) === d.durationS
+      durationS === d.durationS
         ? d.problems
         : [
             ...d.problems,
             { field: 'durationS', message: `${d.durationS} s is not a run's duration (at most ${MAX_RUN_S / 86_400} days): left out of estimates` },
           ],
     provenance: d.provenance,
-    ...(d.identity ? { identity: d.identity } : {}),
-    ...(d.workload ? { workload: d.workload } : {}),
-    ...(d.failedRequests ? { failedRequests: d.failedRequests } : {}),
-    ...(d.labels ? { labels: d.labels } : {}),
   };
+  // The optional parts assigned, not spread into the literal (spreads there cost a tenth of a scan).
+  if (d.samples) run.samples = d.samples;
+  if (d.identity) run.identity = d.identity;
+  if (d.workload) run.workload = d.workload;
+  if (d.failedRequests) run.failedRequests = d.failedRequests;
+  if (d.labels) run.labels = d.labels;
+  return run;
 }
 
 /** A run longer than this is a writer's error, not a duration (it would plan 1e296 GPU-hours). */

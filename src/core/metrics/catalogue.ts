@@ -100,13 +100,19 @@ export function metricDef(key: string): MetricDef | undefined {
 }
 
 /** The canonical key of a percentile of a latency family (p50 is the median). */
-const PCT_KEYS = new Map<string, string>();
+const PCT_KEYS = new Map<string, Map<number, string>>();
+let pctKeysKept = 0;
 export function percentileKey(family: LatencyFamily | 'latency', p: number): string {
-  const memo = `${family}/${p}`;
-  let k = PCT_KEYS.get(memo);
+  // Memoised by family then percentile (no memo key built per call: readers ask thousands of times).
+  let byP = PCT_KEYS.get(family);
+  let k = byP?.get(p);
   if (k === undefined) {
     k = family !== 'latency' && p === 50 ? `${family}_median_ms` : `${family}_p${Number(p.toFixed(3))}_ms`;
-    if (PCT_KEYS.size < 10_000) PCT_KEYS.set(memo, k);
+    if (pctKeysKept < 10_000) {
+      if (!byP) PCT_KEYS.set(family, (byP = new Map()));
+      byP.set(p, k);
+      pctKeysKept++;
+    }
   }
   return k;
 }

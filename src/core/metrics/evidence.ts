@@ -1,5 +1,5 @@
-import { dict } from '../model';
 import { metricDef, unitFamily, type MetricField } from './catalogue';
+import { SourceList } from './sharedSources';
 
 /**
  * Units from evidence. A result file's field name is only a claim: pipelines stored requests/s
@@ -29,6 +29,7 @@ export interface EvidenceInput {
 
 export interface Reconciled {
   metrics: Record<string, number>;
+  /** Frozen, and shared by runs whose sources are equal: copy before changing. */
   sources: Record<string, MetricSource>;
   /** What was re-labelled and why, naming the field. */
   notes: Array<{ field: string; message: string }>;
@@ -41,7 +42,8 @@ const AMBIGUOUS = new Set(['throughput_tok_s', 'throughput_unspecified']);
 const close = (a: number, b: number) => Math.abs(a - b) <= Math.max(0.0051, Math.abs(b) * 5e-4);
 const near = (a: number, b: number, rel = 0.005) => b > 0 && Math.abs(a - b) / b <= rel;
 /** Only rates are ever confused with each other; a latency is never re-labelled as another metric. */
-const isRate = (key: string) => ['req/s', 'tok/s', 'unknown'].includes(unitFamily(key));
+const RATE_FAMILIES = new Set(['req/s', 'tok/s', 'unknown']);
+const isRate = (key: string) => RATE_FAMILIES.has(unitFamily(key));
 
 /** Throughputs the run's own counts imply (requests and tokens over the benchmark's duration). */
 function fromCounts(c: Readonly<Record<string, number>>): Array<[string, number]> {
@@ -57,16 +59,20 @@ function fromCounts(c: Readonly<Record<string, number>>): Array<[string, number]
 }
 
 export function reconcileUnits(input: EvidenceInput): Reconciled {
-  const metrics: Record<string, number> = dict();
-  const sources: Record<string, MetricSource> = dict();
+  // Keyed by the catalogue's canonical names only (never by data), so a plain object: it stays in
+  // V8's fast mode, a third of the memory and time of a prototype-less one (runs restored from the
+  // index hold plain objects too).
+  const metrics: Record<string, number> = {};
   const notes: Reconciled['notes'] = [];
   const printed = input.printed ?? {};
   const printedFrom = input.printedFrom ?? 'the printed output';
   const derived = fromCounts(input.counts);
-  const put = (key: string, value: number, src: MetricSource) => {
+  // Sources gathered in order; the run's record of them is shared with runs that had the same.
+  const gathered = new SourceList(input.fields.length);
+  const put = (key: string, value: number, field: string, evidence: UnitEvidence, note?: string) => {
     if (key in metrics) return;
     metrics[key] = value;
-    sources[key] = src;
+    gathered.add(key, field, evidence, note);
   };
   for (const f of input.fields) {
     const c = f.canonical;
@@ -75,12 +81,12 @@ export function reconcileUnits(input: EvidenceInput): Reconciled {
     if (c in printed) {
       const pv = printed[c];
       if (close(f.value, pv)) {
-        put(c, f.value, { field: f.field, evidence: 'printed' });
+        put(c, f.value, f.field, 'printed');
         continue;
       }
       if (unitFamily(c) === 'ms' && close(f.value * 1000, pv)) {
         notes.push({ field: f.field, message: `${f.value} is in seconds (${printedFrom} prints ${pv} ms): read as ${pv} ms` });
-        put(c, pv, { field: f.field, evidence: 'printed', note: 'seconds in a millisecond field' });
+        put(c, pv, f.field, 'printed', 'seconds in a millisecond field');
         continue;
       }
     }
@@ -94,14 +100,14 @@ export function reconcileUnits(input: EvidenceInput): Reconciled {
         field: f.field,
         message: `${f.value} is the ${metricDef(k)?.label ?? k} (${metricDef(k)?.unit}) printed in ${printedFrom}, not ${metricDef(c)?.label ?? c}: re-labelled`,
       });
-      put(k, f.value, { field: f.field, evidence: 'printed', note: `stored as ${f.field}` });
+      put(k, f.value, f.field, 'printed', `stored as ${f.field}`);
       continue;
     }
     // 3. The run's counts say which throughput it is.
     if (isRate(c)) {
       const same = derived.find(([k]) => k === c);
       if (same && near(f.value, same[1])) {
-        put(c, f.value, { field: f.field, evidence: 'counts' });
+        put(c, f.value, f.field, 'counts');
         continue;
       }
       const hit = derived.find(([k, dv]) => k !== c && near(f.value, dv) && (doubtful || unitFamily(k) !== unitFamily(c)));
@@ -110,7 +116,7 @@ export function reconcileUnits(input: EvidenceInput): Reconciled {
           field: f.field,
           message: `${f.value} equals the run's ${metricDef(hit[0])?.label} from its counts (${hit[1].toFixed(2)} ${metricDef(hit[0])?.unit}): re-labelled`,
         });
-        put(hit[0], f.value, { field: f.field, evidence: 'counts', note: `stored as ${f.field}` });
+        put(hit[0], f.value, f.field, 'counts', `stored as ${f.field}`);
         continue;
       }
     }
@@ -120,12 +126,12 @@ export function reconcileUnits(input: EvidenceInput): Reconciled {
         field: f.field,
         message: `${f.field} = ${f.value}: the pipeline that wrote this field stored whatever "throughput" it found first; unit unknown`,
       });
-      put('throughput_unspecified', f.value, { field: f.field, evidence: 'none' });
+      put('throughput_unspecified', f.value, f.field, 'none');
       continue;
     }
-    put(c, f.value, { field: f.field, evidence: c === 'throughput_unspecified' ? 'none' : 'name' });
+    put(c, f.value, f.field, c === 'throughput_unspecified' ? 'none' : 'name');
   }
   // Metrics printed in the run's output that no field stored.
-  for (const [k, v] of Object.entries(printed)) if (metricDef(k)?.kind === 'metric') put(k, v, { field: printedFrom, evidence: 'raw' });
-  return { metrics, sources, notes };
+  for (const [k, v] of Object.entries(printed)) if (metricDef(k)?.kind === 'metric') put(k, v, printedFrom, 'raw');
+  return { metrics, sources: gathered.shared(), notes };
 }

@@ -1,4 +1,3 @@
-import { dict } from '../model';
 /**
  * Per-request samples from the serving clients' detailed results (vLLM `--save-detailed`, SGLang
  * `--output-details`): `ttfts` (seconds per request), `itls` (seconds between chunks, per
@@ -35,7 +34,8 @@ export function readSamples(doc: unknown, prefix = ''): SampleReading {
   const problems: SampleReading['problems'] = [];
   if (!doc || typeof doc !== 'object') return { samples: undefined, problems };
   const d = doc as Record<string, unknown>;
-  const out: Record<string, number[]> = dict();
+  // Three canonical keys at most: a plain object (see reconcileUnits).
+  const out: Record<string, number[]> = {};
   const arr = (k: string): unknown[] | null => {
     const v = d[k];
     if (v === undefined || v === null) return null;

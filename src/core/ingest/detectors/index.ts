@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import type { NonRunKind, SchemaId } from '../../model';
 import { isObj, type DetectContext, type Detector, type RunDraft } from './common';
 import { nonRunByShape } from './nonRun';
@@ -19,6 +20,29 @@ function describeIssue(schema: SchemaId, issue: { path: PropertyKey[]; message: 
   return `looks like ${schema}, but field \`${field}\`: ${issue.message}`;
 }
 
+/** The top-level keys a loose object schema names (null for any other schema). */
+const shapeKeys = new WeakMap<z.ZodType, string[] | null>();
+function looseKeys(schema: z.ZodType): string[] | null {
+  let keys = shapeKeys.get(schema);
+  if (keys === undefined) {
+    const loose = schema instanceof z.ZodObject && schema.def.catchall instanceof z.ZodUnknown;
+    shapeKeys.set(schema, (keys = loose ? Object.keys((schema as z.ZodObject).shape) : null));
+  }
+  return keys;
+}
+
+/**
+ * A loose schema passes any key it does not name, so it is given only the keys it names: the same
+ * verdict and the same first issue, without copying the rest of a large document to check it.
+ */
+function checkShape(schema: z.ZodType, value: Record<string, unknown>) {
+  const keys = looseKeys(schema);
+  if (!keys) return schema.safeParse(value);
+  const named: Record<string, unknown> = {};
+  for (const k of keys) if (Object.hasOwn(value, k)) named[k] = value[k];
+  return schema.safeParse(named);
+}
+
 export function detect(value: unknown, ctx: DetectContext): Detection {
   const nonRun = nonRunByShape(value, ctx.path);
   if (nonRun) return { kind: 'nonRun', what: nonRun };
@@ -29,7 +53,7 @@ export function detect(value: unknown, ctx: DetectContext): Detection {
     };
   for (const d of DETECTORS) {
     if (!d.matches(value, ctx)) continue;
-    const parsed = d.schema.safeParse(value);
+    const parsed = checkShape(d.schema, value);
     if (!parsed.success) return { kind: 'unknown', reason: describeIssue(d.id, parsed.error.issues[0]) };
     const drafts = d.normalise(value, ctx);
     if (drafts.length === 0)

@@ -1,5 +1,5 @@
 import type { BenchmarkMode, FailedRequests, SchemaId } from '../../../model';
-import { draft, measured, type DetectContext, type RunDraft } from '../common';
+import { draft, type DetectContext, type RunDraft } from '../common';
 import type { Reading } from './reader';
 
 export interface StandaloneInit {
@@ -26,7 +26,11 @@ export interface StandaloneInit {
  * error, so the classifier explains it; fewer failures leave it measured, with the finding.
  */
 export function standaloneDraft(ctx: DetectContext, schema: SchemaId, r: Reading, init: StandaloneInit): RunDraft {
-  const hasMetrics = Object.keys(r.metrics.metrics).length > 0;
+  let hasMetrics = false;
+  for (const _ in r.metrics.metrics) {
+    hasMetrics = true;
+    break;
+  }
   const f = init.failed;
   const allFailed = !!f && init.completed === 0;
   const status = init.stopped || allFailed || !hasMetrics ? 'failed' : 'success';
@@ -37,29 +41,29 @@ export function standaloneDraft(ctx: DetectContext, schema: SchemaId, r: Reading
       : !hasMetrics
         ? `the ${init.tool} result holds no metrics`
         : null;
-  const d = draft(
-    {
-      commit: '',
-      role: 'human',
-      source: init.tool,
-      schema,
-      pointer: init.pointer ?? '(document)',
-      ctx,
-      originalStatus: f ? `${init.completed ?? '?'} completed, ${f.failed} failed` : status === 'success' ? 'completed' : 'no metrics',
-      status,
-    },
-    {
-      ...measured(r.metrics),
-      error,
-      errorField: error ? (init.stopped ? 'was_cancelled' : allFailed ? f!.field : null) : null,
-      model: init.model,
-      benchmarkMode: init.mode,
-      timestamp: init.timestamp,
-      durationS: init.durationS ?? r.metrics.counts.benchmark_duration_s ?? null,
-      ...(init.samples ? { samples: init.samples } : {}),
-    },
-  );
-  d.problems.push(...r.problems);
+  const d = draft({
+    commit: '',
+    role: 'human',
+    source: init.tool,
+    schema,
+    pointer: init.pointer ?? '(document)',
+    ctx,
+    originalStatus: f ? `${init.completed ?? '?'} completed, ${f.failed} failed` : status === 'success' ? 'completed' : 'no metrics',
+    status,
+  });
+  // Field by field (no spreads): thousands of drafts a scan, each a handful of plain stores.
+  d.metrics = r.metrics.metrics;
+  d.counts = r.metrics.counts;
+  d.metricFields = r.metrics.fields;
+  d.problems = r.metrics.problems;
+  d.error = error;
+  d.errorField = error ? (init.stopped ? 'was_cancelled' : allFailed ? f!.field : null) : null;
+  d.model = init.model;
+  d.benchmarkMode = init.mode;
+  d.timestamp = init.timestamp;
+  d.durationS = init.durationS ?? r.metrics.counts.benchmark_duration_s ?? null;
+  if (init.samples) d.samples = init.samples;
+  for (const p of r.problems) d.problems.push(p);
   if (f && !allFailed)
     d.problems.push({
       field: f.field,
@@ -67,11 +71,13 @@ export function standaloneDraft(ctx: DetectContext, schema: SchemaId, r: Reading
     });
   // Failed requests send no tokens: the input count then says nothing of the workload (the finding does).
   if (f) delete r.workload.input_tokens;
-  return Object.assign(d, {
-    unattributed: true as const,
-    multi: init.pointer !== undefined,
-    workload: r.workload as Record<string, { value: string; from: string }>,
-    ...(f ? { failedRequests: f } : {}),
-    ...(Object.keys(r.labels).length ? { labels: r.labels } : {}),
-  });
+  d.unattributed = true;
+  d.multi = init.pointer !== undefined;
+  d.workload = r.workload as Record<string, { value: string; from: string }>;
+  if (f) d.failedRequests = f;
+  for (const _ in r.labels) {
+    d.labels = r.labels;
+    break;
+  }
+  return d;
 }

@@ -48,9 +48,46 @@ const METRICS_V3: Record<string, Target> = {
 /** GuideLLM's percentile names → percent. */
 const PCT: Record<string, number> = { p001: 0.1, p01: 1, p05: 5, p10: 10, p25: 25, p50: 50, p75: 75, p90: 90, p95: 95, p99: 99, p999: 99.9 };
 
-/** The `successful` part of a status distribution: mean, median and percentiles. */
-function readDistribution(r: Reading, at: string, t: Target, dist: unknown): void {
+/**
+ * The field names of one metric's distribution in one benchmark, made once: every report repeats
+ * them, and a sweep's runs would otherwise each build (and keep) a hundred such strings.
+ */
+interface DistNames {
+  at: string;
+  field: string;
+  mean: string;
+  median: string;
+  pct: Record<string, string>;
+}
+const NAMES_KEPT = 256;
+const distNamesByIndex: Array<Map<string, DistNames>> = [];
+function distNames(i: number, k: string): DistNames {
+  let m = distNamesByIndex[i];
+  let n = m?.get(k);
+  if (n) return n;
+  const at = `benchmarks.${i}.metrics.${k}`;
   const field = `${at}.successful`;
+  n = { at, field, mean: `${field}.mean`, median: `${field}.median`, pct: dict() };
+  for (const p in PCT) n.pct[p] = `${field}.percentiles.${p}`;
+  if (i < NAMES_KEPT && Object.hasOwn(METRICS_V4, k)) {
+    if (!m) distNamesByIndex[i] = m = new Map();
+    m.set(k, n);
+  }
+  return n;
+}
+
+/** `ttft_mean_ms` …, made once per family. */
+const FAMILY_KEYS = { mean: new Map<string, string>(), median: new Map<string, string>() };
+function familyKey(family: LatencyFamily, stat: 'mean' | 'median'): string {
+  const keys = FAMILY_KEYS[stat];
+  let k = keys.get(family);
+  if (k === undefined) keys.set(family, (k = `${family}_${stat}_ms`));
+  return k;
+}
+
+/** The `successful` part of a status distribution: mean, median and percentiles. */
+function readDistribution(r: Reading, names: DistNames, t: Target, dist: unknown): void {
+  const { at, field } = names;
   if ('ignore' in t) return;
   if (!isObj(dist)) {
     if (dist !== undefined && dist !== null) r.problems.push({ field: at, message: 'is not a distribution summary: not read' });
@@ -60,23 +97,25 @@ function readDistribution(r: Reading, at: string, t: Target, dist: unknown): voi
   if (!isObj(s)) return;
   if (typeof s.count === 'number' && s.count === 0) return; // an empty distribution is all zeros
   if ('rate' in t) {
-    const n = measuredNumber(r, `${field}.mean`, s.mean);
-    if (n !== null) addMetric(r, `${field}.mean`, t.rate, n);
+    const n = measuredNumber(r, names.mean, s.mean);
+    if (n !== null) addMetric(r, names.mean, t.rate, n);
     return;
   }
-  const mean = measuredNumber(r, `${field}.mean`, s.mean);
-  if (mean !== null) addMetric(r, `${field}.mean`, `${t.family}_mean_ms`, mean * t.scale);
-  const median = measuredNumber(r, `${field}.median`, s.median);
-  if (median !== null) addMetric(r, `${field}.median`, `${t.family}_median_ms`, median * t.scale);
-  if (isObj(s.percentiles))
-    for (const [k, x] of Object.entries(s.percentiles)) {
-      const p = PCT[k];
+  const mean = measuredNumber(r, names.mean, s.mean);
+  if (mean !== null) addMetric(r, names.mean, familyKey(t.family, 'mean'), mean * t.scale);
+  const median = measuredNumber(r, names.median, s.median);
+  if (median !== null) addMetric(r, names.median, familyKey(t.family, 'median'), median * t.scale);
+  const pcts = s.percentiles;
+  if (isObj(pcts))
+    for (const k in pcts) {
+      // Own keys only: a key named `constructor` is not a percentile.
+      const p = Object.hasOwn(PCT, k) ? PCT[k] : undefined;
       if (p === undefined) {
         r.problems.push({ field: `${field}.percentiles.${k}`, message: 'is not a percentile GuideLLM writes: not read' });
         continue;
       }
-      const n = measuredNumber(r, `${field}.percentiles.${k}`, x);
-      if (n !== null && p !== 50) addMetric(r, `${field}.percentiles.${k}`, percentileKey(t.family, p), n * t.scale);
+      const n = measuredNumber(r, names.pct[k], pcts[k]);
+      if (n !== null && p !== 50) addMetric(r, names.pct[k], percentileKey(t.family, p), n * t.scale);
     }
 }
 
@@ -220,10 +259,10 @@ export const GUIDELLM: Detector = {
       else if (isObj(b.request_loader)) data(r, b.request_loader.data, `${at}.request_loader.data`);
       const metrics = isObj(b.metrics) ? b.metrics : {};
       const table = v3 ? METRICS_V3 : METRICS_V4;
-      for (const [k, dist] of Object.entries(metrics)) {
-        const t = table[k];
+      for (const k in metrics) {
+        const t = Object.hasOwn(table, k) ? table[k] : undefined;
         if (!t) r.problems.push({ field: `${at}.metrics.${k}`, message: 'metric not known to this reader: not read' });
-        else readDistribution(r, `${at}.metrics.${k}`, t, dist);
+        else readDistribution(r, distNames(i, k), t, metrics[k]);
       }
       const totals = isObj(metrics.request_totals) ? metrics.request_totals : isObj(b.request_totals) ? b.request_totals : null;
       const n = (k: string) => (totals && typeof totals[k] === 'number' ? (totals[k] as number) : null);
