@@ -89,6 +89,8 @@ function rowsOf(v: unknown, rank: SourceRank): FactRow[] {
 }
 
 const ROLE_FROM_NAME = /_(baseline|human|agent)_result\.json$/;
+/** The texts of a file whose runs have none: one shared, read-only record for them all. */
+const NO_TEXTS: Record<string, string> = Object.freeze(dict<string>());
 /** Texts of a file kept in its extract at most (larger files are read again to classify). */
 const TEXTS_KEPT = 256 * 1024;
 
@@ -101,19 +103,25 @@ export function agentFromFolder(path: string): string | null {
 
 /** Units from evidence (core/metrics/evidence): the run's own printed output and counts decide what its numbers are. */
 function settleUnits(d: RunDraft, doc: unknown): void {
-  const parser = new PrintedMetricsParser(d.benchmarkMode);
+  const parser = d.logs.length ? new PrintedMetricsParser(d.benchmarkMode) : null;
   let from: string | undefined;
   for (const l of d.logs) {
     const text = fieldText(doc, l.field);
     if (!text) continue;
-    parser.chunk(text);
-    if (parser.found && !from) from = l.field;
+    parser!.chunk(text);
+    if (parser!.found && !from) from = l.field;
   }
-  const pr = parser.found ? parser.result() : null;
+  const pr = parser?.found ? parser.result() : null;
   const printed = pr ? pr.metrics : null;
   // The counts the output printed (requests, tokens) stand where no field stored them: they are part of the workload.
   if (pr) for (const [k, v] of Object.entries(pr.counts)) if (!(k in d.counts)) d.counts[k] = v;
-  const rec = reconcileUnits({ fields: d.metricFields ?? [], counts: d.counts, printed, printedFrom: from, untrusted: new Set(d.untrustedFields ?? []) });
+  const rec = reconcileUnits({
+    fields: d.metricFields ?? [],
+    counts: d.counts,
+    printed,
+    printedFrom: from,
+    untrusted: d.untrustedFields?.length ? new Set(d.untrustedFields) : undefined,
+  });
   d.metrics = rec.metrics;
   d.metricSources = rec.sources;
   d.problems = [...d.problems, ...rec.notes];
@@ -380,14 +388,20 @@ function extractJson(path: string, text: string, siblings: ReadonlyMap<string, s
   const facts: FactRow[] = [];
   if (isObj(v)) {
     if (isObj(v.instance)) facts.push(factRow(v.instance as Obj, 2));
-    facts.push(factRow(isObj(v.result) ? (v.result as Obj) : (v as Obj), 2));
+    const row = factRow(isObj(v.result) ? (v.result as Obj) : (v as Obj), 2);
+    // A row with none of the facts' keys says nothing (a standalone tool's result): not kept.
+    for (const _ in row.row) {
+      facts.push(row);
+      break;
+    }
   }
-  const texts: Record<string, string> = dict();
+  let texts: Record<string, string> = NO_TEXTS;
   let size = 0;
   for (const r of drafts)
     for (const f of [...r.logs.map(l => l.field), ...(r.errorField ? [r.errorField] : [])]) {
       const t = fieldText(v, f);
       if (t !== null && !(f in texts)) {
+        if (texts === NO_TEXTS) texts = dict();
         texts[f] = t;
         size += t.length;
       }

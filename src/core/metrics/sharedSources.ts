@@ -11,6 +11,9 @@ import type { MetricSource, UnitEvidence } from './evidence';
 const SHARED_MAX = 4096;
 const byHash = new Map<number, Array<Readonly<Record<string, MetricSource>>>>();
 let count = 0;
+/** The records used last, most recent first. */
+const RECENT = 8;
+const recent: Array<Readonly<Record<string, MetricSource>>> = [];
 
 /** FNV-1a over a string's UTF-16 units, continued from `h`, then a separator. */
 function mix(h: number, s: string): number {
@@ -45,6 +48,26 @@ export class SourceList {
 
   /** The record of these sources: frozen, and shared with every earlier run that had the same. */
   shared(): Record<string, MetricSource> {
+    // Runs of one file or tool come together: the records used last are tried first (their field
+    // names are the same string objects, so comparing them is cheap), before any hashing.
+    for (let r = 0; r < recent.length; r++)
+      if (this.same(recent[r])) {
+        const hit = recent[r];
+        if (r > 0) {
+          recent.splice(r, 1);
+          recent.unshift(hit);
+        }
+        return hit as Record<string, MetricSource>;
+      }
+    const found = this.lookup();
+    if (Object.isFrozen(found)) {
+      recent.unshift(found);
+      if (recent.length > RECENT) recent.pop();
+    }
+    return found;
+  }
+
+  private lookup(): Record<string, MetricSource> {
     let h = 0x811c9dc5;
     for (let i = 0; i < this.n; i++) h = mix(mix(mix(mix(h, this.keys[i]), this.fields[i]), this.evidence[i]), this.notes[i] ?? '');
     const bucket = byHash.get(h);
