@@ -231,6 +231,8 @@ export function assemble(listing: Listing, extracts: ReadonlyMap<string, FileExt
   const index = new CommitIndex();
   const facts = new CommitFacts(index);
   const drafts: FileExtract['drafts'] = [];
+  // Where each draft's identity came from when the file states none (a manifest row, its path).
+  const placements: Array<Placement | null> = [];
   const agentItems = new Map<string, AgentItemFiles>();
   const itemOf = (path: string) => {
     const dir = path.slice(0, path.lastIndexOf('/'));
@@ -262,20 +264,24 @@ export function assemble(listing: Listing, extracts: ReadonlyMap<string, FileExt
       records.set(f.path, { kind: 'unattributed', path: f.path, schema: x.record.schema, runs: x.record.runs, reason: UNATTRIBUTED_FIX });
       continue;
     }
-    for (const raw of x.drafts) {
-      const d = who && raw.unattributed ? attributed(raw, who, perRequest.get(f.path.slice(0, f.path.lastIndexOf('/') + 1))) : raw;
+    const place: Placement | null = who ? { who, perRequest: perRequest.get(f.path.slice(0, f.path.lastIndexOf('/') + 1)) } : null;
+    for (const d of x.drafts) {
+      const p = place && d.unattributed ? place : null;
       drafts.push(d);
-      index.add(d.commit);
+      placements.push(p);
+      index.add(p ? p.who.commit : d.commit);
       if (d.parent) index.add(d.parent);
     }
     if (x.agentJson) itemOf(f.path).json.set(baseName(f.path), x.agentJson);
   }
-  const { redirect, conflicts } = identityConflicts(drafts, facts);
+  const { redirect, conflicts } = identityConflicts(drafts, placements, facts);
   // Resolve prefixes only now that every full hash in the folder is known.
   // Each file yields at most one run per role, so file + role identifies a run.
-  const runs: Run[] = drafts.map(d => {
-    const run = runOf(d, redirect.get(d.commit) ?? index.resolve(d.commit), d.parent ? index.resolve(d.parent) : null);
-    if (run.commit.length < 40 && !redirect.has(d.commit)) {
+  const runs: Run[] = drafts.map((d, i) => {
+    const p = placements[i];
+    const stated = p ? p.who.commit : d.commit;
+    const run = runOf(d, redirect.get(stated) ?? index.resolve(stated), d.parent ? index.resolve(d.parent) : null, p);
+    if (run.commit.length < 40 && !redirect.has(stated)) {
       // A prefix two commits share: attributed to neither, and said so (not a silent "unknown").
       const both = index.matches(run.commit);
       if (both.length > 1)
@@ -328,29 +334,13 @@ export function assemble(listing: Listing, extracts: ReadonlyMap<string, FileExt
 }
 
 /**
- * A standalone draft with the identity a manifest or its path gave (a new object: the extract's
- * drafts are shared with the index). AIPerf's per-request export beside it gives its samples.
+ * A standalone draft's identity, from a manifest or its path, with AIPerf's per-request export of
+ * its folder. The draft itself stays as extracted (extracts are shared with the index): the run
+ * made from it takes the identity (runOf), no copy of the draft in between.
  */
-function attributed(d: FileExtract['drafts'][number], a: Attribution, perRequest?: FileExtract['perRequest']): FileExtract['drafts'][number] {
-  const samples = d.samples ?? (d.provenance.schema === 'aiperf' ? perRequest?.samples : undefined);
-  const more = (a.model && d.model && a.model !== d.model) || (samples && !d.samples && perRequest);
-  const problems = more ? [...d.problems] : d.problems;
-  if (a.model && d.model && a.model !== d.model)
-    problems.push({ field: 'model', message: `the file ran ${d.model}; ${a.identity.source} line ${a.identity.line} says ${a.model}: the file's is kept` });
-  if (samples && !d.samples && perRequest) problems.push(...perRequest.problems);
-  // A copy (the extract's draft stays as it is), then plain stores: a spread after the first in
-  // the literal went through the slow generic copy for every run.
-  const out = { ...d };
-  out.commit = a.commit;
-  out.role = a.role;
-  out.agent = a.role === 'agent' ? a.agent : null;
-  out.model = d.model ?? a.model;
-  out.command = a.command ?? d.command;
-  out.identity = a.identity;
-  out.problems = problems;
-  if (samples) out.samples = samples;
-  out.unattributed = undefined;
-  return out;
+interface Placement {
+  who: Attribution;
+  perRequest?: FileExtract['perRequest'];
 }
 
 /**
@@ -358,14 +348,21 @@ function attributed(d: FileExtract['drafts'][number], a: Attribution, perRequest
  * names, is a data conflict (9badee53d8ec… vs the dataset's 9badee53decb…): never a silent second
  * commit. The runs go to the dataset's commit; the conflict is reported with the file and field.
  */
-function identityConflicts(drafts: FileExtract['drafts'], facts: CommitFacts): { redirect: Map<string, string>; conflicts: CommitConflict[] } {
+function identityConflicts(
+  drafts: FileExtract['drafts'],
+  placements: ReadonlyArray<Placement | null>,
+  facts: CommitFacts,
+): { redirect: Map<string, string>; conflicts: CommitConflict[] } {
   const byShort = new Map<string, string[]>();
   for (const h of facts.authoritative) (byShort.get(h.slice(0, 8)) ?? byShort.set(h.slice(0, 8), []).get(h.slice(0, 8))!).push(h);
   const redirect = new Map<string, string>();
   const conflicts: CommitConflict[] = [];
   const known = facts.known();
-  for (const d of drafts) {
-    const h = d.commit;
+  for (let i = 0; i < drafts.length; i++) {
+    const d = drafts[i];
+    const p = placements[i];
+    const h = p ? p.who.commit : d.commit;
+    const model = p ? (d.model ?? p.who.model) : d.model;
     if (!isFullHash(h) || facts.authoritative.has(h)) continue;
     const others = (byShort.get(h.slice(0, 8)) ?? []).filter(x => x !== h);
     if (others.length !== 1) continue;
@@ -378,7 +375,7 @@ function identityConflicts(drafts: FileExtract['drafts'], facts: CommitFacts): {
           ? `same parent ${info.parent.slice(0, 12)}`
           : `but parent ${d.parent.slice(0, 12)} ≠ ${info.parent.slice(0, 12)}`
         : null,
-      d.model && info?.models.length ? (info.models.includes(d.model) ? 'same model' : `but model ${d.model} is not the dataset's`) : null,
+      model && info?.models.length ? (info.models.includes(model) ? 'same model' : `but model ${model} is not the dataset's`) : null,
     ]
       .filter(Boolean)
       .join(', ');
@@ -400,14 +397,33 @@ function identityConflicts(drafts: FileExtract['drafts'], facts: CommitFacts): {
  * for them all, which an Object.assign over 30 000 drafts did not), and the extract's own
  * bookkeeping (`commitField`) stays behind. Drafts are shared with the index, so never mutated.
  */
-export function runOf(d: RunDraft, commit: string, parent: string | null): Run {
+export function runOf(d: RunDraft, commit: string, parent: string | null, placed?: Placement | null): Run {
   const durationS = plausibleDuration(d.durationS);
+  const a = placed?.who;
+  const role = a ? a.role : d.role;
+  let problems = d.problems;
+  let samples = d.samples;
+  if (a && a.model && d.model && a.model !== d.model)
+    problems = [
+      ...problems,
+      { field: 'model', message: `the file ran ${d.model}; ${a.identity.source} line ${a.identity.line} says ${a.model}: the file's is kept` },
+    ];
+  // AIPerf's aggregate holds no per-request values: its folder's per-request export gives them.
+  if (a && !samples && d.provenance.schema === 'aiperf' && placed.perRequest?.samples) {
+    samples = placed.perRequest.samples;
+    problems = [...problems, ...placed.perRequest.problems];
+  }
+  if (durationS !== d.durationS)
+    problems = [
+      ...problems,
+      { field: 'durationS', message: `${d.durationS} s is not a run's duration (at most ${MAX_RUN_S / 86_400} days): left out of estimates` },
+    ];
   const run: Run = {
-    id: `${d.provenance.file}#${d.role}${d.multi ? `@${d.provenance.pointer.replace(/\s+/g, '')}` : ''}`,
+    id: `${d.provenance.file}#${role}${d.multi ? `@${d.provenance.pointer.replace(/\s+/g, '')}` : ''}`,
     commit,
-    role: d.role,
+    role,
     source: d.source,
-    agent: d.agent,
+    agent: a ? (a.role === 'agent' ? a.agent : null) : d.agent,
     project: d.project,
     status: d.status,
     originalStatus: d.originalStatus,
@@ -418,8 +434,8 @@ export function runOf(d: RunDraft, commit: string, parent: string | null): Run {
     counts: d.counts,
     logs: d.logs,
     logFiles: d.logFiles,
-    model: d.model,
-    command: d.command,
+    model: a ? (d.model ?? a.model) : d.model,
+    command: a ? (a.command ?? d.command) : d.command,
     benchmarkMode: d.benchmarkMode,
     gpuConfig: d.gpuConfig,
     image: d.image,
@@ -428,18 +444,13 @@ export function runOf(d: RunDraft, commit: string, parent: string | null): Run {
     parent,
     timestamp: d.timestamp,
     durationS,
-    problems:
-      durationS === d.durationS
-        ? d.problems
-        : [
-            ...d.problems,
-            { field: 'durationS', message: `${d.durationS} s is not a run's duration (at most ${MAX_RUN_S / 86_400} days): left out of estimates` },
-          ],
+    problems,
     provenance: d.provenance,
   };
   // The optional parts assigned, not spread into the literal (spreads there cost a tenth of a scan).
-  if (d.samples) run.samples = d.samples;
-  if (d.identity) run.identity = d.identity;
+  if (samples) run.samples = samples;
+  if (a) run.identity = a.identity;
+  else if (d.identity) run.identity = d.identity;
   if (d.workload) run.workload = d.workload;
   if (d.failedRequests) run.failedRequests = d.failedRequests;
   if (d.labels) run.labels = d.labels;

@@ -39,6 +39,8 @@ export type Workload = Partial<Record<WorkloadKey, WorkloadValue>>;
 /** A number as the workload writes it: `inf` for unbounded, shortest decimal otherwise. */
 export function workloadNumber(v: number): string {
   if (v === Infinity) return 'inf';
+  // Whole numbers as they are (most settings): rounding them to 12 digits changes nothing below 1e12.
+  if (Number.isInteger(v) && Math.abs(v) < 1e12) return String(v);
   return String(Number(v.toPrecision(12)));
 }
 

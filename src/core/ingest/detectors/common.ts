@@ -138,6 +138,9 @@ export interface DraftInit {
   status?: RunStatus;
 }
 
+/** The empty list every draft starts with (thousands of drafts, one frozen list). */
+const NONE = Object.freeze([]) as never[];
+
 export function draft(init: DraftInit, rest: Partial<RunDraft> = {}): RunDraft {
   const original = typeof init.originalStatus === 'string' ? init.originalStatus : init.originalStatus == null ? '' : String(init.originalStatus);
   const d: RunDraft = {
@@ -153,14 +156,15 @@ export function draft(init: DraftInit, rest: Partial<RunDraft> = {}): RunDraft {
     metrics: {},
     metricSources: {},
     counts: {},
-    logs: [],
-    logFiles: [],
+    // Shared and frozen while empty: a detector with logs, log files or fixes gives its own list.
+    logs: NONE,
+    logFiles: NONE,
     model: null,
     command: null,
     benchmarkMode: null,
     gpuConfig: null,
     image: null,
-    fixes: [],
+    fixes: NONE,
     version: null,
     parent: null,
     timestamp: null,

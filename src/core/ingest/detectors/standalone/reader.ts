@@ -76,9 +76,30 @@ export function addMetric(r: Reading, field: string, canonical: string, value: n
   if (def.kind === 'metric') r.metrics.fields.push({ field, value, canonical });
 }
 
+/**
+ * Workload entries, one frozen object per field and value: a sweep of thousands of runs states the
+ * same few settings, and each run holding its own copies was a tenth of a scan's kept objects.
+ * Bounded: past ENTRIES_KEPT, a run gets its own.
+ */
+const ENTRIES_KEPT = 20_000;
+let entriesKept = 0;
+const entries = new Map<string, Map<string, Readonly<{ value: string; from: string }>>>();
+function entryOf(value: string, from: string): { value: string; from: string } {
+  let byValue = entries.get(from);
+  let e = byValue?.get(value);
+  if (e) return e;
+  e = Object.freeze({ value, from });
+  if (entriesKept < ENTRIES_KEPT && value.length <= 256) {
+    if (!byValue) entries.set(from, (byValue = new Map()));
+    byValue.set(value, e);
+    entriesKept++;
+  }
+  return e;
+}
+
 export function setWorkload(r: Reading, key: WorkloadKey, value: string | null, from: string): void {
   if (value === null || value === '') return;
-  r.workload[key] ??= { value, from };
+  r.workload[key] ??= entryOf(value, from);
 }
 
 /** A workload number as the file states it (`"inf"` or a number), else null with a problem. */
@@ -97,9 +118,12 @@ export function workloadOf(r: Reading, field: string, v: unknown): string | null
  */
 /** What each key of a table (and its patterns) means, looked up once per key: files repeat their keys. */
 const uses = new WeakMap<KeyTable, Map<string, KeyUse | null>>();
-function useOf(table: KeyTable, patterns: readonly KeyPattern[], key: string): KeyUse | null {
+function memoOf(table: KeyTable): Map<string, KeyUse | null> {
   let memo = uses.get(table);
   if (!memo) uses.set(table, (memo = new Map()));
+  return memo;
+}
+function useOf(memo: Map<string, KeyUse | null>, table: KeyTable, patterns: readonly KeyPattern[], key: string): KeyUse | null {
   let use = memo.get(key);
   if (use !== undefined) return use;
   use = Object.hasOwn(table, key) ? table[key] : null;
@@ -120,9 +144,10 @@ export function readKeys(
   prefix = '',
   onUnknown?: (key: string, v: unknown) => boolean,
 ): void {
+  const memo = memoOf(table);
   for (const key in doc) {
     const v = doc[key];
-    const use = useOf(table, patterns, key);
+    const use = useOf(memo, table, patterns, key);
     const field = prefix + key;
     if (!use) {
       if (onUnknown?.(key, v)) continue;
