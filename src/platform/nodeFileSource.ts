@@ -77,7 +77,7 @@ export function nodeFileSource(root: string, opts: { listings?: FolderListings }
       if (opts.listed && !rel.split('/').includes('..')) {
         // A file of the listing (a regular file, found by walking real folders): opened without
         // blocking and without following a link put there since, sized by the open file itself.
-        real = path.join(abs, rel);
+        real = under(rel);
         await slice();
         const fd = openSync(real, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
         try {

@@ -4,16 +4,25 @@ import type { MetricSource, UnitEvidence } from './evidence';
 /**
  * Runs a tool writes alike have the same sources (field, evidence and note per metric): they share
  * one frozen record instead of holding one each, a third of a scanned run's memory. A run's
- * sources are gathered as plain values, found among the known records by a hash of them (no key
- * string built, no object made per metric) and checked entry by entry; a record is made only for
+ * sources are gathered as plain values and compared with the records used last, then with those
+ * of the same hash (no key string built, no object made per metric); a record is made only for
  * sources not seen before. Bounded: past SHARED_MAX distinct records, a run keeps its own.
  */
 const SHARED_MAX = 4096;
-const byHash = new Map<number, Array<Readonly<Record<string, MetricSource>>>>();
+const RECENT = 8;
+
+/** A shared record with the values it was made from, compared as arrays (a for…in over a frozen dictionary was slow). */
+interface Known {
+  record: Readonly<Record<string, MetricSource>>;
+  keys: readonly string[];
+  fields: readonly string[];
+  evidence: readonly UnitEvidence[];
+  notes: ReadonlyArray<string | undefined>;
+}
+const byHash = new Map<number, Known[]>();
 let count = 0;
 /** The records used last, most recent first. */
-const RECENT = 8;
-const recent: Array<Readonly<Record<string, MetricSource>>> = [];
+const recent: Known[] = [];
 
 /** FNV-1a over a string's UTF-16 units, continued from `h`, then a separator. */
 function mix(h: number, s: string): number {
@@ -48,52 +57,50 @@ export class SourceList {
 
   /** The record of these sources: frozen, and shared with every earlier run that had the same. */
   shared(): Record<string, MetricSource> {
-    // Runs of one file or tool come together: the records used last are tried first (their field
-    // names are the same string objects, so comparing them is cheap), before any hashing.
-    for (let r = 0; r < recent.length; r++)
-      if (this.same(recent[r])) {
-        const hit = recent[r];
-        if (r > 0) {
-          recent.splice(r, 1);
-          recent.unshift(hit);
-        }
-        return hit as Record<string, MetricSource>;
+    // Runs of one file or tool come together, and their field names are the same string objects.
+    for (let r = 0; r < recent.length; r++) {
+      const k = recent[r];
+      if (!this.same(k)) continue;
+      if (r > 0) {
+        recent.splice(r, 1);
+        recent.unshift(k);
       }
-    const found = this.lookup();
-    if (Object.isFrozen(found)) {
-      recent.unshift(found);
-      if (recent.length > RECENT) recent.pop();
+      return k.record as Record<string, MetricSource>;
     }
-    return found;
-  }
-
-  private lookup(): Record<string, MetricSource> {
     let h = 0x811c9dc5;
     for (let i = 0; i < this.n; i++) h = mix(mix(mix(mix(h, this.keys[i]), this.fields[i]), this.evidence[i]), this.notes[i] ?? '');
     const bucket = byHash.get(h);
-    if (bucket) for (const known of bucket) if (this.same(known)) return known as Record<string, MetricSource>;
-    const out: Record<string, MetricSource> = dict();
-    for (let i = 0; i < this.n; i++) {
-      const note = this.notes[i];
-      out[this.keys[i]] = Object.freeze(
-        note === undefined ? { field: this.fields[i], evidence: this.evidence[i] } : { field: this.fields[i], evidence: this.evidence[i], note },
-      );
+    let known = bucket?.find(k => this.same(k));
+    if (!known) {
+      const record: Record<string, MetricSource> = dict();
+      for (let i = 0; i < this.n; i++) {
+        const note = this.notes[i];
+        const field = this.fields[i];
+        const evidence = this.evidence[i];
+        record[this.keys[i]] = Object.freeze(note === undefined ? { field, evidence } : { field, evidence, note });
+      }
+      if (count >= SHARED_MAX) return record;
+      const n = this.n;
+      known = {
+        record: Object.freeze(record),
+        keys: this.keys.slice(0, n),
+        fields: this.fields.slice(0, n),
+        evidence: this.evidence.slice(0, n),
+        notes: this.notes.slice(0, n),
+      };
+      count++;
+      if (bucket) bucket.push(known);
+      else byHash.set(h, [known]);
     }
-    if (count >= SHARED_MAX) return out;
-    Object.freeze(out);
-    count++;
-    if (bucket) bucket.push(out);
-    else byHash.set(h, [out]);
-    return out;
+    recent.unshift(known);
+    if (recent.length > RECENT) recent.pop();
+    return known.record as Record<string, MetricSource>;
   }
 
-  private same(known: Readonly<Record<string, MetricSource>>): boolean {
-    let i = 0;
-    for (const k in known) {
-      const a = known[k];
-      if (i >= this.n || k !== this.keys[i] || a.field !== this.fields[i] || a.evidence !== this.evidence[i] || a.note !== this.notes[i]) return false;
-      i++;
-    }
-    return i === this.n;
+  private same(k: Known): boolean {
+    if (k.keys.length !== this.n) return false;
+    for (let i = 0; i < this.n; i++)
+      if (k.keys[i] !== this.keys[i] || k.fields[i] !== this.fields[i] || k.evidence[i] !== this.evidence[i] || k.notes[i] !== this.notes[i]) return false;
+    return true;
   }
 }
