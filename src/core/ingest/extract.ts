@@ -121,6 +121,7 @@ function settleUnits(d: RunDraft, doc: unknown): void {
     printed,
     printedFrom: from,
     untrusted: d.untrustedFields?.length ? new Set(d.untrustedFields) : undefined,
+    current: d.metrics,
   });
   d.metrics = rec.metrics;
   d.metricSources = rec.sources;
