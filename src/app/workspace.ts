@@ -7,6 +7,7 @@ import {
   listFolder,
   readable,
   readExtract,
+  readExtractNow,
   runOf,
   siblingsOf,
   attributeAgents,
@@ -308,12 +309,15 @@ export class Workspace {
             continue;
           }
           fresh.push(f);
-          const job = async () => {
-            extracts.set(f.path, await readExtract(this.source, f, siblings, DEFAULT_MAX_FILE_BYTES));
+          const got = (x: FileExtract) => {
+            extracts.set(f.path, x);
             stamps.set(f.path, stampOf(f));
             if (++done % 100 === 0) opts.onProgress?.({ phase: 'read', done, total: readableCount });
           };
-          reads.push(limit(job));
+          // Read at once where the source can (Node's fs, a small file): no promise per file.
+          const now = readExtractNow(this.source, f, siblings, DEFAULT_MAX_FILE_BYTES);
+          if (now) got(now);
+          else reads.push(limit(async () => got(await readExtract(this.source, f, siblings, DEFAULT_MAX_FILE_BYTES))));
         }
       },
       { statOnRead: !usable },

@@ -22,11 +22,19 @@ const SLICE_MS = 8;
 let sliceStart = 0;
 /** Yields to the event loop when the current synchronous slice has run long enough. */
 async function slice(): Promise<void> {
+  await breather();
+}
+/** A promise that resolves once the event loop has turned, when the current synchronous slice has run long enough; else undefined. */
+function breather(): Promise<void> | undefined {
   const now = performance.now();
   if (!sliceStart) sliceStart = now;
-  if (now - sliceStart < SLICE_MS) return;
-  await new Promise<void>(r => setImmediate(r));
-  sliceStart = performance.now();
+  if (now - sliceStart < SLICE_MS) return undefined;
+  return new Promise<void>(r =>
+    setImmediate(() => {
+      sliceStart = performance.now();
+      r();
+    }),
+  );
 }
 
 /** `listings`: folder listings kept from an earlier walk (the CLI's `--cache`); an unchanged folder is stamped, not read. */
@@ -45,8 +53,31 @@ export function nodeFileSource(root: string, opts: { listings?: FolderListings }
     }));
   let realRoot: Promise<string> | null = null;
   const inside = (base: string, p: string) => p === base || p.startsWith(base.endsWith(path.sep) ? base : base + path.sep);
+  /**
+   * A file of the listing (a regular file, found by walking real folders), read at once when it is
+   * small: opened without blocking and without following a link put there since, sized by the
+   * open file itself. Undefined for a larger file (read asynchronously, capped).
+   */
+  const readListed = (rel: string, opts: ReadOptions): string | undefined => {
+    const fd = openSync(under(rel), constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
+    try {
+      const st = fstatSync(fd);
+      if (!st.isFile()) throw new FileRefused(`${rel} is not a regular file: not read`);
+      opts.onStat?.({ size: st.size, mtimeMs: st.mtimeMs });
+      if (st.size > Math.min(SMALL, opts.maxBytes ?? DEFAULT_READ_CAP)) return undefined;
+      // One buffer for every small read (the text is a copy): a buffer per file was a quarter of
+      // a scan's garbage, counted as external memory that hastens collections.
+      const buf = (smallBuffer ??= Buffer.allocUnsafeSlow(SMALL));
+      const n = st.size ? readSync(fd, buf, 0, st.size, 0) : 0;
+      return buf.toString('utf8', 0, n);
+    } finally {
+      closeSync(fd);
+    }
+  };
   return {
     groupedByFolder: true,
+    readListedNow: (rel, opts = {}) => (rel.split('/').includes('..') ? undefined : readListed(rel, opts)),
+    breather: () => breather(),
     list: (signal, lopts) =>
       walkFiles(
         async rel => {
@@ -75,26 +106,11 @@ export function nodeFileSource(root: string, opts: { listings?: FolderListings }
     async readText(rel: string, opts: ReadOptions = {}) {
       let real: string;
       if (opts.listed && !rel.split('/').includes('..')) {
-        // A file of the listing (a regular file, found by walking real folders): opened without
-        // blocking and without following a link put there since, sized by the open file itself.
-        real = under(rel);
         await slice();
-        const fd = openSync(real, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
-        try {
-          const st = fstatSync(fd);
-          if (!st.isFile()) throw new FileRefused(`${rel} is not a regular file: not read`);
-          opts.onStat?.({ size: st.size, mtimeMs: st.mtimeMs });
-          if (st.size <= Math.min(SMALL, opts.maxBytes ?? DEFAULT_READ_CAP)) {
-            // One buffer for every small read (the text is a copy): a buffer per file was a
-            // quarter of a scan's garbage, counted as external memory that hastens collections.
-            const buf = (smallBuffer ??= Buffer.allocUnsafeSlow(SMALL));
-            const n = st.size ? readSync(fd, buf, 0, st.size, 0) : 0;
-            return buf.toString('utf8', 0, n);
-          }
-        } finally {
-          closeSync(fd);
-        }
+        const text = readListed(rel, opts);
+        if (text !== undefined) return text;
         // Larger files: read asynchronously below, capped.
+        real = under(rel);
       } else {
         realRoot ??= fs.realpath(abs);
         const base = await realRoot;

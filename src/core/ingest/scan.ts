@@ -165,30 +165,52 @@ export async function readExtract(
   siblings: ReadonlyMap<string, string>,
   maxBytes = DEFAULT_MAX_FILE_BYTES,
 ): Promise<FileExtract> {
-  const none = (record: FileRecord): FileExtract => ({ path: f.path, record, drafts: [], facts: [] });
-  const tooBig = (size: number) =>
-    none({
-      kind: 'unknown',
-      path: f.path,
-      reason: `file is ${(size / 1048576).toFixed(1)} MiB, above the ${(maxBytes / 1048576).toFixed(0)} MiB limit for result files; open it directly`,
-    });
-  if (f.size > maxBytes) return tooBig(f.size);
+  if (f.size > maxBytes) return tooBig(f, f.size, maxBytes);
   try {
-    const text = await source.readText(f.path, {
-      maxBytes,
-      whole: true,
-      listed: true,
-      onStat: s => {
-        f.size = s.size;
-        if (s.mtimeMs !== undefined) f.mtimeMs = s.mtimeMs;
-      },
-    });
-    return extractFile(f.path, text, siblings);
+    return extractFile(f.path, await source.readText(f.path, readOptions(f, maxBytes)), siblings);
   } catch (e) {
-    if (e instanceof FileRefused && f.size > maxBytes) return tooBig(f.size);
-    if (e instanceof FileRefused) return none({ kind: 'skipped', path: f.path, reason: e.message });
-    return none({ kind: 'unknown', path: f.path, reason: `could not be read: ${e instanceof Error ? e.message : String(e)}` });
+    return unreadable(f, e, maxBytes);
   }
+}
+
+/** readExtract at once, where the source reads the file at once (`readListedNow`); undefined where it cannot. */
+export function readExtractNow(
+  source: FileSource,
+  f: ListedFile,
+  siblings: ReadonlyMap<string, string>,
+  maxBytes = DEFAULT_MAX_FILE_BYTES,
+): FileExtract | undefined {
+  if (!source.readListedNow) return undefined;
+  if (f.size > maxBytes) return tooBig(f, f.size, maxBytes);
+  try {
+    const text = source.readListedNow(f.path, readOptions(f, maxBytes));
+    return text === undefined ? undefined : extractFile(f.path, text, siblings);
+  } catch (e) {
+    return unreadable(f, e, maxBytes);
+  }
+}
+
+const readOptions = (f: ListedFile, maxBytes: number) => ({
+  maxBytes,
+  whole: true,
+  listed: true,
+  onStat: (s: { size: number; mtimeMs?: number }) => {
+    f.size = s.size;
+    if (s.mtimeMs !== undefined) f.mtimeMs = s.mtimeMs;
+  },
+});
+const noExtract = (f: ListedFile, record: FileRecord): FileExtract => ({ path: f.path, record, drafts: [], facts: [] });
+const tooBig = (f: ListedFile, size: number, maxBytes: number) =>
+  noExtract(f, {
+    kind: 'unknown',
+    path: f.path,
+    reason: `file is ${(size / 1048576).toFixed(1)} MiB, above the ${(maxBytes / 1048576).toFixed(0)} MiB limit for result files; open it directly`,
+  });
+/** Anything a read or an extraction throws, as the file's record. */
+function unreadable(f: ListedFile, e: unknown, maxBytes: number): FileExtract {
+  if (e instanceof FileRefused && f.size > maxBytes) return tooBig(f, f.size, maxBytes);
+  if (e instanceof FileRefused) return noExtract(f, { kind: 'skipped', path: f.path, reason: e.message });
+  return noExtract(f, { kind: 'unknown', path: f.path, reason: `could not be read: ${e instanceof Error ? e.message : String(e)}` });
 }
 
 async function pool<T>(items: T[], n: number, fn: (t: T) => Promise<void>, signal?: AbortSignal): Promise<void> {
@@ -210,11 +232,27 @@ export async function scan(source: FileSource, opts: ScanOptions = {}): Promise<
   const toRead = listing.files.filter(f => readable(f.path));
   const extracts = new Map<string, FileExtract>();
   let done = 0;
+  const siblingsOfFile = (f: ListedFile) => siblings.get(f.path.slice(0, f.path.lastIndexOf('/') + 1)) ?? new Map<string, string>();
+  if (source.readListedNow) {
+    // A source that reads at once (Node's fs): file after file, no promise each, the thread given
+    // back whenever the source says it has been held long enough.
+    for (const f of toRead) {
+      if (opts.signal?.aborted) throw opts.signal.reason ?? new Error('scan cancelled');
+      const pause = source.breather?.();
+      if (pause) await pause;
+      extracts.set(
+        f.path,
+        readExtractNow(source, f, siblingsOfFile(f), opts.maxFileBytes) ?? (await readExtract(source, f, siblingsOfFile(f), opts.maxFileBytes)),
+      );
+      opts.onProgress?.({ done: ++done, total: toRead.length, path: f.path });
+    }
+    return assemble(listing, extracts);
+  }
   await pool(
     toRead,
     opts.concurrency ?? 8,
     async f => {
-      extracts.set(f.path, await readExtract(source, f, siblings.get(f.path.slice(0, f.path.lastIndexOf('/') + 1)) ?? new Map(), opts.maxFileBytes));
+      extracts.set(f.path, await readExtract(source, f, siblingsOfFile(f), opts.maxFileBytes));
       opts.onProgress?.({ done: ++done, total: toRead.length, path: f.path });
     },
     opts.signal,

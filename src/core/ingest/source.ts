@@ -40,6 +40,14 @@ export interface FileSource {
    * following links) or is not a regular file; never blocks on a FIFO; reads at most the cap.
    */
   readText(path: string, opts?: ReadOptions): Promise<string>;
+  /**
+   * A listed file read at once, as `readText` with `listed` would (same refusals, same onStat),
+   * when the source can (Node's fs, a small file); undefined when it must be read asynchronously.
+   * A scan of thousands of small files then spends no promise per file.
+   */
+  readListedNow?(path: string, opts?: ReadOptions): string | undefined;
+  /** When a caller reading at once has kept the thread long enough: a promise resolved after the event loop has turned; else undefined. */
+  breather?(): Promise<void> | undefined;
   /** One file as a listing would give it (for updates after a file event); null when it is gone. */
   stat?(path: string): Promise<ListedFile | null>;
   /** Where a listed symbolic link leads (for the scan's record of it). */
