@@ -128,6 +128,33 @@ describe('classify: engine', () => {
       }
   });
 
+  it('required literals go on through small classes and choices of literals, and every match holds one of them', () => {
+    assert.deepEqual(requiredLiterals('(HTTP/1\\.[01]" (?:400|404) )')?.sort(), ['HTTP/1.0" 400 ', 'HTTP/1.0" 404 ', 'HTTP/1.1" 400 ', 'HTTP/1.1" 404 ']);
+    assert.deepEqual(requiredLiterals('(?:foo|bar)baz'), ['foobaz', 'barbaz']);
+    assert.deepEqual(requiredLiterals('ab[^01]cd'), ['ab'], 'a negated class is no choice');
+    assert.deepEqual(requiredLiterals('x(?:yy|zz)?w'), ['x'], 'an optional choice ends the run');
+    assert.deepEqual(requiredLiterals('[01]{2}xyz'), ['xyz']);
+    // Necessary on every built-in pattern: each line a pattern matches holds one of its literals.
+    const lines = [
+      'GET /v1/models HTTP/1.1" 404 Not Found',
+      'POST /v1/completions HTTP/1.0" 422 Unprocessable',
+      'HTTP/1.1" 200 OK',
+      'torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB',
+    ];
+    for (const r of BUILTIN_RULES)
+      for (const i of r.indications) {
+        if (i.scope === 'context' || i.multiline) continue;
+        const lits = requiredLiterals(i.pattern)!.map(l => l.toLowerCase());
+        const re = new RegExp(i.pattern, (i.flags ?? '').replace('g', ''));
+        for (const line of lines)
+          if (re.test(line))
+            assert.ok(
+              lits.some(l => line.toLowerCase().includes(l)),
+              `${r.id}: ${line}`,
+            );
+      }
+  });
+
   it('the literal scanner finds exactly the lines a naive search finds', () => {
     const lits = ['CUDA out of memory', 'manifest unknown', 'No Module Named', 'error:', 'aimv2'];
     const sc = new LiteralScanner([lits]);

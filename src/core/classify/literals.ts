@@ -40,8 +40,11 @@ function parse(src: string, i: number, stopAtParen: boolean): { alts: Item[][]; 
       if (src[j] === '^') j++;
       if (src[j] === ']') j++;
       while (j < src.length && src[j] !== ']') j += src[j] === '\\' ? 2 : 1;
+      // A small class of plain characters (`[01]`, `[45]`) is a choice of literals: `HTTP/1\.[01]" 4`
+      // then needs `http/1.0" 4` or `http/1.1" 4`, not every line holding `http/1.`.
+      const body = src.slice(i + 1, j);
       i = j + 1;
-      atom = { brk: true };
+      atom = /^[A-Za-z0-9_ "':,=/]{1,4}$/.test(body) ? { alts: [...new Set(body)].map(ch => [{ lit: ch }]) } : { brk: true };
     } else if (c === '\\') {
       const e = src[i + 1];
       i += 2;
@@ -89,36 +92,51 @@ function parse(src: string, i: number, stopAtParen: boolean): { alts: Item[][]; 
   return { alts, end: i };
 }
 
-/** Best literal set of a sequence: each candidate is a list of alternatives; the best has the longest shortest member. */
+/** Literal runs carried across a choice of literals at most this many at once (`a(b|c)d` is `abd`, `acd`). */
+const MAX_RUNS = 16;
+
+/** The literal strings of a group each of whose alternatives is plain literals, or null. */
+function literalChoices(it: { alts: Item[][] }): string[] | null {
+  const out: string[] = [];
+  for (const alt of it.alts) {
+    if (!alt.length || !alt.every(x => 'lit' in x)) return null;
+    out.push(alt.map(x => (x as { lit: string }).lit).join(''));
+  }
+  return out;
+}
+
+/**
+ * Best literal set of a sequence: each candidate is a list of alternatives; the best has the
+ * longest shortest member. A run of literals goes on through a choice of plain literals (as the
+ * choice's strings, each with the run before it), so a pattern's longest required strings are found.
+ */
 function bestOfSeq(items: Item[]): string[] | null {
   const cands: string[][] = [];
-  let run = '';
+  let runs: string[] = [''];
   const flush = () => {
-    if (run) cands.push([run]);
-    run = '';
+    if (runs.every(r => r.length)) cands.push(runs);
+    runs = [''];
   };
   for (const it of items) {
     if ('lit' in it) {
-      run += it.lit;
+      runs = runs.map(r => r + it.lit);
       continue;
     }
     if ('brk' in it) {
       flush();
       continue;
     }
-    if (it.alts.length === 1) {
-      // A group of one alternative is part of the sequence: inline its literal prefix/suffix runs.
-      const inner = it.alts[0];
-      if (inner.every(x => 'lit' in x)) {
-        run += inner.map(x => (x as { lit: string }).lit).join('');
-        continue;
-      }
-      flush();
-      const b = bestOfSeq(inner);
-      if (b) cands.push(b);
+    const choices = literalChoices(it);
+    if (choices && runs.length * choices.length <= MAX_RUNS) {
+      runs = runs.flatMap(r => choices.map(c => r + c));
       continue;
     }
     flush();
+    if (it.alts.length === 1) {
+      const b = bestOfSeq(it.alts[0]);
+      if (b) cands.push(b);
+      continue;
+    }
     const perAlt = it.alts.map(bestOfSeq);
     if (perAlt.every((x): x is string[] => !!x)) cands.push(perAlt.flat());
   }
