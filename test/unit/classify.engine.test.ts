@@ -193,15 +193,25 @@ describe('classify: engine', () => {
     assert.deepEqual(bytes, naive);
   });
 
-  it('the scanner reports each hit line once, in order, with its bounds and every literal on it — small pieces and the two-walk large ones alike', () => {
+  it('the scanner reports each hit line once, in order, with its bounds and every literal on it — small pieces, the two- and four-walk large ones alike', () => {
     const lits = ['cuda out of memory', 'error:', 'aimv2', 'out', 'of'];
     const sc = new LiteralScanner([lits.slice(0, 3), lits.slice(3)]);
     let seed = 11;
     const rnd = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
     const words = ['INFO', 'cuda', 'out', 'of', 'memory', 'CUDA out of memory', 'error:', 'aimv2', 'x', '█', '\n', '\n'];
-    for (const n of [50, 4000, 15000, 60000]) {
+    // 60 000 and 150 000 words are four-walk pieces; sparse newlines leave fewer parts than four.
+    for (const [n, nlRate] of [
+      [50, 2],
+      [4000, 2],
+      [15000, 2],
+      [60000, 2],
+      [150000, 2],
+      [150000, 0.0002],
+      [150000, 0],
+    ] as const) {
+      const pick = () => (rnd() < nlRate / words.length ? '\n' : words[Math.floor(rnd() * (words.length - 2))]);
       // Some texts end without a newline, some with a hit on their last line.
-      const text = Array.from({ length: n }, () => words[Math.floor(rnd() * words.length)]).join(' ') + (n % 3 ? '' : ' error:');
+      const text = Array.from({ length: n }, pick).join(' ') + (n % 3 ? '' : ' error:');
       const buf = Buffer.from(text);
       const want = text.split('\n').flatMap((l, i) => {
         const low = l.toLowerCase();

@@ -117,15 +117,35 @@ export class LiteralScanner {
    * each once, valid during the call). Returns the number of newlines seen.
    */
   scanBytes(buf: Uint8Array, from: number, to: number, firstLine: number, onLine: OnHitLine): number {
-    // A large piece is walked as two halves in one loop: each DFA step waits on the load of the
-    // one before it, and two independent walks overlap those waits (about 1.7× on a large log).
-    // The second half's hit lines are held until the first half's have been reported.
-    const nl = to - from >= INTERLEAVE_MIN ? buf.indexOf(10, (from + to) >>> 1) : -1;
-    if (nl === -1 || nl + 1 >= to) return this.walk(buf, from, to, 0, firstLine, from, onLine) - firstLine;
-    const mid = nl + 1;
+    // A large piece is walked as four (or two) parts in one loop: each DFA step waits on the load
+    // of the one before it, and independent walks overlap those waits (two: 1.7×, four: 1.7× more
+    // on the bare loop). Each part starts after a newline; the later parts' hit lines are held
+    // until the parts before them have been reported.
+    const cuts = this.cutsOf(buf, from, to);
+    if (cuts.length === 1) return this.walk(buf, from, to, 0, firstLine, from, onLine) - firstLine;
+    if (cuts.length === 2) return this.walkTwo(buf, from, cuts[1], to, firstLine, onLine);
+    return this.walkFour(buf, cuts, to, firstLine, onLine);
+  }
+
+  /** Where the parts of `buf[from, to)` start: `from`, then after a newline near each quarter (or half). */
+  private cutsOf(buf: Uint8Array, from: number, to: number): number[] {
+    const size = to - from;
+    const parts = size >= 4 * INTERLEAVE_MIN ? 4 : size >= INTERLEAVE_MIN ? 2 : 1;
+    const cuts = [from];
+    for (let q = 1; q < parts; q++) {
+      const nl = buf.indexOf(10, Math.max(from + Math.floor((size * q) / parts), cuts[cuts.length - 1]));
+      if (nl === -1 || nl + 1 >= to) break;
+      if (nl + 1 > cuts[cuts.length - 1]) cuts.push(nl + 1);
+    }
+    // Four parts need four cuts; otherwise the two-part walk from the middle one.
+    if (cuts.length === 4 || cuts.length <= 2) return cuts;
+    return [from, cuts[Math.floor(cuts.length / 2)]];
+  }
+
+  private walkTwo(buf: Uint8Array, from: number, mid: number, to: number, firstLine: number, onLine: OnHitLine): number {
     const delta = this.delta,
       cls = this.cls;
-    const held = this.held;
+    const held = this.held[0];
     held.reset();
     const hold: OnHitLine = (start, end, line, mask, ids) => held.add(start, end, line, mask, ids);
     let a = 0,
@@ -175,6 +195,90 @@ export class LiteralScanner {
     if (k < to) lineB = this.walk(buf, k, to, b, lineB, startB, hold);
     held.replay(lineA, onLine, this.lineIds);
     return lineA - firstLine + lineB;
+  }
+
+  /**
+   * Four parts, `cuts[0..3]` their starts and `to` the end of the last. Part 0 reports its hit
+   * lines as found; parts 1–3 count their lines from 0 and hold theirs for replay in order.
+   */
+  private walkFour(buf: Uint8Array, cuts: readonly number[], to: number, firstLine: number, onLine: OnHitLine): number {
+    const delta = this.delta,
+      cls = this.cls;
+    const p = this.parts;
+    for (let q = 0; q < 4; q++) {
+      p.pos[q] = cuts[q];
+      p.end[q] = q < 3 ? cuts[q + 1] : to;
+      p.line[q] = q === 0 ? firstLine : 0;
+      p.start[q] = cuts[q];
+      if (q > 0) this.held[q - 1].reset();
+    }
+    const e0 = p.end[0],
+      e1 = p.end[1],
+      e2 = p.end[2],
+      e3 = p.end[3];
+    let i0 = p.pos[0],
+      i1 = p.pos[1],
+      i2 = p.pos[2],
+      i3 = p.pos[3],
+      s0 = 0,
+      s1 = 0,
+      s2 = 0,
+      s3 = 0;
+    for (; i0 < e0 && i1 < e1 && i2 < e2 && i3 < e3; i0++, i1++, i2++, i3++) {
+      s0 = delta[s0 | cls[buf[i0]]];
+      s1 = delta[s1 | cls[buf[i1]]];
+      s2 = delta[s2 | cls[buf[i2]]];
+      s3 = delta[s3 | cls[buf[i3]]];
+      if ((s0 | s1 | s2 | s3) >= 0) continue;
+      // Each part that hit a newline or a literal: the slow path, then its walk goes on from where it says.
+      if (s0 < 0) {
+        i0 = this.stepPart(buf, 0, i0, s0, onLine);
+        s0 = 0;
+      }
+      if (s1 < 0) {
+        i1 = this.stepPart(buf, 1, i1, s1, onLine);
+        s1 = 0;
+      }
+      if (s2 < 0) {
+        i2 = this.stepPart(buf, 2, i2, s2, onLine);
+        s2 = 0;
+      }
+      if (s3 < 0) {
+        i3 = this.stepPart(buf, 3, i3, s3, onLine);
+        s3 = 0;
+      }
+    }
+    const at = [i0, i1, i2, i3],
+      st = [s0, s1, s2, s3];
+    for (let q = 0; q < 4; q++) {
+      if (at[q] < p.end[q]) p.line[q] = this.walk(buf, at[q], p.end[q], st[q], p.line[q], p.start[q], q === 0 ? onLine : this.holders[q - 1]);
+    }
+    // Later parts' lines, counted from where the part before them ended.
+    let line = p.line[0];
+    for (let q = 1; q < 4; q++) {
+      this.held[q - 1].replay(line, onLine, this.lineIds);
+      line += p.line[q];
+    }
+    return line - firstLine;
+  }
+
+  /** Part `q` of walkFour reached a newline or a hit at `i` in (negative) state `s`: counts or reports it, returns where its walk goes on from. */
+  private stepPart(buf: Uint8Array, q: number, i: number, s: number, onLine: OnHitLine): number {
+    const p = this.parts;
+    if (s === NEWLINE) {
+      p.line[q]++;
+      p.start[q] = i + 1;
+      return i;
+    }
+    const to = p.end[q];
+    const end = this.restOfLine(buf, i, -s - 1, to);
+    if (q === 0) onLine(p.start[q], end, p.line[q], this.lineMask, this.lineIds);
+    else this.held[q - 1].add(p.start[q], end, p.line[q], this.lineMask, this.lineIds);
+    if (end < to) {
+      p.line[q]++;
+      p.start[q] = end + 1;
+    }
+    return end;
   }
 
   /** One walk over `buf[i, to)` from state `s` (pre-multiplied) on line `line` that began at `start`; returns the line it ends on. */
@@ -246,8 +350,11 @@ export class LiteralScanner {
   private seenOnLine = new Uint32Array(0);
   private lineStamp = 0;
   private lineMask = 0;
-  /** The second half's hit lines, until the first half's are reported. */
-  private readonly held = new HeldLines();
+  /** The later parts' hit lines, until the parts before them are reported. */
+  private readonly held = [new HeldLines(), new HeldLines(), new HeldLines()];
+  private readonly holders: OnHitLine[] = this.held.map(h => (start, end, line, mask, ids) => h.add(start, end, line, mask, ids));
+  /** walkFour's per-part bookkeeping (where each part is, ends, its line and the line's start). */
+  private readonly parts = { pos: new Int32Array(4), end: new Int32Array(4), line: new Float64Array(4), start: new Int32Array(4) };
 
   /**
    * Which literals one line holds: `found[id]` is set to `stamp` for each, and each id is pushed
