@@ -155,6 +155,31 @@ describe('classify: engine', () => {
       }
   });
 
+  it('a long line is read in four parts, yet a literal anywhere in it — across a cut, at either end — is found once', () => {
+    const lits = ['cuda out of memory', 'error:', 'aimv2'];
+    const sc = new LiteralScanner([lits]);
+    const size = 1 << 20;
+    // The cuts fall at the quarters of a span: each literal is put before, across and after each of them.
+    const spots = [0, 1, size / 4 - 20, size / 4 - 5, size / 4, size / 2 - 9, size / 2 + 3, (3 * size) / 4 - 1, size - 20];
+    for (const at of spots)
+      for (const [k, lit] of lits.entries()) {
+        const line = Buffer.alloc(size, 'x');
+        line.write(lit, Math.min(at, size - lit.length));
+        const text = Buffer.concat([Buffer.from('before\n'), line, Buffer.from('\nafter error: too\n')]);
+        const got: Array<{ line: number; ids: number[]; len: number }> = [];
+        const n = sc.scanBytes(text, 0, text.length, 1, (s, e, l, _m, ids) => got.push({ line: l, ids: [...ids].sort(), len: e - s }));
+        assert.equal(n, 3);
+        assert.deepEqual(
+          got,
+          [
+            { line: 2, ids: [k], len: size },
+            { line: 3, ids: [1], len: 'after error: too'.length },
+          ],
+          `${lit} at ${at}`,
+        );
+      }
+  });
+
   it('the literal scanner finds exactly the lines a naive search finds', () => {
     const lits = ['CUDA out of memory', 'manifest unknown', 'No Module Named', 'error:', 'aimv2'];
     const sc = new LiteralScanner([lits]);

@@ -13,6 +13,8 @@ export class LiteralScanner {
   private readonly ids: number[][];
   /** How many literals there are. */
   readonly count: number;
+  /** The longest literal, in bytes. */
+  private readonly maxLength: number;
 
   /** `groups[k]` is a list of literals; a hit on any of them sets bit k in the reported mask. */
   constructor(groups: readonly (readonly string[])[]) {
@@ -22,6 +24,7 @@ export class LiteralScanner {
     const ids: number[][] = [[]];
     const enc = new TextEncoder();
     let id = 0;
+    let longest = 1;
     groups.forEach((lits, k) => {
       for (const lit of lits) {
         // An empty literal would make every byte a hit (and the root accepting): it holds no id's place in the automaton.
@@ -30,7 +33,9 @@ export class LiteralScanner {
           continue;
         }
         let s = 0;
-        for (const raw of enc.encode(lit)) {
+        const bytes = enc.encode(lit);
+        longest = Math.max(longest, bytes.length);
+        for (const raw of bytes) {
           const b = fold(raw);
           let t = next[s].get(b);
           if (t === undefined) {
@@ -106,6 +111,7 @@ export class LiteralScanner {
     this.out = Int32Array.from(out);
     this.ids = ids;
     this.count = id;
+    this.maxLength = longest;
     this.seenOnLine = new Uint32Array(id);
     this.cls = cls;
     this.shift = shift;
@@ -122,9 +128,111 @@ export class LiteralScanner {
     // on the bare loop). Each part starts after a newline; the later parts' hit lines are held
     // until the parts before them have been reported.
     const cuts = this.cutsOf(buf, from, to);
-    if (cuts.length === 1) return this.walk(buf, from, to, 0, firstLine, from, onLine) - firstLine;
+    if (cuts.length === 4) return this.walkFour(buf, cuts, to, firstLine, onLine);
+    // Too few newlines to cut at: a piece of very long lines (a log on one line) is walked line by line, each long one in four parts.
+    if (to - from >= 4 * INTERLEAVE_MIN) return this.walkLongLines(buf, from, to, firstLine, onLine);
     if (cuts.length === 2) return this.walkTwo(buf, from, cuts[1], to, firstLine, onLine);
-    return this.walkFour(buf, cuts, to, firstLine, onLine);
+    return this.walk(buf, from, to, 0, firstLine, from, onLine) - firstLine;
+  }
+
+  /**
+   * A piece with few newlines: its runs of short lines are walked as usual; a line of at least
+   * 4 × INTERLEAVE_MIN bytes is read for its literals in four parts at once (`literalsOfSpan`).
+   */
+  private walkLongLines(buf: Uint8Array, from: number, to: number, firstLine: number, onLine: OnHitLine): number {
+    let line = firstLine,
+      runStart = from,
+      runLine = firstLine,
+      at = from;
+    while (at < to) {
+      let end = buf.indexOf(10, at);
+      if (end === -1 || end > to) end = to;
+      if (end - at >= 4 * INTERLEAVE_MIN) {
+        // The short lines before it, then the long one.
+        if (runStart < at) this.walk(buf, runStart, at, 0, runLine, runStart, onLine);
+        const mask = this.literalsOfSpan(buf, at, end);
+        if (mask) onLine(at, end, line, mask, this.lineIds);
+        runStart = end + 1;
+        runLine = line + 1;
+      }
+      if (end < to) line++;
+      at = end + 1;
+    }
+    if (runStart < to) this.walk(buf, runStart, to, 0, runLine, runStart, onLine);
+    return line - firstLine;
+  }
+
+  /**
+   * Every literal in `buf[a, b)`, a span with no newline, read as four parts in one loop: parts
+   * after the first start `maxLength` bytes early, so a literal across a cut is found whole (and
+   * one found twice counts once). Returns the groups' mask; the literals are left in lineIds.
+   */
+  private literalsOfSpan(buf: Uint8Array, a: number, b: number): number {
+    const delta = this.delta,
+      cls = this.cls,
+      sh = this.shift;
+    this.beginLine();
+    const q = Math.floor((b - a) / 4);
+    const lead = this.maxLength;
+    const e0 = a + q,
+      e1 = a + 2 * q,
+      e2 = a + 3 * q;
+    let i0 = a,
+      i1 = Math.max(a, e0 - lead),
+      i2 = Math.max(a, e1 - lead),
+      i3 = Math.max(a, e2 - lead),
+      s0 = 0,
+      s1 = 0,
+      s2 = 0,
+      s3 = 0;
+    for (; i0 < e0 && i1 < e1 && i2 < e2 && i3 < b; i0++, i1++, i2++, i3++) {
+      s0 = delta[s0 | cls[buf[i0]]];
+      s1 = delta[s1 | cls[buf[i1]]];
+      s2 = delta[s2 | cls[buf[i2]]];
+      s3 = delta[s3 | cls[buf[i3]]];
+      if ((s0 | s1 | s2 | s3) >= 0) continue;
+      if (s0 < 0) s0 = this.hitState(-s0 - 1) << sh;
+      if (s1 < 0) s1 = this.hitState(-s1 - 1) << sh;
+      if (s2 < 0) s2 = this.hitState(-s2 - 1) << sh;
+      if (s3 < 0) s3 = this.hitState(-s3 - 1) << sh;
+    }
+    this.spanRest(buf, i0, e0, s0);
+    this.spanRest(buf, i1, e1, s1);
+    this.spanRest(buf, i2, e2, s2);
+    this.spanRest(buf, i3, b, s3);
+    return this.lineMask;
+  }
+
+  /** One part of literalsOfSpan on its own, from pre-multiplied state `s`. */
+  private spanRest(buf: Uint8Array, i: number, to: number, s: number): void {
+    const delta = this.delta,
+      cls = this.cls,
+      sh = this.shift;
+    for (; i < to; i++) {
+      s = delta[s | cls[buf[i]]];
+      if (s < 0) s = this.hitState(-s - 1) << sh;
+    }
+  }
+
+  /** A new hit line: its literals and mask start empty. */
+  private beginLine(): void {
+    this.lineIds.length = 0;
+    this.lineMask = 0;
+    this.lineStamp = (this.lineStamp % 0xfffffffe) + 1;
+  }
+
+  /** The literals that end in (accepting) state `t` join the line's; returns `t`. */
+  private hitState(t: number): number {
+    this.lineMask |= this.out[t];
+    const seen = this.seenOnLine,
+      stamp = this.lineStamp,
+      found = this.lineIds;
+    for (const id of this.ids[t])
+      if (seen[id] !== stamp) {
+        seen[id] = stamp;
+        found.push(id);
+      }
+    return t;
   }
 
   /** Where the parts of `buf[from, to)` start: `from`, then after a newline near each quarter (or half). */

@@ -13,6 +13,13 @@ export interface LogVerdict {
 
 /** Bytes of a cut piece scanned again with the next one (longer than any literal). */
 const OVERLAP = 256;
+/** Where the part line at the end of a piece that does not end with a newline starts, at most OVERLAP bytes back (searched there only). */
+function overlapStart(buf: Uint8Array): number {
+  const from = Math.max(0, buf.length - OVERLAP);
+  const nl = buf.subarray(from).lastIndexOf(10);
+  return nl === -1 ? from : from + nl + 1;
+}
+
 /** Words of lines that may state an error: kept (the last few) for a log no rule explains. */
 const ERROR_LINE_LITERALS = [
   'error',
@@ -82,10 +89,12 @@ export class LogClassifier {
     }
     let buf = input;
     if (this.overlap.length) {
-      const joined = new Uint8Array(this.overlap.length + input.length);
-      joined.set(this.overlap);
-      joined.set(input, this.overlap.length);
-      buf = joined;
+      // Joined in a buffer kept for it: a fresh one per piece of a long line cost its page faults each time.
+      const need = this.overlap.length + input.length;
+      if (this.joined.length < need) this.joined = new Uint8Array(need);
+      this.joined.set(this.overlap);
+      this.joined.set(input, this.overlap.length);
+      buf = this.joined.subarray(0, need);
     }
     const n = this.scanner.scanBytes(buf, 0, buf.length, this.line, (start, end, line, mask, ids) => {
       const text = this.decoder.decode(buf.subarray(start, end));
@@ -95,9 +104,10 @@ export class LogClassifier {
       if (mask & 8) this.stream.structureLine(text, line);
     });
     this.line += n;
-    this.overlap = buf.length && buf[buf.length - 1] !== 10 ? buf.slice(Math.max(buf.lastIndexOf(10) + 1, buf.length - OVERLAP)) : new Uint8Array(0);
+    this.overlap = buf.length && buf[buf.length - 1] !== 10 ? buf.slice(overlapStart(buf)) : new Uint8Array(0);
   }
   private overlap = new Uint8Array(0);
+  private joined = new Uint8Array(0);
 
   pushText(text: string): void {
     this.stream.text(text);
