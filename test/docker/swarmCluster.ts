@@ -1,8 +1,9 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, openSync, rmSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import Docker from 'dockerode';
 import { canConnect, issueCerts, waitFor } from '../support/dockerEngine';
+import { unmountUnder } from '../support/mounts';
 
 /**
  * A real swarm of one manager and two workers for the runner tests: three dockerd, each with its
@@ -85,22 +86,6 @@ const nsOf = (name: string) => `bt-swarm-${name.slice('bt-sw-'.length)}`;
 function makeCerts(dir: string): Cluster['certs'] {
   const ips = [...NODES.map(n => n.address), REGISTRY_ADDR, '127.0.0.1'];
   return issueCerts(dir, ips, { ca: 'bt-swarm-ca', server: 'bt-swarm-server', client: 'bt-swarm-client' });
-}
-
-/** Mounts a killed engine left under the cluster's folder (its overlay layers, its netns files), unmounted lazily. */
-function unmountLeftovers(): void {
-  const mounts = readFileSync('/proc/mounts', 'utf8')
-    .split('\n')
-    .map(l => l.split(' ')[1])
-    .filter((m): m is string => !!m && m.startsWith(CLUSTER_ROOT + '/'))
-    .sort((a, b) => b.length - a.length);
-  for (const m of mounts) {
-    try {
-      sh('umount', ['-l', m]);
-    } catch {
-      /* already gone */
-    }
-  }
 }
 
 /** Every namespace and link of an earlier cluster, gone (processes in a namespace are killed first). */
@@ -247,7 +232,7 @@ function startRegistry(certDir: string): { proc: ChildProcess; log: string } {
 /** Starts the three engines, makes the swarm, and labels each worker with its engine's address. */
 export async function startCluster(): Promise<Cluster> {
   removeClusterNetwork();
-  unmountLeftovers();
+  unmountUnder(CLUSTER_ROOT);
   rmSync(CLUSTER_ROOT, { recursive: true, force: true });
   mkdirSync(CLUSTER_ROOT, { recursive: true });
   makeNetwork();
@@ -326,7 +311,7 @@ export async function startCluster(): Promise<Cluster> {
       for (const p of procs.values()) if (p.exitCode === null) p.kill('SIGTERM');
       await Promise.all([...procs.values()].map(p => (p.exitCode === null ? new Promise(r => p.once('exit', r)) : null)));
       removeClusterNetwork();
-      unmountLeftovers();
+      unmountUnder(CLUSTER_ROOT);
       rmSync(CLUSTER_ROOT, { recursive: true, force: true });
     },
   };

@@ -2,6 +2,7 @@ import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_pr
 import { existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
+import { unmountUnder } from './mounts';
 
 /**
  * A real Docker engine for the runner tests, started by the suite: dockerd on a unix socket and on
@@ -189,6 +190,7 @@ export async function startEngine(): Promise<Engine> {
   const pidFile = path.join(ROOT, 'docker.pid');
   await killPidFile(pidFile);
   await killPidFile(path.join(ROOT, 'sshd.pid'));
+  unmountUnder(ROOT);
   rmSync(path.join(ROOT, 'exec'), { recursive: true, force: true });
   mkdirSync(ROOT, { recursive: true });
   makeNetns();
@@ -243,6 +245,7 @@ export async function startEngine(): Promise<Engine> {
       ssh.proc.kill('SIGTERM');
       proc.kill('SIGTERM');
       await new Promise(r => proc.once('exit', r));
+      unmountUnder(path.join(ROOT, 'exec'));
       removeNetns();
     },
   };
