@@ -375,6 +375,9 @@ export class CampaignQueue {
     // Runs known not to be ours to take (taken, finished, or held by another process): skipped
     // without reading their records again, so the next run starts as soon as a slot frees.
     let gone = new Set<number>();
+    // The full read of the records that marks ended runs as gone, started once the first run has
+    // started (or a picker met an ended run): before, its reads would queue ahead of the first claims.
+    let readAll = () => {};
     type Ready = { was: ItemRecord; picked: ItemRecord; item: CampaignItem; prepared: { runId: string; resultDir: string }; early: boolean };
     const fitsOn = (host: CampaignHost) => (i: CampaignItem) => !(i.gpus > host.gpus && host.gpus > 0);
     /** Claims, reads and plans the next queued run that `fits`; its id and folder are saved with it. */
@@ -390,6 +393,7 @@ export class CampaignQueue {
             if (picked.state === 'queued') break;
             await this.release(i.n);
             picked = null;
+            readAll(); // a resumed campaign: skip what has ended without claiming it first
           }
         }
         if (!picked) return null;
@@ -472,12 +476,18 @@ export class CampaignQueue {
         // A run picked ahead is recorded as running while it starts: its queued record already
         // names its id and folder, so a process that dies in between leaves an attempt the next
         // driver recognises. One picked now is recorded first.
-        const saved = this.save(rec).then(() => onChange(rec));
-        if (!r.early) await saved;
+        let saved: Promise<void> = Promise.resolve();
+        const record = () => (saved = this.save(rec).then(() => onChange(rec)));
+        if (!r.early) await record();
+        // The run starts before anything else is done in this tick (a run picked ahead is recorded
+        // and the next one fetched while it starts), so the hand-off costs the GPU no queue work.
+        const starting = (async () => exec.start(item, prepared, host.label, ctl.signal))();
+        if (r.early) void record();
+        readAll();
         fetchAhead(fitsOn(host));
         let out: { status: string; error: string | null };
         try {
-          out = await exec.start(item, prepared, host.label, ctl.signal);
+          out = await starting;
         } catch (e) {
           out = { status: ctl.signal.aborted ? 'cancelled' : 'failed', error: e instanceof Error ? e.message : String(e) };
         }
@@ -528,8 +538,24 @@ export class CampaignQueue {
     };
     const endings: Array<Promise<void>> = [];
     try {
-      for (;;) {
-        gone = new Set((await this.items()).filter(r => r.state !== 'queued').map(r => r.n));
+      for (let round = 0; ; round++) {
+        if (round === 0) {
+          // The first runs start without waiting for every record to be read (40 ms for 30 runs on
+          // a busy machine, seconds for thousands, with the GPUs idle): pickers claim and read
+          // records one by one, and the finished ones are skipped as soon as the full read lands.
+          // Only ended runs are added: a run read as running may be queued again meanwhile.
+          gone = new Set();
+          const seen = gone;
+          readAll = () => {
+            readAll = () => {};
+            void this.items().then(
+              rs => {
+                for (const r of rs) if (FINAL.includes(r.state) || r.state === 'unreadable') seen.add(r.n);
+              },
+              () => {},
+            );
+          };
+        } else gone = new Set((await this.items()).filter(r => r.state !== 'queued').map(r => r.n));
         await Promise.all(hosts.flatMap(h => Array.from({ length: Math.max(1, h.slots) }, () => worker(h))));
         await giveBack();
         await Promise.all(endings.splice(0));

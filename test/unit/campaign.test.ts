@@ -241,6 +241,73 @@ describe('campaigns (issue 15): plan, durable queue, resume', function () {
     }
   });
 
+  it('a campaign of 300 runs: the first run starts after reading a few records, not all 300', async () => {
+    const folder = tmp();
+    try {
+      const q = await CampaignQueue.create(folder, { items: items(300), refusals: [], gpuHours: 0 }, { select: 'x=y', repeats: 1, hosts: ['h'] });
+      const runs = path.join(q.dir, 'runs');
+      const f = fakeExec(folder, 5);
+      const stop = new AbortController();
+      const open = fs.promises.open;
+      let opened = 0,
+        beforeFirstStart = -1;
+      fs.promises.open = ((...a: Parameters<typeof open>) => {
+        if (String(a[0]).startsWith(runs + path.sep) && String(a[0]).endsWith('.json')) opened++;
+        return open(...a);
+      }) as typeof open;
+      const start = f.exec.start;
+      f.exec.start = (...a) => {
+        if (beforeFirstStart < 0) beforeFirstStart = opened;
+        stop.abort(); // a reload: what runs goes back to the queue
+        return start(...a);
+      };
+      try {
+        await q.run(f.exec, [{ label: 'h', slots: 2, gpus: 2 }], stop.signal);
+      } finally {
+        fs.promises.open = open;
+      }
+      assert.ok(beforeFirstStart >= 1 && beforeFirstStart <= 4, `${beforeFirstStart} records were read before the first run started`);
+      assert.ok([...f.starts.values()].every(k => k === 1) && f.starts.size <= 2, 'no run started twice, at most one per slot');
+    } finally {
+      fs.rmSync(folder, { recursive: true, force: true });
+    }
+  });
+
+  it('resumed with most runs ended: only the queued ones run, once each, and the ended records are left as they were', async () => {
+    const folder = tmp();
+    try {
+      const q = await CampaignQueue.create(folder, { items: items(300), refusals: [], gpuHours: 0 }, { select: 'x=y', repeats: 1, hosts: ['h'] });
+      const runs = path.join(q.dir, 'runs');
+      const ended = new Map<number, string>();
+      for (let n = 1; n <= 290; n++) {
+        const file = path.join(runs, `${n}.json`);
+        const r = JSON.parse(fs.readFileSync(file, 'utf8'));
+        const text = JSON.stringify({
+          ...r,
+          state: n % 7 ? 'succeeded' : 'failed',
+          runId: `old${n}`,
+          resultDir: `x/old${n}`,
+          endedAt: new Date().toISOString(),
+        });
+        fs.writeFileSync(file, text);
+        ended.set(n, text);
+      }
+      const f = fakeExec(folder, 5);
+      const s = await q.run(f.exec, [{ label: 'h', slots: 2, gpus: 2 }], new AbortController().signal);
+      assert.deepEqual(
+        [...f.starts.keys()].sort((a, b) => a - b),
+        Array.from({ length: 10 }, (_, i) => 291 + i),
+      );
+      assert.deepEqual([...f.starts.values()], Array(10).fill(1));
+      assert.equal(s.done, 300 - Math.floor(290 / 7), 'the 249 that had succeeded and the 10 run now');
+      assert.ok((await q.items()).every(r => r.state === 'succeeded' || r.state === 'failed'));
+      for (const [n, text] of ended) assert.equal(fs.readFileSync(path.join(runs, `${n}.json`), 'utf8'), text, `run ${n} was rewritten`);
+      assert.deepEqual(fs.readdirSync(path.join(q.dir, 'claims')), [], 'no claim is left');
+    } finally {
+      fs.rmSync(folder, { recursive: true, force: true });
+    }
+  });
+
   it('plans the next run while the slot is busy (claimed, queued with its id), and a stop gives it back as it was', async () => {
     const folder = tmp();
     try {
