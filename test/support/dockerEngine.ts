@@ -229,6 +229,7 @@ export async function startEngine(): Promise<Engine> {
     await waitFor('dockerd', () => canConnect({ path: sock }), 60_000, log);
   };
   await start();
+  clearLeftovers(sock);
   const ssh = await startSshd(sock);
   return {
     unix: `unix://${sock}`,
@@ -249,6 +250,21 @@ export async function startEngine(): Promise<Engine> {
       removeNetns();
     },
   };
+}
+
+/**
+ * What an earlier, killed run left in the engine's data (kept between runs for its image cache):
+ * its swarm and its containers go, so every suite starts from an engine with images only.
+ */
+function clearLeftovers(sock: string): void {
+  const docker = (...args: string[]) => run('docker', ['-H', `unix://${sock}`, ...args]);
+  try {
+    docker('swarm', 'leave', '--force');
+  } catch {
+    /* not in a swarm */
+  }
+  const ids = docker('ps', '-aq').split(/\s+/).filter(Boolean);
+  if (ids.length) docker('rm', '-f', '-v', ...ids);
 }
 
 /** The test engine's daemon.json: two fake GPUs as generic resources (swarm schedules on them). */
