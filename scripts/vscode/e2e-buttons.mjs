@@ -83,6 +83,9 @@ async function step(name, covers, fn, { settings = null } = {}) {
   );
 }
 
+// A campaign's run records (runs/<n>.json); a write's temporary (<n>.json.<pid>.tmp) can be listed, empty, mid-write.
+const RECORD = /^\d+\.json$/;
+
 const assert = (cond, msg) => {
   if (!cond) throw new Error(msg);
 };
@@ -995,7 +998,9 @@ try {
         assert(ids.length === 1, `one campaign on disk: ${ids.join(', ')}`);
         const c = JSON.parse(readFileSync(path.join(dir, ids[0], 'campaign.json'), 'utf8'));
         assert(c.schema === 'bench-triage.campaign/v1' && c.items.length === n && c.select === 'group=Complete 3-way', JSON.stringify(c).slice(0, 300));
-        const states = readdirSync(path.join(dir, ids[0], 'runs')).map(f => JSON.parse(readFileSync(path.join(dir, ids[0], 'runs', f), 'utf8')).state);
+        const states = readdirSync(path.join(dir, ids[0], 'runs'))
+          .filter(f => RECORD.test(f))
+          .map(f => JSON.parse(readFileSync(path.join(dir, ids[0], 'runs', f), 'utf8')).state);
         assert(
           states.every(x => x === 'succeeded'),
           states.join(','),
@@ -1065,7 +1070,10 @@ try {
         // while, and one can hide before a poll sees it); the Runs view then says finished.
         const dir = path.join(folder, '.bench-triage', 'campaigns');
         const newest = readdirSync(dir).sort().at(-1);
-        const itemsNow = () => readdirSync(path.join(dir, newest, 'runs')).map(f => JSON.parse(readFileSync(path.join(dir, newest, 'runs', f), 'utf8')));
+        const itemsNow = () =>
+          readdirSync(path.join(dir, newest, 'runs'))
+            .filter(f => RECORD.test(f))
+            .map(f => JSON.parse(readFileSync(path.join(dir, newest, 'runs', f), 'utf8')));
         const FINAL = ['succeeded', 'failed', 'cancelled', 'refused', 'interrupted', 'timeout'];
         await until(
           'every item of the resumed campaign to end',
