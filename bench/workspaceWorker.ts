@@ -116,6 +116,16 @@ async function main(): Promise<void> {
     );
     return;
   }
+  if (mode === 'reopen') {
+    // A window reloaded: a fresh process opens from the index an earlier one saved (`warm` wrote it).
+    const again = new Workspace(folder, nodeFileSource(folder), settings, fileIndexStore(extra, folder));
+    const t0 = process.hrtime.bigint();
+    const { warm, revalidated } = await again.open();
+    const warmMs = ms(t0);
+    const change = await revalidated;
+    process.stdout.write(JSON.stringify({ warmMs, revalidatedMs: ms(t0), warm, change: change.kind, entries: again.entries.length }) + '\n');
+    return;
+  }
   if (mode === 'update') {
     const w = new Workspace(folder, nodeFileSource(folder), settings);
     await w.load();

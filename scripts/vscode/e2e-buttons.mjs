@@ -255,6 +255,15 @@ try {
       await r.hover();
       await r.locator(`.action-label[aria-label^="${label}"]`).click();
     };
+    // An inline button whose effect shows: pressed again if a view refresh (a campaign or build
+    // record written just then) re-rendered the row under the press and the click was lost.
+    const inlineUntil = async (r, label, target) => {
+      for (let i = 0; i < 4 && !(await target.isVisible().catch(() => false)); i++) {
+        await inline(r, label).catch(() => {});
+        await target.waitFor({ timeout: 8000 }).catch(() => {});
+      }
+      await target.waitFor();
+    };
     const quickPick = async (text, { enter = true } = {}) => {
       const input = page.locator('.quick-input-widget .quick-input-box input');
       await input.waitFor();
@@ -590,8 +599,7 @@ try {
         const e = await expandTo('GPU out of memory', 'c53eb0e4');
         await expand(e);
         const agent = await roleRow('agent');
-        await inline(agent, title('benchTriage.openLog'));
-        await page.locator('.tab', { hasText: 'server.stdout.log' }).first().waitFor();
+        await inlineUntil(agent, title('benchTriage.openLog'), page.locator('.tab', { hasText: 'server.stdout.log' }).first());
       },
     );
 
@@ -800,8 +808,7 @@ try {
       'Open Live Log (inline on a run) follows every phase of the run in one document',
       [entry('view/item/context', 'benchTriage.openRunLog', 'inline@2')],
       async () => {
-        await inline(row(runs, '2e18d6d1 agent'), title('benchTriage.openRunLog'));
-        await page.locator('.tab', { hasText: 'run.vllm.log' }).first().waitFor();
+        await inlineUntil(row(runs, '2e18d6d1 agent'), title('benchTriage.openRunLog'), page.locator('.tab', { hasText: 'run.vllm.log' }).first());
         for (const h of ['patch · stdout', 'server · stdout', 'benchmark · stdout', 'runner (queue, preflight, notes)'])
           await page
             .locator('.monaco-editor .view-line', { hasText: h })
@@ -1437,8 +1444,7 @@ try {
       'Open Build Log (inline on a build) shows the engine’s stream: its steps fold, the tag at the end',
       [entry('view/item/context', 'benchTriage.openBuildLog', 'inline@2')],
       async () => {
-        await inline(buildRow(), title('benchTriage.openBuildLog'));
-        await page.locator('.tab', { hasText: 'build.log' }).first().waitFor();
+        await inlineUntil(buildRow(/succeeded/), title('benchTriage.openBuildLog'), page.locator('.tab', { hasText: 'build.log' }).first());
         await page.locator('.monaco-editor .view-line', { hasText: 'Successfully tagged bench-triage/fake-vllm:baseline-' }).first().waitFor();
         // Step headers are the log's regions (folding and outline): the breadcrumbs name the step at the caret.
         await page
