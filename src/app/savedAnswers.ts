@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import * as path from 'node:path';
 import type { FileSource, ListedFile } from '../core/ingest';
-import { readTextBounded } from '../platform/boundedRead';
+import { readBytesBounded } from '../platform/boundedRead';
 import { folderListings } from '../platform/folderListings';
 import { nodeFileSource } from '../platform/nodeFileSource';
 import { writeTextAtomic } from '../runner/atomicJson';
@@ -10,6 +10,12 @@ import { BUILD } from './workspace';
 /** What a command printed: its standard output and the lines it wrote to standard error. */
 export interface Answer {
   stdout: string;
+  stderr: string[];
+}
+
+/** A saved answer as read back: its standard output as the bytes saved (tens of MB, printed as they are, never decoded). */
+export interface RecalledAnswer {
+  stdout: Uint8Array;
   stderr: string[];
 }
 
@@ -23,7 +29,7 @@ export interface Answer {
 export interface ListedFolder {
   source: FileSource;
   /** The saved answer to this question about this listing, or null. */
-  recall(): Promise<Answer | null>;
+  recall(): Promise<RecalledAnswer | null>;
   /** Saves the answer (a failure to write is not the command's failure: the next run computes it again). */
   keep(answer: Answer): Promise<void>;
 }
@@ -70,19 +76,20 @@ export async function listForAnswer(folder: string, cacheDir: string, question: 
   return {
     source,
     async recall() {
-      let text: string;
+      let bytes: Buffer;
       try {
-        text = await readTextBounded(file, { maxBytes: ANSWER_CAP, what: 'a saved answer' });
+        bytes = await readBytesBounded(file, { maxBytes: ANSWER_CAP, what: 'a saved answer' });
       } catch {
         return null;
       }
-      const first = text.indexOf('\n'),
-        second = text.indexOf('\n', first + 1);
-      if (first < 0 || second < 0 || text.slice(0, first) !== key) return null;
+      // Only the two header lines are decoded: the output is printed as the bytes it was saved as.
+      const first = bytes.indexOf(0x0a),
+        second = first < 0 ? -1 : bytes.indexOf(0x0a, first + 1);
+      if (first < 0 || second < 0 || bytes.toString('utf8', 0, first) !== key) return null;
       try {
-        const stderr: unknown = JSON.parse(text.slice(first + 1, second));
+        const stderr: unknown = JSON.parse(bytes.toString('utf8', first + 1, second));
         if (!Array.isArray(stderr) || !stderr.every(s => typeof s === 'string')) return null;
-        return { stdout: text.slice(second + 1), stderr };
+        return { stdout: bytes.subarray(second + 1), stderr };
       } catch {
         return null;
       }

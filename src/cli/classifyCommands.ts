@@ -32,7 +32,16 @@ export interface AnalysisArgs {
   allowFailedRequests?: boolean;
 }
 
-export async function classifyCommand(a: AnalysisArgs & { json: boolean; select?: string }, out: Out, err: Out): Promise<number> {
+/**
+ * `outBytes` prints a saved answer's output as its bytes, then a newline (as `out` ends a line):
+ * tens of MB at 10 000 commits, decoded and encoded again for nothing otherwise.
+ */
+export async function classifyCommand(
+  a: AnalysisArgs & { json: boolean; select?: string },
+  out: Out,
+  err: Out,
+  outBytes: (b: Uint8Array) => void = b => out(Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('utf8')),
+): Promise<number> {
   requireFolder(a.folder, 'classify');
   const selector = a.select ? parseSelector(a.select) : null;
   const rules = loadUserRules(a.folder, a.rules, err);
@@ -57,7 +66,7 @@ export async function classifyCommand(a: AnalysisArgs & { json: boolean; select?
   const saved = await listed?.recall();
   if (saved) {
     for (const line of saved.stderr) err(line);
-    if (saved.stdout) out(saved.stdout);
+    if (saved.stdout.length) outBytes(saved.stdout);
     return 0;
   }
   const printed: string[] = [];

@@ -292,6 +292,10 @@ const COMMANDS: Record<string, Command> = {
       },
       out,
       err,
+      bytes => {
+        process.stdout.write(bytes);
+        process.stdout.write('\n');
+      },
     );
   },
   'classify-log': async (rest, out, err) => {

@@ -15,6 +15,15 @@ import { agentRunFor, requireTrust, type RunService } from './runService';
 import { configuredHosts, imageTemplates } from './settings';
 import type { FolderScan } from './store';
 
+/** Which campaign changed (its folder's path and id); undefined: the set of campaigns may have. */
+export type CampaignChange = { folder: string; id: string } | undefined;
+
+/** The campaign a run record's path belongs to: `<folder>/.bench-triage/campaigns/<id>/runs/<n>.json`. */
+export function campaignOfRecord(file: string): CampaignChange {
+  const m = /^(.*)[\\/]\.bench-triage[\\/]campaigns[\\/]([^\\/]+)[\\/]runs[\\/][^\\/]+$/.exec(file);
+  return m ? { folder: m[1], id: m[2] } : undefined;
+}
+
 /** A campaign the Runs view shows: one this window runs, or one read from disk. */
 export interface CampaignView {
   id: string;
@@ -41,7 +50,7 @@ export const describeStatus = (s: CampaignStatus) =>
  */
 export class CampaignService implements vscode.Disposable {
   private readonly live = new Map<string, { queue: CampaignQueue; view: CampaignView; ctl: AbortController }>();
-  private readonly changed = new vscode.EventEmitter<void>();
+  private readonly changed = new vscode.EventEmitter<CampaignChange>();
   readonly onDidChange = this.changed.event;
   private readonly bar = vscode.window.createStatusBarItem('benchTriage.campaigns', vscode.StatusBarAlignment.Left, 9);
   private readonly disposables: vscode.Disposable[] = [];
@@ -53,10 +62,23 @@ export class CampaignService implements vscode.Disposable {
     this.bar.name = 'Bench Triage campaigns';
     this.bar.command = 'benchTriage.runs.focus';
     // Campaigns other processes drive (a CLI, another window) change on disk only: their records
-    // tell the view, at most once a second.
+    // tell the view, at most once a second, each changed campaign once (its row alone is redrawn:
+    // a whole-view redraw re-renders the row under a person's click and loses it).
     const watcher = vscode.workspace.createFileSystemWatcher('**/.bench-triage/campaigns/*/runs/*.json');
     let timer: NodeJS.Timeout | undefined;
-    const later = () => (timer ??= setTimeout(() => ((timer = undefined), this.changed.fire()), 1000));
+    const touched = new Map<string, CampaignChange>();
+    const flush = () => {
+      timer = undefined;
+      const all = [...touched.values()];
+      touched.clear();
+      if (all.includes(undefined)) this.changed.fire(undefined);
+      else for (const c of all) this.changed.fire(c);
+    };
+    const later = (uri: vscode.Uri) => {
+      const c = uri.scheme === 'file' ? campaignOfRecord(uri.fsPath) : undefined;
+      touched.set(c ? `${c.folder}\0${c.id}` : '', c);
+      timer ??= setTimeout(flush, 1000);
+    };
     this.disposables.push(watcher, watcher.onDidChange(later), watcher.onDidCreate(later), { dispose: () => clearTimeout(timer) });
   }
 
@@ -175,10 +197,11 @@ export class CampaignService implements vscode.Disposable {
     };
     const refresh = async () => {
       view.status = await queue.status();
-      this.changed.fire();
+      this.changed.fire({ folder: root.fsPath, id: view.id });
       this.updateBar();
     };
-    this.changed.fire();
+    // A new campaign: the view's list of campaigns changes.
+    this.changed.fire(undefined);
     this.updateBar();
     try {
       const s = await driveCampaign(queue, wiring, { signal: ctl.signal, resume: reconcile, onChange: () => void refresh() });
@@ -195,7 +218,7 @@ export class CampaignService implements vscode.Disposable {
     } finally {
       view.live = false;
       this.live.delete(view.id);
-      this.changed.fire();
+      this.changed.fire({ folder: root.fsPath, id: view.id });
       this.updateBar();
     }
   }
@@ -207,7 +230,7 @@ export class CampaignService implements vscode.Disposable {
       await l.queue.requestCancel();
       l.ctl.abort();
     } else await (await CampaignQueue.load(folder.fsPath, id)).requestCancel();
-    this.changed.fire();
+    this.changed.fire({ folder: folder.fsPath, id });
   }
 
   /** This window's campaigns, then the newest ones on disk of each folder (at most 10 per folder). */
@@ -215,19 +238,25 @@ export class CampaignService implements vscode.Disposable {
     const out = [...this.live.values()].map(l => l.view);
     for (const f of folders) {
       if (f.scheme !== 'file') continue;
-      for (const id of (await CampaignQueue.list(f.fsPath)).slice(0, 10)) {
-        if (this.live.has(id)) continue;
-        try {
-          const q = await CampaignQueue.load(f.fsPath, id);
-          out.push({ id, folder: f, select: q.record.select, status: await q.status(), live: false, builds: q.record.items.some(i => i.kind === 'build') });
-        } catch (e) {
-          if (!(e instanceof CampaignRecordError)) throw e;
-          const none = { id, total: 0, done: 0, running: 0, queued: 0, failed: 0, cancelled: 0, unreadable: 0, findings: [], etaS: null };
-          out.push({ id, folder: f, select: id, status: none, live: false, builds: false, error: e.message });
-        }
-      }
+      for (const id of (await CampaignQueue.list(f.fsPath)).slice(0, 10)) if (!this.live.has(id)) out.push(await this.readView(f, id));
     }
     return out;
+  }
+
+  /** One campaign as the Runs view shows it: this window's own, or read from its records. */
+  async view(folder: vscode.Uri, id: string): Promise<CampaignView> {
+    return this.live.get(id)?.view ?? this.readView(folder, id);
+  }
+
+  private async readView(folder: vscode.Uri, id: string): Promise<CampaignView> {
+    try {
+      const q = await CampaignQueue.load(folder.fsPath, id);
+      return { id, folder, select: q.record.select, status: await q.status(), live: false, builds: q.record.items.some(i => i.kind === 'build') };
+    } catch (e) {
+      if (!(e instanceof CampaignRecordError)) throw e;
+      const none = { id, total: 0, done: 0, running: 0, queued: 0, failed: 0, cancelled: 0, unreadable: 0, findings: [], etaS: null };
+      return { id, folder, select: id, status: none, live: false, builds: false, error: e.message };
+    }
   }
 
   private updateBar(): void {

@@ -40,6 +40,11 @@ export function sizeText(bytes: number): string {
  * reads more than the cap even if the file grows meanwhile.
  */
 export async function readTextBounded(file: string, opts: BoundedReadOptions): Promise<string> {
+  return (await readBytesBounded(file, opts)).toString('utf8').replace(/^\uFEFF/, '');
+}
+
+/** The same, as bytes: for what is written out again as it was read (a saved answer), never decoded whole. */
+export async function readBytesBounded(file: string, opts: BoundedReadOptions): Promise<Buffer> {
   const what = opts.what ? `${opts.what} ` : '';
   let fh: fs.FileHandle;
   try {
@@ -60,7 +65,7 @@ export async function readTextBounded(file: string, opts: BoundedReadOptions): P
       if (!bytesRead) break;
       got += bytesRead;
     }
-    return buf.toString('utf8', 0, got).replace(/^\uFEFF/, '');
+    return got === buf.length ? buf : buf.subarray(0, got);
   } finally {
     await fh.close();
   }

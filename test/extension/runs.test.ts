@@ -1,10 +1,12 @@
 import * as assert from 'node:assert/strict';
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import Docker from 'dockerode';
-import type { HostNode, RunNode } from '../../src/extension/tree/runsTree';
+import type { CampaignNode, HostNode, RunNode } from '../../src/extension/tree/runsTree';
+import { CampaignQueue } from '../../src/app/campaigns';
+import type { CampaignItem } from '../../src/core/campaign/plan';
 import { RunKeys, type RunKey } from '../../src/app/identity';
 import { api, locate, until } from './support/api';
 
@@ -200,6 +202,48 @@ describe('Rerun on H100 against the fake host (real VS Code, real dockerd)', fun
     assert.ok(rows.length >= 2, `phases redraw the run's own row (${runsFired.map(n => (n as { kind?: string })?.kind ?? 'all').join(', ')})`);
     assert.ok(runsFired.filter(n => n === undefined).length <= 1, 'the whole Runs view is redrawn once at most (when the run first shows)');
     assert.equal(campaignReads, 0, 'no campaign file was read for a run');
+  });
+
+  it('a campaign another process advances redraws its own row, reading that campaign alone; the Runs view is never redrawn whole for it', async () => {
+    const a = await api();
+    const tree = a.runsTreeForTests;
+    const id = `20261128-000000-rows${process.pid}`;
+    const dir = path.join(prep.folder, '.bench-triage/campaigns', id);
+    const items: CampaignItem[] = [1, 2].map(n => ({ n, commit: prep.human, agent: null, role: 'baseline', repeat: n, estimateS: 60, gpus: 1 }));
+    const q = await CampaignQueue.create(prep.folder, { items, refusals: [], gpuHours: 0 }, { select: 'rows test', repeats: 2, hosts: ['elsewhere'], id });
+    try {
+      // Another process wrote it: the view learns from the records' watcher and lists it.
+      const nodeOf = async () => (await tree.getChildren()).find((n): n is CampaignNode => n.kind === 'campaign' && (n as CampaignNode).view.id === id);
+      const node = await until('the new campaign in the Runs view', nodeOf, 20_000);
+      assert.match(String(tree.getTreeItem(node).description), /2 queued/);
+      const campaigns = (tree as unknown as { campaigns: { list: (...x: unknown[]) => Promise<unknown>; view: (...x: unknown[]) => Promise<unknown> } })
+        .campaigns;
+      const [list, view] = [campaigns.list, campaigns.view];
+      const reads: string[] = [];
+      campaigns.list = (...x: unknown[]) => (reads.push('list'), list.apply(campaigns, x));
+      campaigns.view = (...x: unknown[]) => (reads.push(`view ${String(x[1])}`), view.apply(campaigns, x));
+      const fired: unknown[] = [];
+      const sub = tree.onDidChangeTreeData(n => fired.push(n));
+      try {
+        // Its two runs cancelled on disk, as a CLI's cancel does.
+        assert.equal(await q.requestCancel(), 2);
+        await until(
+          'its row redrawn with the cancel',
+          async () => fired.includes(node) && /2 cancelled/.test(String(tree.getTreeItem(node).description)),
+          20_000,
+        );
+      } finally {
+        sub.dispose();
+        campaigns.list = list;
+        campaigns.view = view;
+      }
+      assert.ok(!fired.includes(undefined), `never the whole view (${fired.map(n => (n as { kind?: string } | undefined)?.kind ?? 'all').join(', ')})`);
+      assert.ok(reads.length >= 1 && reads.every(r => r === `view ${id}`), `only this campaign was read: ${reads.join(', ')}`);
+      assert.strictEqual(await nodeOf(), node, 'the view still shows the same node, now with the new status');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+      tree.refresh();
+    }
   });
 
   it('Cancel from the Runs view removes the container and records cancelled', async () => {

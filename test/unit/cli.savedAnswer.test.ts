@@ -1,4 +1,5 @@
 import * as assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -56,6 +57,25 @@ describe('CLI: classify --cache keeps its answer', function () {
     same(['--json', '--tie-band', '5']);
     assert.equal(inCache(cache, /^answer-/).length, 3);
     assert.equal(runCli('classify', dir, '--json', '--cache', cache).stdout, first);
+  });
+
+  it('a saved answer is printed as the bytes it was saved as: text in other scripts and emoji included', () => {
+    // An agent named outside ASCII: its name is in every line of the answer.
+    const agent = 'agénte-代理-🚀';
+    for (const commit of ['1a2b3c4d', '5e6f7a8b']) fs.renameSync(path.join(dir, commit, 'agent/my-agent'), path.join(dir, commit, 'agent', agent));
+    const bytes = (...args: string[]) => {
+      const r = spawnSync(process.execPath, [path.resolve(__dirname, '../../dist/cli.js'), 'classify', dir, ...args], { maxBuffer: 64 << 20 });
+      assert.equal(r.status, 0, r.stderr.toString());
+      return r.stdout;
+    };
+    const plain = bytes('--json');
+    assert.ok(plain.includes(Buffer.from(JSON.stringify(agent).slice(1, -1))), 'the agent is named as written');
+    const saved = bytes('--json', '--cache', cache);
+    const recalled = bytes('--json', '--cache', cache);
+    assert.equal(inCache(cache, /^answer-/).length, 1);
+    assert.ok(saved.equals(plain), 'computed with --cache: the same bytes');
+    assert.ok(recalled.equals(plain), 'recalled: the same bytes, ending in one newline');
+    assert.equal(recalled[recalled.length - 1], 0x0a);
   });
 
   it('a cache kept inside the folder is not part of its listing: its answer is printed again', () => {

@@ -7,7 +7,7 @@ import { FINAL_STATES, type RunState } from '../../core/run/records';
 import { formatWhen } from '../../core/report';
 import { COMMANDS } from '../commands/ids';
 import type { RunService } from '../runService';
-import { describeStatus, type CampaignService, type CampaignView } from '../campaignService';
+import { describeStatus, type CampaignChange, type CampaignService, type CampaignView } from '../campaignService';
 import type { LiveBuild } from '../../app/builds';
 import { FINAL_BUILD_STATES, type BuildState } from '../../core/run/records';
 import type { BuildService } from '../buildService';
@@ -47,10 +47,14 @@ export abstract class RunsNode {
   }
 }
 
+const campaignKey = (folder: string, id: string) => `${folder}\0${id}`;
+const buildKey = (b: LiveBuild) => `${b.folder}\0${b.record.buildId}`;
+
 /** A campaign: its progress (done / running / queued / failed, ETA). */
 export class CampaignNode extends RunsNode {
   readonly kind = 'campaign' as const;
-  constructor(readonly view: CampaignView) {
+  /** Replaced when the campaign changes: VS Code redraws a row by the node object it was given. */
+  constructor(public view: CampaignView) {
     super();
   }
   get contextValue() {
@@ -157,11 +161,14 @@ const BUILD_ICON: Record<BuildState, [string, string?]> = {
 export class BuildsNode extends RunsNode {
   readonly kind = 'builds' as const;
   readonly contextValue = 'builds';
-  constructor(readonly builds: LiveBuild[]) {
+  constructor(
+    public builds: LiveBuild[],
+    private readonly nodeOf: (b: LiveBuild) => BuildNode = b => new BuildNode(b),
+  ) {
     super();
   }
   override children(): RunsNode[] {
-    return this.builds.map(b => new BuildNode(b));
+    return this.builds.map(this.nodeOf);
   }
   item(): vscode.TreeItem {
     const active = this.builds.filter(b => !FINAL_BUILD_STATES.includes(b.record.status)).length;
@@ -177,7 +184,9 @@ export class BuildsNode extends RunsNode {
 /** One image build: the node Cancel Build and Open Build Log take; a click opens its log. */
 export class BuildNode extends RunsNode {
   readonly kind = 'build' as const;
-  constructor(readonly build: LiveBuild) {
+  /** The state its row last showed: a change across active/finished also redraws the section's counts. */
+  shownStatus: BuildState | null = null;
+  constructor(public build: LiveBuild) {
     super();
   }
   get contextValue() {
@@ -186,6 +195,7 @@ export class BuildNode extends RunsNode {
   }
   item(): vscode.TreeItem {
     const r = this.build.record;
+    this.shownStatus = r.status;
     const t = new vscode.TreeItem(`${r.commit.slice(0, 8)} ${r.role} image`, vscode.TreeItemCollapsibleState.None);
     const [icon, color] = BUILD_ICON[r.status] ?? ['question'];
     t.iconPath = new vscode.ThemeIcon(icon, color ? new vscode.ThemeColor(color) : undefined);
@@ -350,6 +360,11 @@ export class RunsTree implements vscode.TreeDataProvider<RunsNode>, vscode.Dispo
   private readonly hostNodes = new Map<string, HostNode>();
   /** Campaigns as last read from disk: re-read when a campaign changes, never for a run's phase. */
   private campaignViews: CampaignView[] | null = null;
+  /** Shown campaigns and builds by key: a change redraws its own row, not the view. */
+  private readonly campaignNodes = new Map<string, CampaignNode>();
+  private readonly campaignReads = new Map<string, number>();
+  private buildsNode: BuildsNode | null = null;
+  private readonly buildNodes = new Map<string, BuildNode>();
 
   constructor(
     private readonly service: RunService,
@@ -366,12 +381,57 @@ export class RunsTree implements vscode.TreeDataProvider<RunsNode>, vscode.Dispo
       const node = e ? this.rowOf(e.run, e.kind) : undefined;
       this.changed.fire(node);
     });
-    this.subCampaigns = campaigns?.onDidChange(() => {
+    this.subCampaigns = campaigns?.onDidChange(c => this.campaignChanged(c));
+    this.subBuilds = builds?.onDidChange(b => this.changed.fire(b ? this.buildRowOf(b) : undefined));
+  }
+
+  /**
+   * A campaign the view shows: read again alone (the newest read wins), then its row redrawn.
+   * One it does not show (new, or another process's): the whole view, campaigns read again.
+   */
+  private campaignChanged(c: CampaignChange): void {
+    const key = c && campaignKey(c.folder, c.id);
+    const node = key ? this.campaignNodes.get(key) : undefined;
+    if (!c || !key || !node || !this.campaigns) {
       this.campaignViews = null;
       this.changed.fire(undefined);
-    });
-    this.subBuilds = builds?.onDidChange(() => this.changed.fire(undefined));
+      return;
+    }
+    const seq = (this.campaignReads.get(key) ?? 0) + 1;
+    this.campaignReads.set(key, seq);
+    void this.campaigns
+      .view(node.view.folder, c.id)
+      .then(v => {
+        if (this.campaignReads.get(key) !== seq || this.campaignNodes.get(key) !== node) return;
+        node.view = v;
+        if (this.campaignViews) this.campaignViews = this.campaignViews.map(x => (x.id === v.id && x.folder.fsPath === v.folder.fsPath ? v : x));
+        this.changed.fire(node);
+      })
+      .catch(() => {
+        this.campaignViews = null;
+        this.changed.fire(undefined);
+      });
   }
+
+  /**
+   * The node to refresh for a build's change: its row for a step; its section when it starts or
+   * ends (the section counts active and finished); undefined (all) for a build not shown yet.
+   */
+  private buildRowOf(b: LiveBuild): RunsNode | undefined {
+    const node = this.buildNodes.get(buildKey(b));
+    const section = this.buildsNode;
+    if (!node || !section || !section.builds.some(x => buildKey(x) === buildKey(b))) return undefined;
+    const wasFinal = FINAL_BUILD_STATES.includes(node.shownStatus ?? b.record.status);
+    node.build = b;
+    return wasFinal !== FINAL_BUILD_STATES.includes(b.record.status) ? section : node;
+  }
+
+  private buildNode = (b: LiveBuild): BuildNode => {
+    let n = this.buildNodes.get(buildKey(b));
+    if (n) n.build = b;
+    else this.buildNodes.set(buildKey(b), (n = new BuildNode(b)));
+    return n;
+  };
 
   /**
    * The node to refresh for a run's change: its row for a phase, or for a state that keeps it
@@ -402,9 +462,23 @@ export class RunsTree implements vscode.TreeDataProvider<RunsNode>, vscode.Dispo
     for (const r of this.service.list()) byHost.set(r.host.label, [...(byHost.get(r.host.label) ?? []), r]);
     const folders = (vscode.workspace.workspaceFolders ?? []).map(f => f.uri);
     if (this.campaigns && !this.campaignViews) this.campaignViews = await this.campaigns.list(folders).catch(() => []);
-    const campaigns = (this.campaignViews ?? []).map(v => new CampaignNode(v));
+    const shown = new Map<string, CampaignNode>();
+    const campaigns = (this.campaignViews ?? []).map(v => {
+      const key = campaignKey(v.folder.fsPath, v.id);
+      const n = this.campaignNodes.get(key);
+      if (n) n.view = v;
+      shown.set(key, n ?? new CampaignNode(v));
+      return shown.get(key)!;
+    });
+    this.campaignNodes.clear();
+    for (const [k, n] of shown) this.campaignNodes.set(k, n);
     await this.builds?.loadHistory(folders);
     const builds = this.builds?.list() ?? [];
+    for (const k of [...this.buildNodes.keys()]) if (!builds.some(b => buildKey(b) === k)) this.buildNodes.delete(k);
+    if (builds.length) {
+      this.buildsNode ??= new BuildsNode(builds, this.buildNode);
+      this.buildsNode.builds = builds;
+    } else this.buildsNode = null;
     const hosts = [...byHost].map(([label, runs]) => {
       let h = this.hostNodes.get(label);
       if (!h) this.hostNodes.set(label, (h = new HostNode(label, runs, this.runNode)));
@@ -413,7 +487,7 @@ export class RunsTree implements vscode.TreeDataProvider<RunsNode>, vscode.Dispo
     });
     for (const label of [...this.hostNodes.keys()]) if (!byHost.has(label)) this.hostNodes.delete(label);
     const swarms = (this.swarms?.hosts() ?? []).map(h => new SwarmHostNode(h, this.swarms!.status));
-    return [...campaigns, ...(builds.length ? [new BuildsNode(builds)] : []), ...hosts, ...swarms];
+    return [...campaigns, ...(this.buildsNode ? [this.buildsNode] : []), ...hosts, ...swarms];
   }
 
   /** Redraws the whole view (the swarm sections ask their managers again when expanded). */
