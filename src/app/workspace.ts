@@ -249,7 +249,8 @@ export class Workspace {
   private restoreState(s: StateData): void {
     this.result = s.result;
     this.classifications = new Map(s.classifications);
-    this.entries = restoredEntries(s, this.classifications);
+    // The entries' roles carry what triage saw (labels applied), as a cold load gives them.
+    this.entries = restoredEntries(s, this.labelled());
     this.lastLoad = { listed: 0, read: 0, fromIndex: s.result.runs.length, classified: 0 };
   }
 

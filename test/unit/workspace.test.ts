@@ -174,6 +174,43 @@ describe('Workspace: the service layer both front ends use [ISO-Bench data]', fu
     assert.deepEqual(shape(third), shape(fresh));
   });
 
+  it('a category set by hand is on its run after a warm reopen, as after a cold load', async () => {
+    const probe = open(dir);
+    await probe.load();
+    const entry = probe.entries.find(e => e.roles.agent.run && e.roles.agent.classification && e.roles.agent.classification.category !== 'infra-transient')!;
+    const run = entry.roles.agent.run!;
+    const label = {
+      run: run.id,
+      commit: entry.commit,
+      agent: run.agent,
+      role: 'agent' as const,
+      category: 'infra-transient',
+      was: entry.roles.agent.classification!.category,
+      lines: [],
+      at: '2026-11-28T12:00:00Z',
+    };
+    const labelled = () => ({ ...settings(), labels: [label] });
+    const labelCache = mkdtempSync(path.join(tmpdir(), 'bt-ws-labels-'));
+    try {
+      const first = new Workspace(dir, nodeFileSource(dir), labelled, fileIndexStore(labelCache, dir));
+      await first.load();
+      await first.saveIndex();
+      const cold = first.entries.find(e => e.commit === entry.commit)!.roles.agent.classification!;
+      assert.equal(cold.strength, 'label');
+      assert.equal(cold.category, 'infra-transient');
+      const again = new Workspace(dir, nodeFileSource(dir), labelled, fileIndexStore(labelCache, dir));
+      const { warm, revalidated } = await again.open();
+      assert.equal(warm, true);
+      const reopened = again.entries.find(e => e.commit === entry.commit)!.roles.agent.classification!;
+      assert.equal(reopened.strength, 'label', 'the run still says the category was set by hand');
+      assert.equal(reopened.category, 'infra-transient');
+      assert.deepEqual(shape(again), shape(first));
+      assert.deepEqual(await revalidated, { kind: 'none' });
+    } finally {
+      rmSync(labelCache, { recursive: true, force: true });
+    }
+  });
+
   it('ignores an index it cannot use (corrupt, another folder, another build) and loads cold', async () => {
     const c2 = mkdtempSync(path.join(tmpdir(), 'bt-ws-cache2-'));
     try {
