@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import { MINIMISE_FILE, readAblationRecord, runMinimise, variantPatchOf } from '../app/ablationCampaign';
-import { existsSync } from 'node:fs';
+import { existsSync, watch, type FSWatcher } from 'node:fs';
 import * as path from 'node:path';
 import type { CommitTriage } from '../core/compare';
 import type { CampaignPlan } from '../core/campaign/plan';
@@ -64,22 +64,65 @@ export class CampaignService implements vscode.Disposable {
     // Campaigns other processes drive (a CLI, another window) change on disk only: their records
     // tell the view, at most once a second, each changed campaign once (its row alone is redrawn:
     // a whole-view redraw re-renders the row under a person's click and loses it).
-    const watcher = vscode.workspace.createFileSystemWatcher('**/.bench-triage/campaigns/*/runs/*.json');
-    let timer: NodeJS.Timeout | undefined;
-    const touched = new Map<string, CampaignChange>();
-    const flush = () => {
-      timer = undefined;
-      const all = [...touched.values()];
-      touched.clear();
+    // The campaign folders too: a watcher can miss the files a process writes in a folder it has
+    // just made (the watch on it comes after), and a new campaign is told by its folder instead.
+    const watcher = vscode.workspace.createFileSystemWatcher('**/.bench-triage/{campaigns,campaigns/*,campaigns/*/runs/*.json}');
+    const later = (uri: vscode.Uri, created: boolean) => {
+      const c = uri.scheme === 'file' ? campaignOfRecord(uri.fsPath) : undefined;
+      // A folder made is a new campaign (the whole view); a folder's own change says nothing.
+      if (c || created) this.touch(c);
+    };
+    this.disposables.push(
+      watcher,
+      watcher.onDidChange(u => later(u, false)),
+      watcher.onDidCreate(u => later(u, true)),
+      { dispose: () => clearTimeout(this.timer) },
+    );
+  }
+
+  private timer: NodeJS.Timeout | undefined;
+  private readonly touched = new Map<string, CampaignChange>();
+  /** Campaigns changed on disk, told at most once a second, each once. */
+  private touch(c: CampaignChange): void {
+    this.touched.set(c ? `${c.folder}\0${c.id}` : '', c);
+    this.timer ??= setTimeout(() => {
+      this.timer = undefined;
+      const all = [...this.touched.values()];
+      this.touched.clear();
       if (all.includes(undefined)) this.changed.fire(undefined);
       else for (const c of all) this.changed.fire(c);
-    };
-    const later = (uri: vscode.Uri) => {
-      const c = uri.scheme === 'file' ? campaignOfRecord(uri.fsPath) : undefined;
-      touched.set(c ? `${c.folder}\0${c.id}` : '', c);
-      timer ??= setTimeout(flush, 1000);
-    };
-    this.disposables.push(watcher, watcher.onDidChange(later), watcher.onDidCreate(later), { dispose: () => clearTimeout(timer) });
+    }, 1000);
+  }
+
+  /**
+   * The run records of each open campaign another process runs, watched in their folder itself:
+   * the workspace watcher can miss a folder a process made and wrote at once (a CLI's new
+   * campaign), and then every later change in it. Ended or gone campaigns are let go.
+   */
+  private readonly recordWatches = new Map<string, FSWatcher>();
+  private followRecords(views: readonly CampaignView[], all: boolean): void {
+    const open = new Set<string>();
+    for (const v of views) {
+      const key = `${v.folder.fsPath}\0${v.id}`;
+      if (v.live || v.error || v.folder.scheme !== 'file' || v.status.running + v.status.queued === 0) continue;
+      open.add(key);
+      if (this.recordWatches.has(key)) continue;
+      try {
+        const w = watch(path.join(CampaignQueue.dirOf(v.folder.fsPath, v.id), 'runs'), () => this.touch({ folder: v.folder.fsPath, id: v.id }));
+        w.on('error', () => {
+          w.close();
+          this.recordWatches.delete(key);
+        });
+        this.recordWatches.set(key, w);
+      } catch {
+        /* its folder is gone: nothing to follow */
+      }
+    }
+    for (const [key, w] of this.recordWatches)
+      if (!open.has(key) && (all || views.some(v => `${v.folder.fsPath}\0${v.id}` === key))) {
+        w.close();
+        this.recordWatches.delete(key);
+      }
   }
 
   /** The plan of running `entries` (each role, `repeats` times, interleaved) on the folder's hosts. */
@@ -240,12 +283,15 @@ export class CampaignService implements vscode.Disposable {
       if (f.scheme !== 'file') continue;
       for (const id of (await CampaignQueue.list(f.fsPath)).slice(0, 10)) if (!this.live.has(id)) out.push(await this.readView(f, id));
     }
+    this.followRecords(out, true);
     return out;
   }
 
   /** One campaign as the Runs view shows it: this window's own, or read from its records. */
   async view(folder: vscode.Uri, id: string): Promise<CampaignView> {
-    return this.live.get(id)?.view ?? this.readView(folder, id);
+    const v = this.live.get(id)?.view ?? (await this.readView(folder, id));
+    this.followRecords([v], false);
+    return v;
   }
 
   private async readView(folder: vscode.Uri, id: string): Promise<CampaignView> {
@@ -275,6 +321,8 @@ export class CampaignService implements vscode.Disposable {
 
   dispose(): void {
     for (const l of this.live.values()) l.ctl.abort();
+    for (const w of this.recordWatches.values()) w.close();
+    this.recordWatches.clear();
     for (const d of this.disposables) d.dispose();
     this.bar.dispose();
     this.changed.dispose();

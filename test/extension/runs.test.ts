@@ -207,10 +207,10 @@ describe('Rerun on H100 against the fake host (real VS Code, real dockerd)', fun
   it('a campaign another process advances redraws its own row, reading that campaign alone; the Runs view is never redrawn whole for it', async () => {
     const a = await api();
     const tree = a.runsTreeForTests;
-    const id = `20261128-000000-rows${process.pid}`;
-    const dir = path.join(prep.folder, '.bench-triage/campaigns', id);
     const items: CampaignItem[] = [1, 2].map(n => ({ n, commit: prep.human, agent: null, role: 'baseline', repeat: n, estimateS: 60, gpus: 1 }));
-    const q = await CampaignQueue.create(prep.folder, { items, refusals: [], gpuHours: 0 }, { select: 'rows test', repeats: 2, hosts: ['elsewhere'], id });
+    const q = await CampaignQueue.create(prep.folder, { items, refusals: [], gpuHours: 0 }, { select: 'rows test', repeats: 2, hosts: ['elsewhere'] });
+    const id = q.record.id;
+    const dir = path.join(prep.folder, '.bench-triage/campaigns', id);
     try {
       // Another process wrote it: the view learns from the records' watcher and lists it.
       const nodeOf = async () => (await tree.getChildren()).find((n): n is CampaignNode => n.kind === 'campaign' && (n as CampaignNode).view.id === id);
