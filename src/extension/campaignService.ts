@@ -24,6 +24,9 @@ export function campaignOfRecord(file: string): CampaignChange {
   return m ? { folder: m[1], id: m[2] } : undefined;
 }
 
+/** One key per campaign (folder and id), for the view's rows and the watches alike. */
+export const campaignKey = (folder: string, id: string): string => `${folder}\0${id}`;
+
 /** A campaign the Runs view shows: one this window runs, or one read from disk. */
 export interface CampaignView {
   id: string;
@@ -84,7 +87,7 @@ export class CampaignService implements vscode.Disposable {
   private readonly touched = new Map<string, CampaignChange>();
   /** Campaigns changed on disk, told at most once a second, each once. */
   private touch(c: CampaignChange): void {
-    this.touched.set(c ? `${c.folder}\0${c.id}` : '', c);
+    this.touched.set(c ? campaignKey(c.folder, c.id) : '', c);
     this.timer ??= setTimeout(() => {
       this.timer = undefined;
       const all = [...this.touched.values()];
@@ -103,7 +106,7 @@ export class CampaignService implements vscode.Disposable {
   private followRecords(views: readonly CampaignView[], all: boolean): void {
     const open = new Set<string>();
     for (const v of views) {
-      const key = `${v.folder.fsPath}\0${v.id}`;
+      const key = campaignKey(v.folder.fsPath, v.id);
       if (v.live || v.error || v.folder.scheme !== 'file' || v.status.running + v.status.queued === 0) continue;
       open.add(key);
       if (this.recordWatches.has(key)) continue;
@@ -119,7 +122,7 @@ export class CampaignService implements vscode.Disposable {
       }
     }
     for (const [key, w] of this.recordWatches)
-      if (!open.has(key) && (all || views.some(v => `${v.folder.fsPath}\0${v.id}` === key))) {
+      if (!open.has(key) && (all || views.some(v => campaignKey(v.folder.fsPath, v.id) === key))) {
         w.close();
         this.recordWatches.delete(key);
       }

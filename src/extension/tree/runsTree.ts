@@ -7,7 +7,7 @@ import { FINAL_STATES, type RunState } from '../../core/run/records';
 import { formatWhen } from '../../core/report';
 import { COMMANDS } from '../commands/ids';
 import type { RunService } from '../runService';
-import { describeStatus, type CampaignChange, type CampaignService, type CampaignView } from '../campaignService';
+import { campaignKey, describeStatus, type CampaignChange, type CampaignService, type CampaignView } from '../campaignService';
 import type { LiveBuild } from '../../app/builds';
 import { FINAL_BUILD_STATES, type BuildState } from '../../core/run/records';
 import type { BuildService } from '../buildService';
@@ -47,7 +47,6 @@ export abstract class RunsNode {
   }
 }
 
-const campaignKey = (folder: string, id: string) => `${folder}\0${id}`;
 const buildKey = (b: LiveBuild) => `${b.folder}\0${b.record.buildId}`;
 
 /** A campaign: its progress (done / running / queued / failed, ETA). */
@@ -163,7 +162,7 @@ export class BuildsNode extends RunsNode {
   readonly contextValue = 'builds';
   constructor(
     public builds: LiveBuild[],
-    private readonly nodeOf: (b: LiveBuild) => BuildNode = b => new BuildNode(b),
+    private readonly nodeOf: (b: LiveBuild) => BuildNode,
   ) {
     super();
   }
