@@ -1304,8 +1304,8 @@ try {
           assert(/The full patch against the parent: \+\d+\.\d % win\?/.test(full), `${full}\n${ablationDiag()}`);
           const u1 = (await unitCell(w, 'U1', 'removal')) ?? '';
           const u2 = (await unitCell(w, 'U2', 'removal')) ?? '';
-          assert(/^-\d+\.\d % loss\?$/.test(u1.trim()), `U1 removed: ${u1}`);
-          assert(/^\+\d+\.\d % win\?$/.test(u2.trim()), `U2 removed: ${u2}`);
+          assert(/^-\d+\.\d % loss\?$/.test(u1.trim()), `U1 removed: ${u1}\n${full}\n${ablationDiag()}`);
+          assert(/^\+\d+\.\d % win\?$/.test(u2.trim()), `U2 removed: ${u2}\n${full}\n${ablationDiag()}`);
           console.log(
             `[e2e]     leave-one-out: ${full.trim()}; removed: U1 ${u1.trim()}, U2 ${u2.trim()}, U3 ${((await unitCell(w, 'U3', 'removal')) ?? '').trim()}`,
           );

@@ -4,13 +4,13 @@ It sends real HTTP requests (streamed completions) to the server named by --host
 --base-url and measures TTFT/TPOT/ITL from the chunks, like the upstream client.
 """
 import argparse
+import asyncio
 import json
 import os
 import statistics
 import sys
 import time
-import urllib.request
-from concurrent.futures import ThreadPoolExecutor
+import urllib.parse
 from datetime import datetime
 
 import fakevllm_faults as faults
@@ -55,24 +55,60 @@ def args_parser():
     return p
 
 
-def one_request(url, model, prompt_len, output_len):
+async def one_request(url, model, prompt_len, output_len):
+    """One streamed completion over its own connection, timed per chunk as the upstream aiohttp client does."""
+    u = urllib.parse.urlsplit(url)
     body = json.dumps({"model": model, "prompt": "hi " * prompt_len, "max_tokens": output_len, "stream": True}).encode()
-    req = urllib.request.Request(url, data=body, headers={"Content-Type": "application/json"})
     start = time.perf_counter()
-    ttft, itls, last = None, [], start
-    with urllib.request.urlopen(req, timeout=60) as resp:
-        for raw in resp:
-            line = raw.strip()
-            if not line.startswith(b"data: ") or line == b"data: [DONE]":
-                continue
-            now = time.perf_counter()
-            if ttft is None:
-                ttft = now - start
-            else:
-                itls.append(now - last)
-            last = now
+    reader, writer = await asyncio.wait_for(asyncio.open_connection(u.hostname, u.port or 80), 60)
+    try:
+        writer.write(f"POST {u.path or '/'} HTTP/1.1\r\nHost: {u.netloc}\r\nContent-Type: application/json\r\n"
+                     f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n".encode() + body)
+        await writer.drain()
+        status = (await reader.readline()).split()
+        if len(status) < 2 or status[1] != b"200":
+            raise ConnectionError(f"HTTP {b' '.join(status[1:]).decode(errors='replace') or 'no status'} from {url}")
+        while (await reader.readline()).strip():
+            pass  # headers: the server streams chunked
+        ttft, itls, last, pending = None, [], start, b""
+        while True:
+            size = int((await reader.readline()).split(b";")[0] or b"0", 16)
+            if size == 0:
+                break
+            pending += await reader.readexactly(size + 2)
+            *lines, pending = pending.split(b"\n")
+            for line in lines:
+                line = line.strip()
+                if not line.startswith(b"data: ") or line == b"data: [DONE]":
+                    continue
+                now = time.perf_counter()
+                if ttft is None:
+                    ttft = now - start
+                else:
+                    itls.append(now - last)
+                last = now
+    finally:
+        writer.close()
     latency = time.perf_counter() - start
     return ttft or latency, itls, latency, output_len
+
+
+async def run_all(url, model, in_len, out_len, num_prompts, workers, tqdm, t0):
+    """Every prompt at once, at most `workers` in flight (the fake's request rate is infinite)."""
+    gate = asyncio.Semaphore(workers)
+    done = 0
+
+    async def gated():
+        nonlocal done
+        async with gate:
+            r = await one_request(url, model, in_len, out_len)
+        done += 1
+        if tqdm and done % max(1, num_prompts // 10) == 0:
+            el = time.perf_counter() - t0
+            print(f"{100 * done // num_prompts:3d}%|{'█' * (10 * done // num_prompts):<10}| {done}/{num_prompts} [{el:05.2f}<00:00, {done / max(el, 1e-9):.2f}it/s]", file=sys.stderr, flush=True)
+        return r
+
+    return await asyncio.gather(*(gated() for _ in range(num_prompts)))
 
 
 def pct(values, p):
@@ -96,20 +132,13 @@ def main():
         in_len, out_len = 256, args.sharegpt_output_len or 64
     print(args)
     print("Starting initial single prompt test run...")
-    one_request(url, args.model, in_len, 4)
+    asyncio.run(one_request(url, args.model, in_len, 4))
     print("Initial test run completed. Starting main benchmark run...")
     print(f"Traffic request rate: {args.request_rate}")
     min_seconds = float(os.environ.get("FAKE_VLLM_BENCH_SECONDS", "0"))
     t0 = time.perf_counter()
-    results = []
     workers = max(1, min(args.max_concurrency or 64, args.num_prompts))
-    with ThreadPoolExecutor(workers) as pool:
-        futures = [pool.submit(one_request, url, args.model, in_len, out_len) for _ in range(args.num_prompts)]
-        for i, f in enumerate(futures, 1):
-            results.append(f.result())
-            if i % max(1, args.num_prompts // 10) == 0 and not args.disable_tqdm:
-                el = time.perf_counter() - t0
-                print(f"{100 * i // args.num_prompts:3d}%|{'█' * (10 * i // args.num_prompts):<10}| {i}/{args.num_prompts} [{el:05.2f}<00:00, {i / max(el, 1e-9):.2f}it/s]", file=sys.stderr, flush=True)
+    results = asyncio.run(run_all(url, args.model, in_len, out_len, args.num_prompts, workers, not args.disable_tqdm, t0))
     while time.perf_counter() - t0 < min_seconds:
         print(f"waiting for stragglers: {time.perf_counter() - t0:.0f}s", file=sys.stderr, flush=True)
         time.sleep(1)
