@@ -64,6 +64,8 @@ const builds = [
   { ...node, entryPoints: ['src/extension/extension.ts'], outfile: 'dist/extension.js' },
   { ...node, entryPoints: ['src/server/server.ts'], outfile: 'dist/server.js' },
   { ...node, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' } },
+  // Loaded by dist/cli.js only for the commands that drive Docker or git (src/cli/runnerCommands.ts).
+  { ...node, entryPoints: ['src/cli/runnerCommands.ts'], outfile: 'dist/cli-runner.js' },
   { ...common, platform: 'browser', format: 'iife', target: 'es2022', entryPoints: ['src/webview/main.ts'], outfile: 'dist/webview.js' },
 ];
 

@@ -3,7 +3,7 @@
 // argument that names no file is a mocha --grep over all unit tests. With no argument: every unit
 // test but the slow group (`@slow` in a title); `--slow` runs the slow group alone, `--all` both.
 // Bundles skip the learned model's training and the editor's bundles (`npm run build` does those);
-// tests that run the CLI need `dist/cli.js` from a build.
+// tests that run the CLI need `dist/cli.js` and `dist/cli-runner.js` from a build.
 import * as esbuild from 'esbuild';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -48,7 +48,8 @@ await esbuild.build({
   outbase: UNIT,
 });
 const built = Date.now() - t0;
-if (!existsSync(join(ROOT, 'dist/cli.js'))) console.warn('test:unit: dist/cli.js is missing: tests that run the CLI need `npm run build` first');
+if (!['dist/cli.js', 'dist/cli-runner.js'].every(f => existsSync(join(ROOT, f))))
+  console.warn('test:unit: dist/cli.js or dist/cli-runner.js is missing: tests that run the CLI need `npm run build` first');
 
 const out = picked.map(p => join(ROOT, 'dist-test/unit', relative(UNIT, p)).replace(/\.ts$/, '.js'));
 const mocha = ['--config', '.mocharc.json', ...out];

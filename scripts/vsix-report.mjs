@@ -7,7 +7,7 @@ import { statSync } from 'node:fs';
 const vsix = process.argv[2];
 const files = execFileSync('unzip', ['-Z1', vsix], { encoding: 'utf8' }).trim().split('\n');
 const allowed =
-  /^(\[Content_Types\]\.xml|extension\.vsixmanifest|extension\/(package\.json|readme\.md|README\.md|dist\/(extension|server|cli|webview)\.js|syntaxes\/.+|media\/.+))$/;
+  /^(\[Content_Types\]\.xml|extension\.vsixmanifest|extension\/(package\.json|readme\.md|README\.md|dist\/(extension|server|cli|cli-runner|webview)\.js|syntaxes\/.+|media\/.+))$/;
 const stray = files.filter(f => !allowed.test(f));
 console.log(`${vsix}: ${(statSync(vsix).size / 1024).toFixed(0)} KiB, ${files.length} files`);
 for (const f of files) console.log(`  ${f}`);

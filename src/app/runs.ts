@@ -279,7 +279,7 @@ export class Runs {
   private queue(h: HostConfig): HostQueue {
     const k = `${hostKind(h)}|${h.label}|${h.docker}`;
     let q = this.queues.get(k);
-    // A swarm's count is one above its GPUs (runSlots): the swarm, not this queue, holds GPUs.
+    // A swarm's count is twice its GPUs (runSlots): the swarm, not this queue, holds GPUs.
     if (!q) this.queues.set(k, (q = new HostQueue(h.gpus, runSlots(h))));
     return q;
   }

@@ -1,20 +1,24 @@
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { ReadRefused, readTextBoundedSync } from '../platform/boundedRead';
 import { imageTemplatesOf } from '../core/run/plan';
 import { scanCommand } from './scanCommand';
 import { classifyCommand, classifyLogCommand, reportCommand } from './classifyCommands';
-import { planCommand } from './planCommand';
-import { resumeCommand, runCommand } from './runCommand';
 import { rulesTestCommand, rulesTrainCommand } from './rulesTestCommand';
 import { labelCommand } from './labelCommand';
-import { campaignCommand, type CampaignArgs } from './campaignCommand';
-import { buildCommand } from './buildCommand';
-import { swarmCommand } from './swarmCommand';
-import { ablatePlanCommand, ablateReportCommand } from './ablateCommand';
+import type { CampaignArgs } from './campaignCommand';
+import type * as RunnerCommands from './runnerCommands';
 import { DESIGNS, type Design } from '../core/ablate/designs';
-import { secretEnvOf } from './runCommand';
+import { secretEnvOf } from './secretEnv';
 import { hostAddressProblem, registryProblem, splitHostUrl, type HostConfig } from '../core/run/hosts';
 import { METRICS, metricDef, OVERRIDE_KEYS, type PrimaryOverride } from '../core/metrics';
+
+/** The commands that drive Docker or git, from their own bundle beside this one (runnerCommands.ts says why). */
+function runner(): typeof RunnerCommands {
+  const file = join(__dirname, 'cli-runner.js');
+  if (!existsSync(file)) throw new Error(`${file} is missing beside ${__filename} (an incomplete install: \`npm run build\` writes both)`);
+  return require(file) as typeof RunnerCommands;
+}
 
 const USAGE = `usage: bench-triage <command> [options]
 
@@ -59,7 +63,7 @@ commands:
                                               many runs, repeats interleaved (B, H, A, B, H, A …), through a durable
                                               queue in F/.bench-triage/campaigns/<id>/ on a pool of hosts (--host
                                               repeatable; each takes as many runs at once as it has --gpus, a swarm
-                                              one more, whose task waits in the swarm for the next free GPU);
+                                              twice that, a task per GPU waiting in the swarm for the next free one);
                                               select keys: category ever outcome agent commit project model fixability blocked verdict role
                                               (ever=X: any attempt of the commit failed with X, not only its latest)
       [--build --checkout DIR]                 a campaign of image builds instead: the images the selected commits'
@@ -378,7 +382,7 @@ const COMMANDS: Record<string, Command> = {
     const planHost = a.values.get('host') ?? process.env.DOCKER_HOST ?? 'unix:///var/run/docker.sock';
     const hostProblem = hostAddressProblem(planHost);
     if (hostProblem) throw new UsageError(`--host ${hostProblem}`);
-    return planCommand(
+    return runner().planCommand(
       {
         folder: a.values.get('folder')!,
         commit: a.values.get('commit')!,
@@ -421,7 +425,7 @@ const COMMANDS: Record<string, Command> = {
       if (n !== undefined && !(n > 0)) throw new UsageError(`--${k} must be seconds > 0`);
       return n;
     };
-    return runCommand(
+    return runner().runCommand(
       {
         folder: a.values.get('folder')!,
         commit: a.values.get('commit')!,
@@ -467,7 +471,7 @@ const COMMANDS: Record<string, Command> = {
       }
     }
     const host = hostOf({ ...a, values: new Map([['gpus', '0'], ...a.values]) });
-    return buildCommand(
+    return runner().buildCommand(
       {
         folder: a.values.get('folder')!,
         commit: a.values.get('commit')!,
@@ -493,7 +497,7 @@ const COMMANDS: Record<string, Command> = {
   resume: async (rest, out, err) => {
     const a = parseArgs(rest, [], ['folder', 'secret-env', ...HOST_OPTIONS]);
     if (!a.values.has('folder')) throw new UsageError('resume needs --folder');
-    return resumeCommand(a.values.get('folder')!, hostOf(a), out, err, interruptSignal(), a.lists.get('secret-env') ?? []);
+    return runner().resumeCommand(a.values.get('folder')!, hostOf(a), out, err, interruptSignal(), a.lists.get('secret-env') ?? []);
   },
   campaign: async (rest, out, err) => {
     const [sub, ...more] = rest;
@@ -501,7 +505,7 @@ const COMMANDS: Record<string, Command> = {
       throw new UsageError(`campaign: unknown subcommand ${sub ?? '(none)'}; one of plan, start, status, cancel, resume`);
     const a = parseArgs(more, ['json', 'build'], CAMPAIGN_OPTIONS);
     if (!a.values.has('folder')) throw new UsageError(`campaign ${sub} needs --folder`);
-    return campaignCommand(campaignArgsOf(sub as CampaignArgs['sub'], a), out, err, interruptSignal());
+    return runner().campaignCommand(campaignArgsOf(sub as CampaignArgs['sub'], a), out, err, interruptSignal());
   },
   ablate: async (rest, out, err) => {
     const [sub, ...more] = rest;
@@ -516,7 +520,11 @@ const COMMANDS: Record<string, Command> = {
         throw new UsageError(`--tie-band must be a percentage from 0 to 100 (got ${a.values.get('tie-band')})`);
       const metric = a.values.get('metric');
       if (metric !== undefined && !metricDef(metric)) throw new UsageError(`--metric ${metric}: not a known metric (${METRICS.map(m => m.key).join(', ')})`);
-      return ablateReportCommand({ folder: a.values.get('folder')!, id: a.values.get('id'), format, metric, band, outFile: a.values.get('out') }, out, err);
+      return runner().ablateReportCommand(
+        { folder: a.values.get('folder')!, id: a.values.get('id'), format, metric, band, outFile: a.values.get('out') },
+        out,
+        err,
+      );
     }
     const ABLATE = ['commit', 'agent', 'patch', 'units', 'design', 'max-tests'];
     const a =
@@ -545,9 +553,9 @@ const COMMANDS: Record<string, Command> = {
       maxTests: a.values.has('max-tests') ? whole('max-tests', 0, 1, 10_000) : undefined,
     };
     if (sub === 'start') {
-      return campaignCommand({ ...campaignArgsOf('ablate', a, 3), ablation }, out, err, interruptSignal());
+      return runner().campaignCommand({ ...campaignArgsOf('ablate', a, 3), ablation }, out, err, interruptSignal());
     }
-    return ablatePlanCommand(
+    return runner().ablatePlanCommand(
       {
         folder: a.values.get('folder')!,
         ...ablation,
@@ -570,7 +578,7 @@ const COMMANDS: Record<string, Command> = {
     const host = hostOf(a);
     if (host.kind !== 'swarm')
       throw new UsageError(`--host ${a.values.get('host')}: not a swarm manager (write it swarm+tcp://…, swarm+unix://… or swarm+ssh://…)`);
-    return swarmCommand(sub as 'status' | 'check', host, a.flags.has('json'), out, err, cfg);
+    return runner().swarmCommand(sub as 'status' | 'check', host, a.flags.has('json'), out, err, cfg);
   },
 };
 

@@ -2,6 +2,7 @@ import * as path from 'node:path';
 import type { HostConfig } from '../core/run/hosts';
 import { formsByRole, PlanRefused, Runs, type RunSettings, type RunTarget } from '../app/runs';
 import { resolveTarget } from './target';
+import { secretEnvOf } from './secretEnv';
 
 export interface RunArgs {
   folder: string;
@@ -18,21 +19,6 @@ export interface RunArgs {
   benchmarkTimeoutS?: number;
   /** Names of environment variables of this process whose values go to the run as secrets. */
   secretEnv?: string[];
-}
-
-/** Values of `--secret-env NAME…` from this process's environment; a name that is not set is an error naming it. */
-export function secretEnvOf(names: readonly string[], env = process.env): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const n of names) {
-    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(n)) throw new Error(`--secret-env ${n}: not an environment variable name`);
-    const v = env[n];
-    if (!v)
-      throw new Error(
-        `--secret-env ${n}: the variable is not set in this environment (export it first; its value is never written anywhere but the container)`,
-      );
-    out[n] = v;
-  }
-  return out;
 }
 
 /** Progress of the runs on stderr, one line per state change, phase and note. */

@@ -746,7 +746,7 @@ describe('campaigns of image builds (issue 16: groups go through the campaign qu
         slots({ kind: 'swarm', gpus: 4 }),
         slots({ kind: 'swarm', gpus: 4, maxParallel: 3 }),
       ],
-      [8, 2, 1, 3, 5, 3],
+      [8, 2, 1, 3, 8, 3],
     );
     // The runner's queue on a swarm grants that many single-GPU runs; a plain host never more than its GPUs.
     const grant = async (h: HostConfig) => {
@@ -764,7 +764,7 @@ describe('campaigns of image builds (issue 16: groups go through the campaign qu
     };
     assert.deepEqual(
       [await grant({ label: 's', docker: '', kind: 'swarm', gpus: 4 }), await grant({ label: 'p', docker: '', gpus: 4, maxParallel: 6 })],
-      [5, 4],
+      [8, 4],
     );
   });
 

@@ -27,13 +27,14 @@ export interface HostConfig {
 export const hostKind = (h: HostConfig): HostKind => h.kind ?? 'docker';
 
 /**
- * Runs a host takes at once. A swarm takes one more than its GPUs: that run's task waits in the
- * swarm, so a freed GPU is given to it by the scheduler at once instead of after the next run's
- * planning and service creation (the swarm, not this count, keeps each node within its GPUs).
+ * Runs a host takes at once. A swarm takes twice its GPUs: a task per GPU waits in the swarm, so
+ * GPUs freed together (runs of equal length end together) are each given one by the scheduler at
+ * once instead of after the next run's planning and service creation (the swarm, not this count,
+ * keeps each node within its GPUs).
  */
 export function runSlots(h: HostConfig): number {
   if (h.gpus <= 0) return Math.max(1, h.maxParallel ?? 1);
-  return hostKind(h) === 'swarm' ? (h.maxParallel ?? h.gpus + 1) : Math.min(h.gpus, h.maxParallel ?? h.gpus);
+  return hostKind(h) === 'swarm' ? (h.maxParallel ?? 2 * h.gpus) : Math.min(h.gpus, h.maxParallel ?? h.gpus);
 }
 
 /**
