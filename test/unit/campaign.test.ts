@@ -155,6 +155,14 @@ function tmp(): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), 'bt-campaign-'));
 }
 
+/** The demo's "No vLLM wheel" commit: a real commit of the demo checkout, whose id follows the fake's benchmark scripts (scripts/demo-checkout.mjs). */
+function demoWheelCommit(): string {
+  const row = fs
+    .readFileSync(path.join(DEMO, 'dataset/vllm_commits.jsonl'), 'utf8')
+    .split('\n')
+    .find(l => l.includes('"[Core] Optimize block_manager"'));
+  return (JSON.parse(row!) as { commit_hash: string }).commit_hash;
+}
 describe('campaigns (issue 15): plan, durable queue, resume', function () {
   this.timeout(60000);
 
@@ -831,7 +839,7 @@ describe('campaigns of image builds (issue 16: groups go through the campaign qu
     const plan = JSON.parse(p.stdout);
     assert.deepEqual(
       plan.items.map((i: CampaignItem) => `${i.kind}:${i.commit.slice(0, 8)}:${i.role}:${i.gpus}`),
-      ['build:45e8d64f:baseline:0'],
+      [`build:${demoWheelCommit().slice(0, 8)}:baseline:0`],
     );
     const text = run('campaign', 'plan', '--folder', DEMO, '--select', 'category=wheel-missing', '--build', '--checkout', os.tmpdir());
     assert.match(text.stdout, /^1 image builds \(baseline 1, human 0\), one at a time per host, no GPU/m);
