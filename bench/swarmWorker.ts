@@ -3,7 +3,9 @@
 //   1. the same latency benchmark run on a worker's engine as a plain host, and as a swarm run the
 //      manager places on a worker: the swarm's per-run overhead as a ratio (target ≤ 1.2×);
 //   2. a campaign of 12 single-GPU runs through the CLI, the manager's tasks sampled every 50 ms:
-//      GPU·ms left idle while runs were waiting (target 0), and the longest hand-off.
+//      GPU·ms left idle while runs were waiting (target 0), and the longest hand-off. A run waits
+//      until its task holds a GPU; once its task has ended it waits for nothing, though its record
+//      is written a little later.
 // Prints one JSON line.
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -109,16 +111,18 @@ async function campaignIdle(cluster: Cluster, runs: number, fx: ReturnType<typeo
   let done = false;
   void exited.then(() => (done = true));
   const itemsDir = path.join(fx.folder, '.bench-triage/campaigns', id, 'runs');
+  // Runs done with their GPU: their record ended, or their task ended while the runner still
+  // collects their results and writes the record (that run waits for nothing).
+  const finished = new Set<string>();
   const ended = () => {
-    if (!existsSync(itemsDir)) return 0;
-    let k = 0;
+    if (!existsSync(itemsDir)) return;
     for (const f of readdirSync(itemsDir))
       try {
-        if (!['queued', 'running'].includes(JSON.parse(readFileSync(path.join(itemsDir, f), 'utf8')).state)) k++;
+        const r = JSON.parse(readFileSync(path.join(itemsDir, f), 'utf8')) as { state: string; runId?: string };
+        if (!['queued', 'running'].includes(r.state)) finished.add(r.runId ?? `item ${f}`);
       } catch {
         /* being written */
       }
-    return k;
   };
   let idle = 0,
     last = performance.now(),
@@ -134,7 +138,10 @@ async function campaignIdle(cluster: Cluster, runs: number, fx: ReturnType<typeo
         !['shutdown', 'remove'].includes(t.DesiredState ?? '') &&
         ['assigned', 'accepted', 'preparing', 'ready', 'starting', 'running'].includes(t.Status?.State ?? ''),
     ).length;
-    const waiting = runs - ended() - held;
+    for (const t of tasks)
+      if (['complete', 'failed', 'rejected', 'shutdown', 'orphaned', 'remove'].includes(t.Status?.State ?? '')) finished.add(t.Spec!.ContainerSpec!.Labels![LABEL]);
+    ended();
+    const waiting = runs - finished.size - held;
     const now = performance.now();
     if (held > 0) first = true;
     // Idle counted once the first run holds its GPU: the campaign's start (planning, the first
