@@ -139,7 +139,8 @@ async function campaignIdle(cluster: Cluster, runs: number, fx: ReturnType<typeo
         ['assigned', 'accepted', 'preparing', 'ready', 'starting', 'running'].includes(t.Status?.State ?? ''),
     ).length;
     for (const t of tasks)
-      if (['complete', 'failed', 'rejected', 'shutdown', 'orphaned', 'remove'].includes(t.Status?.State ?? '')) finished.add(t.Spec!.ContainerSpec!.Labels![LABEL]);
+      if (['complete', 'failed', 'rejected', 'shutdown', 'orphaned', 'remove'].includes(t.Status?.State ?? ''))
+        finished.add(t.Spec!.ContainerSpec!.Labels![LABEL]);
     ended();
     const waiting = runs - finished.size - held;
     const now = performance.now();
