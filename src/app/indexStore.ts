@@ -8,8 +8,8 @@ import type { FileExtract } from '../core/ingest';
 import type { FileRecord, Role } from '../core/model';
 import type { ScanResult } from '../core/ingest';
 import type { CommitTriage } from '../core/compare';
-import { writeJsonAtomic } from '../runner/atomicJson';
-import { readTextBounded } from '../platform/boundedRead';
+import { writeLinesAtomic } from '../runner/atomicJson';
+import { jsonLines, readJsonLines, type JsonLinesDocument } from '../platform/jsonLinesDocument';
 
 /** The persistent index of a folder: every file's extract and its runs' classifications, by stamp (size:mtime). */
 export interface IndexData {
@@ -146,24 +146,61 @@ function unpack(raw: {
 }
 
 /**
- * An index kept as one JSON file per folder in a cache directory (the extension's storage, or the
+ * The two files' forms on disk (platform/jsonLinesDocument): their large arrays one item per line
+ * (the index's files, the state's runs, classifications and entries), read line by line.
+ */
+export const indexLines = {
+  lines: (packed: Record<string, unknown>) =>
+    jsonLines({ ...packed, files: undefined }, { files: Object.entries((packed.files ?? {}) as Record<string, unknown>) }),
+  encode: (packed: Record<string, unknown>) => [...indexLines.lines(packed)].join('\n') + '\n',
+  decode(doc: JsonLinesDocument): unknown {
+    const files: Record<string, unknown> = dict();
+    for (const pair of doc.sections.files ?? []) {
+      if (!Array.isArray(pair) || typeof pair[0] !== 'string') return null;
+      files[pair[0]] = pair[1];
+    }
+    return { ...doc.head, files };
+  },
+};
+export const stateLines = {
+  encode: (data: Record<string, unknown> & { result: Record<string, unknown> }) => [...stateLines.lines(data)].join('\n') + '\n',
+  lines: (data: Record<string, unknown> & { result: Record<string, unknown> }) =>
+    jsonLines(
+      { ...data, result: { ...data.result, runs: undefined }, classifications: undefined, entries: undefined },
+      { runs: (data.result.runs ?? []) as unknown[], classifications: (data.classifications ?? []) as unknown[], entries: (data.entries ?? []) as unknown[] },
+    ),
+  decode(doc: JsonLinesDocument): unknown {
+    const r = doc.head.result;
+    if (!isObj(r)) return null;
+    return { ...doc.head, result: { ...r, runs: doc.sections.runs }, classifications: doc.sections.classifications, entries: doc.sections.entries };
+  },
+};
+
+/**
+ * An index kept as two files per folder in a cache directory (the extension's storage, or the
  * CLI's `--cache DIR`), written atomically; a file that cannot be read is ignored (a cold scan).
  */
 export function fileIndexStore(cacheDir: string, folder: string): IndexStore {
   const id = createHash('sha1').update(folder).digest('hex').slice(0, 16);
-  const file = path.join(cacheDir, `index-${id}.json`),
-    state = path.join(cacheDir, `state-${id}.json`);
+  const file = path.join(cacheDir, `index-${id}.jsonl`),
+    state = path.join(cacheDir, `state-${id}.jsonl`);
   let swept = false;
   const sweep = async () => {
     if (swept) return;
     swept = true;
     await sweepTemporaries(cacheDir);
   };
+  // The whole-document files of earlier builds: no build reads them again.
+  const dropEarlierForm = (f: string) => fs.rm(f.slice(0, -1), { force: true }).catch(() => undefined);
+  const read = async (f: string, what: string, form: { decode(doc: JsonLinesDocument): unknown }) => {
+    const doc = await readJsonLines(f, { maxBytes: INDEX_CAP, what });
+    return doc ? form.decode(doc) : null;
+  };
   return {
     async load() {
       await sweep();
       try {
-        const raw: unknown = JSON.parse(await readTextBounded(file, { maxBytes: INDEX_CAP, what: 'the index' }));
+        const raw = await read(file, 'the index', indexLines);
         // Valid JSON of another shape (an older build, a hand edit, another tool): a cold scan, never a crash.
         return indexShaped(raw) ? unpack(raw) : null;
       } catch {
@@ -171,19 +208,21 @@ export function fileIndexStore(cacheDir: string, folder: string): IndexStore {
       }
     },
     async save(data) {
-      await writeJsonAtomic(file, pack(data), undefined, undefined, 0);
+      await writeLinesAtomic(file, indexLines.lines(pack(data) as Record<string, unknown>), { durable: false });
+      await dropEarlierForm(file);
     },
     async loadState() {
       await sweep();
       try {
-        const raw: unknown = JSON.parse(await readTextBounded(state, { maxBytes: INDEX_CAP, what: 'the index state' }));
+        const raw = await read(state, 'the index state', stateLines);
         return stateShaped(raw) ? raw : null;
       } catch {
         return null;
       }
     },
     async saveState(data) {
-      await writeJsonAtomic(state, data, undefined, undefined, 0);
+      await writeLinesAtomic(state, stateLines.lines(data as unknown as Record<string, unknown> & { result: Record<string, unknown> }), { durable: false });
+      await dropEarlierForm(state);
     },
   };
 }
@@ -232,13 +271,13 @@ function stateShaped(raw: unknown): raw is StateData {
 }
 
 /**
- * Temporary files of writes a killed process never finished (`index-….json.<pid>.tmp`): removed
+ * Temporary files of writes a killed process never finished (`index-….jsonl.<pid>.tmp`): removed
  * when their process is gone, or when they are older than a day (another machine's).
  */
 export async function sweepTemporaries(cacheDir: string, now = Date.now()): Promise<string[]> {
   const removed: string[] = [];
   for (const name of await fs.readdir(cacheDir).catch(() => [] as string[])) {
-    const m = /^(?:(?:index|state|listings)-[0-9a-f]{16}\.json|answer-[0-9a-f]{16}\.txt)\.(\d+)\.tmp$/.exec(name);
+    const m = /^(?:(?:index|state)-[0-9a-f]{16}\.jsonl?|listings-[0-9a-f]{16}\.json|answer-[0-9a-f]{16}\.txt)\.(\d+)\.tmp$/.exec(name);
     if (!m) continue;
     const pid = Number(m[1]);
     const p = path.join(cacheDir, name);

@@ -34,7 +34,8 @@ export interface ListedFolder {
   keep(answer: Answer): Promise<void>;
 }
 
-const VERSION = 1;
+// 2: the second line also holds the output's length (an answer cut short is not printed).
+const VERSION = 2;
 /** Larger than any answer (10 000 commits print ~45 MB of JSON); a larger file is recomputed. */
 const ANSWER_CAP = 512 * 1024 * 1024;
 const idOf = (s: string) => createHash('sha1').update(s).digest('hex').slice(0, 16);
@@ -87,15 +88,20 @@ export async function listForAnswer(folder: string, cacheDir: string, question: 
         second = first < 0 ? -1 : bytes.indexOf(0x0a, first + 1);
       if (first < 0 || second < 0 || bytes.toString('utf8', 0, first) !== key) return null;
       try {
-        const stderr: unknown = JSON.parse(bytes.toString('utf8', first + 1, second));
+        const meta: unknown = JSON.parse(bytes.toString('utf8', first + 1, second));
+        const stderr = meta && typeof meta === 'object' ? (meta as { stderr?: unknown }).stderr : null;
         if (!Array.isArray(stderr) || !stderr.every(s => typeof s === 'string')) return null;
+        // Written without a flush to disk: after a crash of the machine, the output may be cut short.
+        if ((meta as { bytes?: unknown }).bytes !== bytes.length - second - 1) return null;
         return { stdout: bytes.subarray(second + 1), stderr };
       } catch {
         return null;
       }
     },
     async keep(answer) {
-      await writeTextAtomic(file, `${key}\n${JSON.stringify(answer.stderr)}\n${answer.stdout}`).catch(() => undefined);
+      // A cache: checked when read (its key, its length), recomputed when not whole, so not flushed to disk.
+      const meta = JSON.stringify({ stderr: answer.stderr, bytes: Buffer.byteLength(answer.stdout) });
+      await writeTextAtomic(file, `${key}\n${meta}\n${answer.stdout}`, undefined, { durable: false }).catch(() => undefined);
     },
   };
 }

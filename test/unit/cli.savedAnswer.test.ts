@@ -20,7 +20,7 @@ function resultsFolder(): string {
 }
 
 const inCache = (cache: string, re: RegExp) => fs.readdirSync(cache).filter(f => re.test(f));
-const INDEX = /^(?:index|state)-[0-9a-f]{16}\.json$/;
+const INDEX = /^(?:index|state)-[0-9a-f]{16}\.jsonl$/;
 
 describe('CLI: classify --cache keeps its answer', function () {
   this.timeout(120_000);
@@ -135,7 +135,11 @@ describe('CLI: classify --cache keeps its answer', function () {
       header, // cut after its first line
       `${header}\nnot json\n[]`,
       `${header}\n[1]\n[]`,
-      `${header.replace('"v":1', '"v":0')}\n[]\n[]`,
+      `${header}\n[]\n[]`, // the first version's form
+      `${header.replace('"v":2', '"v":0')}\n[]\n[]`,
+      // Written without a flush to disk: cut short by a machine's crash, its length no longer matches.
+      good.slice(0, -10),
+      `${header}\n{"stderr":[],"bytes":-1}\n[]`,
       `${header.replace(/"listing":"[0-9a-f]+"/, '"listing":"0"')}\n[]\n[]`,
     ]) {
       fs.writeFileSync(file, bad);

@@ -4,7 +4,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import fc from 'fast-check';
 import { CampaignQueue } from '../../src/app/campaigns';
-import { fileIndexStore } from '../../src/app/indexStore';
+import { fileIndexStore, indexLines } from '../../src/app/indexStore';
 import { parseCampaignRecord, parseItemRecord } from '../../src/core/campaign/records';
 import { parseLabels, parseRulesFile } from '../../src/core/classify';
 import { readBuildRecord, readRunRecord } from '../../src/runner/recordRead';
@@ -198,9 +198,20 @@ describe('fuzz: records the tool writes, read back (issue 23)', function () {
     };
     await store.save({ version: 1, build: 'b', folder: '/folder', rulesKey: 'k', listing: { files: [], records: [] }, files: {} });
     const file = fs.readdirSync(cache).find(f => f.startsWith('index-'))!;
+    // Not vacuous: the valid index, in the store's form, loads.
+    fs.writeFileSync(path.join(cache, file), indexLines.encode(valid));
+    assert.deepEqual(Object.keys((await store.load())?.files ?? {}), ['a.json']);
     await fc.assert(
       fc.asyncProperty(fc.oneof(mutate(valid), fc.json()), async text => {
-        fs.writeFileSync(path.join(cache, file), text);
+        // In the form the store writes (a header, then its files one per line) where the value is an object; else the text as it is.
+        let value: unknown = null;
+        try {
+          value = JSON.parse(text);
+        } catch {
+          /* written as it is */
+        }
+        const lines = value && typeof value === 'object' && !Array.isArray(value) ? indexLines.encode(value as Record<string, unknown>) : text;
+        fs.writeFileSync(path.join(cache, file), lines);
         const got = await store.load();
         if (got) {
           assert.ok(Array.isArray(got.listing.files));

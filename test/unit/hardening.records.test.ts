@@ -9,6 +9,8 @@ import { CampaignQueue, CampaignRecordError } from '../../src/app/campaigns';
 import { composeTranscript } from '../../src/app/transcript';
 import { readRunRecord } from '../../src/runner/recordRead';
 import { runCli } from './helpers';
+import { indexLines, stateLines } from '../../src/app/indexStore';
+import { readJsonLines, type JsonLinesDocument } from '../../src/platform/jsonLinesDocument';
 
 const items = (n: number): CampaignItem[] =>
   Array.from({ length: n }, (_, i) => ({
@@ -224,27 +226,34 @@ describe('hardening: a corrupt cache heals (issue 23, item 8)', function () {
   this.timeout(120_000);
   const DEMO = path.resolve(__dirname, '../../demo/workspace');
 
-  it('an index or state of the wrong shape is a fresh scan with the same answer; killed writes’ temporaries are swept', () => {
+  it('an index or state of the wrong shape is a fresh scan with the same answer; killed writes’ temporaries are swept', async () => {
     const cache = fs.mkdtempSync(path.join(os.tmpdir(), 'bt-cache-'));
     try {
       const first = runCli('classify', DEMO, '--json', '--cache', cache);
       assert.equal(first.status, 0, first.stderr);
       const files = fs.readdirSync(cache);
-      const index = files.find(f => /^index-[0-9a-f]{16}\.json$/.test(f))!;
-      const state = files.find(f => /^state-[0-9a-f]{16}\.json$/.test(f))!;
+      const index = files.find(f => /^index-[0-9a-f]{16}\.jsonl$/.test(f))!;
+      const state = files.find(f => /^state-[0-9a-f]{16}\.jsonl$/.test(f))!;
       assert.ok(index && state, files.join(' '));
-      const good = { index: fs.readFileSync(path.join(cache, index), 'utf8'), state: fs.readFileSync(path.join(cache, state), 'utf8') };
-      const idx = JSON.parse(good.index);
-      const st = JSON.parse(good.state);
+      // Both are JSON lines (a header, then the large arrays one item per line): read, changed, written back in that form.
+      const read = async (f: string, form: { decode(d: JsonLinesDocument): unknown }) =>
+        form.decode((await readJsonLines(path.join(cache, f), { maxBytes: 1 << 30, what: f }))!) as Record<string, any>;
+      const idx = await read(index, indexLines);
+      const st = await read(state, stateLines);
+      const good = { index: indexLines.encode(idx), state: stateLines.encode(st as any) };
       const firstKey = Object.keys(idx.files)[0];
       const bad: Array<[string, string]> = [
         ['[]', good.state],
         ['{"version": 1}', '{"version": 1}'],
-        [JSON.stringify({ ...idx, files: [] }), JSON.stringify({ ...st, entries: [{ commit: 'x', roles: { agent: 7 } }] })],
-        [JSON.stringify({ ...idx, files: { ...idx.files, [firstKey]: { s: 1 } } }), JSON.stringify({ ...st, result: { runs: 'all' } })],
-        [JSON.stringify({ ...idx, listing: { files: [[1, 2, 3]], records: [] } }), JSON.stringify({ ...st, classifications: [[1]] })],
+        // A whole-document file (an earlier build's form) is not read.
+        [JSON.stringify(idx), JSON.stringify(st)],
+        [indexLines.encode({ ...idx, files: [] }), stateLines.encode({ ...st, entries: [{ commit: 'x', roles: { agent: 7 } }] } as any)],
+        [indexLines.encode({ ...idx, files: { ...idx.files, [firstKey]: { s: 1 } } }), stateLines.encode({ ...st, result: { runs: 'all' } } as any)],
+        [indexLines.encode({ ...idx, listing: { files: [[1, 2, 3]], records: [] } }), stateLines.encode({ ...st, classifications: [[1]] } as any)],
+        // A line cut off, and a count that promises more lines than follow.
+        [good.index.slice(0, good.index.length - 40), good.state.replace('"$sections":[["runs",', '"$sections":[["runs",1')],
         // Shape-true but unusable inside: an entry's roles lack a role.
-        [good.index, JSON.stringify({ ...st, entries: st.entries.map((e: { roles: object }) => ({ ...e, roles: {} })) })],
+        [good.index, stateLines.encode({ ...st, entries: st.entries.map((e: { roles: object }) => ({ ...e, roles: {} })) } as any)],
       ];
       for (const [i, s] of bad) {
         fs.writeFileSync(path.join(cache, index), i);

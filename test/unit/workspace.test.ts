@@ -303,7 +303,7 @@ describe('CLI on the Workspace [ISO-Bench data]', function () {
       assert.ok(
         require('node:fs')
           .readdirSync(cache)
-          .some((f: string) => /^index-[0-9a-f]{16}\.json$/.test(f)),
+          .some((f: string) => /^index-[0-9a-f]{16}\.jsonl$/.test(f)),
         'the index is in the cache folder',
       );
       const bad = runCli('classify', ISOBENCH, '--cache', path.join(ISOBENCH, 'README.md'));

@@ -1,0 +1,99 @@
+import { constants, promises as fs } from 'node:fs';
+import { kindOf, ReadRefused, sizeText } from './boundedRead';
+
+/**
+ * A JSON document whose large arrays are written one item per line: a header line (the document
+ * without them, and `$sections`: each array's name and length), then each array's items in turn.
+ *
+ * Why: the workspace's state of 10 000 commits is 57 MB. Read whole, it is a 57 MB buffer, then a
+ * 57 MB string, then parsed: on a VM where every fresh page faults at a cost, the read and the decode
+ * took as long as the parse (0.6 of 1.5 s). Line by line, the bytes go through one reused buffer and
+ * each line's text is short-lived.
+ */
+export function* jsonLines(head: Record<string, unknown>, sections: Record<string, readonly unknown[]>): Iterable<string> {
+  const names = Object.keys(sections);
+  yield JSON.stringify({ ...head, $sections: names.map(n => [n, sections[n].length]) });
+  for (const n of names) for (const item of sections[n]) yield JSON.stringify(item);
+}
+
+/** The document as one text (tests, small documents). */
+export const encodeJsonLines = (head: Record<string, unknown>, sections: Record<string, readonly unknown[]>) =>
+  [...jsonLines(head, sections)].join('\n') + '\n';
+
+export interface JsonLinesDocument {
+  head: Record<string, unknown>;
+  sections: Record<string, unknown[]>;
+}
+
+const CHUNK = 1024 * 1024;
+
+/**
+ * Reads a document written by encodeJsonLines, bounded as readTextBounded is (no link followed, no
+ * FIFO waited on, refused above `maxBytes`). Null for a file that is not one (no header, a count
+ * that does not match, a line that is not JSON): the caller treats it as absent.
+ */
+export async function readJsonLines(file: string, opts: { maxBytes: number; what: string }): Promise<JsonLinesDocument | null> {
+  let fh: fs.FileHandle;
+  try {
+    fh = await fs.open(file, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ELOOP') throw new ReadRefused(file, `${opts.what} is a symbolic link: not followed`);
+    throw e;
+  }
+  try {
+    const st = await fh.stat();
+    if (!st.isFile()) throw new ReadRefused(file, `${opts.what} is ${kindOf(st)}, not a regular file: not read`);
+    if (st.size > opts.maxBytes) throw new ReadRefused(file, `${opts.what} is ${sizeText(st.size)}, over the ${sizeText(opts.maxBytes)} cap: not read`);
+    const buf = Buffer.allocUnsafe(CHUNK);
+    // Parts of a line longer than what is left of a read, joined once it ends.
+    let parts: Buffer[] = [];
+    let head: Record<string, unknown> | null = null;
+    const sections: Record<string, unknown[]> = Object.create(null);
+    let plan: Array<[string, number]> = [];
+    let at = 0;
+    let bad = false;
+    const line = (text: string) => {
+      if (bad) return;
+      if (!head) {
+        const h: unknown = JSON.parse(text);
+        const s = h && typeof h === 'object' && !Array.isArray(h) ? (h as Record<string, unknown>).$sections : undefined;
+        if (!Array.isArray(s) || !s.every(x => Array.isArray(x) && typeof x[0] === 'string' && Number.isSafeInteger(x[1]) && x[1] >= 0))
+          return void (bad = true);
+        head = h as Record<string, unknown>;
+        delete head.$sections;
+        plan = (s as Array<[string, number]>).filter(([, n]) => n > 0);
+        for (const [name] of s as Array<[string, number]>) sections[name] = [];
+        return;
+      }
+      if (at >= plan.length) return void (bad = true);
+      const list = sections[plan[at][0]];
+      list.push(JSON.parse(text));
+      if (list.length === plan[at][1]) at++;
+    };
+    let pos = 0;
+    for (;;) {
+      const { bytesRead } = await fh.read(buf, 0, CHUNK, pos);
+      if (!bytesRead) break;
+      pos += bytesRead;
+      let start = 0;
+      for (let nl = buf.indexOf(10, 0); nl !== -1 && nl < bytesRead; nl = buf.indexOf(10, nl + 1)) {
+        if (parts.length) {
+          parts.push(Buffer.from(buf.subarray(start, nl)));
+          line(Buffer.concat(parts).toString('utf8'));
+          parts = [];
+        } else line(buf.toString('utf8', start, nl));
+        start = nl + 1;
+      }
+      if (bad) return null;
+      if (start < bytesRead) parts.push(Buffer.from(buf.subarray(start, bytesRead)));
+      if (pos >= st.size) break;
+    }
+    if (parts.length) line(Buffer.concat(parts).toString('utf8'));
+    return !bad && head && at === plan.length ? { head, sections } : null;
+  } catch (e) {
+    if (e instanceof ReadRefused) throw e;
+    return null;
+  } finally {
+    await fh.close();
+  }
+}
