@@ -9,7 +9,7 @@ import type { FileRecord, Role } from '../core/model';
 import type { ScanResult } from '../core/ingest';
 import type { CommitTriage } from '../core/compare';
 import { writeLinesAtomic } from '../runner/atomicJson';
-import { jsonLines, readJsonLines, type JsonLinesDocument } from '../platform/jsonLinesDocument';
+import { joinedLines, jsonLines, readJsonLines, type JsonLinesDocument } from '../platform/jsonLinesDocument';
 
 /** The persistent index of a folder: every file's extract and its runs' classifications, by stamp (size:mtime). */
 export interface IndexData {
@@ -152,7 +152,7 @@ function unpack(raw: {
 export const indexLines = {
   lines: (packed: Record<string, unknown>) =>
     jsonLines({ ...packed, files: undefined }, { files: Object.entries((packed.files ?? {}) as Record<string, unknown>) }),
-  encode: (packed: Record<string, unknown>) => [...indexLines.lines(packed)].join('\n') + '\n',
+  encode: (packed: Record<string, unknown>) => joinedLines(indexLines.lines(packed)),
   decode(doc: JsonLinesDocument): unknown {
     const files: Record<string, unknown> = dict();
     for (const pair of doc.sections.files ?? []) {
@@ -163,7 +163,7 @@ export const indexLines = {
   },
 };
 export const stateLines = {
-  encode: (data: Record<string, unknown> & { result: Record<string, unknown> }) => [...stateLines.lines(data)].join('\n') + '\n',
+  encode: (data: Record<string, unknown> & { result: Record<string, unknown> }) => joinedLines(stateLines.lines(data)),
   lines: (data: Record<string, unknown> & { result: Record<string, unknown> }) =>
     jsonLines(
       { ...data, result: { ...data.result, runs: undefined }, classifications: undefined, entries: undefined },

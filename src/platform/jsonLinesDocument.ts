@@ -16,9 +16,8 @@ export function* jsonLines(head: Record<string, unknown>, sections: Record<strin
   for (const n of names) for (const item of sections[n]) yield JSON.stringify(item);
 }
 
-/** The document as one text (tests, small documents). */
-export const encodeJsonLines = (head: Record<string, unknown>, sections: Record<string, readonly unknown[]>) =>
-  [...jsonLines(head, sections)].join('\n') + '\n';
+/** The lines as one text (tests, hand-made documents); the store writes them through writeLinesAtomic. */
+export const joinedLines = (lines: Iterable<string>) => [...lines].join('\n') + '\n';
 
 export interface JsonLinesDocument {
   head: Record<string, unknown>;

@@ -5,7 +5,9 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { fileIndexStore, type StateData } from '../../src/app/indexStore';
 import { ReadRefused } from '../../src/platform/boundedRead';
-import { encodeJsonLines, readJsonLines } from '../../src/platform/jsonLinesDocument';
+import { joinedLines, jsonLines, readJsonLines } from '../../src/platform/jsonLinesDocument';
+
+const encodeJsonLines = (head: Record<string, unknown>, sections: Record<string, readonly unknown[]>) => joinedLines(jsonLines(head, sections));
 
 describe('platform/jsonLinesDocument: large arrays one item per line', () => {
   let dir: string;
@@ -76,6 +78,20 @@ describe('platform/jsonLinesDocument: large arrays one item per line', () => {
     assert.ok(file, fs.readdirSync(dir).join(' '));
     assert.equal(fs.readFileSync(path.join(dir, file), 'utf8').split('\n').length, 1 + 3 + 1, 'a header and one line per run, classification and entry');
     assert.deepEqual(await store.loadState(), state);
+    // Written through the 1 MB buffer: lines across its boundaries, and a line larger than it (non-ASCII, 3 bytes a character).
+    const big: StateData = {
+      ...state,
+      result: {
+        ...state.result,
+        runs: [
+          ...Array.from({ length: 3000 }, (_, i) => ({ id: `r${i}.json#agent`, note: 'é'.repeat(i % 700) }) as never),
+          { id: 'big.json#agent', log: '€'.repeat(600_000) } as never,
+        ],
+      },
+    };
+    await store.saveState(big);
+    assert.deepEqual(await store.loadState(), big);
+    await store.saveState(state);
     // An earlier build's whole-document file beside it goes at the next save.
     fs.writeFileSync(path.join(dir, file.slice(0, -1)), JSON.stringify(state));
     await store.saveState(state);
