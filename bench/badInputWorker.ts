@@ -41,9 +41,9 @@ function* corpus(entry: string, n: number, seed: number): Iterable<unknown> {
     // The field's formats, mangled: truncated, a value replaced by any JSON, a line appended.
     'ingest-field': fc.oneof(
       ...[
-        JSON.stringify(vllmServeCli({ detailed: true, numPrompts: 30 })),
+        pyJson(vllmServeCli({ detailed: true, numPrompts: 30 })),
         pyJson(sglangLine({ details: true, numPrompts: 30 })),
-        JSON.stringify(guidellmReport({ requests: 8 })),
+        pyJson(guidellmReport({ requests: 8 })),
       ].flatMap(text => [
         fc.nat({ max: text.length }).map(k => text.slice(0, k)),
         fc.tuple(fc.nat({ max: text.length }), fc.jsonValue({ maxDepth: 4 })).map(([k, v]) => {

@@ -21,10 +21,10 @@ export function writeFieldFolder(dir, files = FILES) {
   const roles = ['baseline', 'human', 'agent/my-agent'];
   // Templates rendered once per kind, then varied by seed in a few fields (the generator is the slow part, not the point).
   const kinds = [
-    [0.6, s => JSON.stringify(vllmServeCli({ seed: s % 50, numPrompts: 200 })), 'openai-infqps-opt-125m.json'],
-    [0.1, s => [1, 2, 3].map(k => JSON.stringify(vllmServeCli({ seed: (s + k) % 50, numPrompts: 100 }))).join('\n'), 'appended.json'],
+    [0.6, s => pyJson(vllmServeCli({ seed: s % 50, numPrompts: 200 })), 'openai-infqps-opt-125m.json'],
+    [0.1, s => [1, 2, 3].map(k => pyJson(vllmServeCli({ seed: (s + k) % 50, numPrompts: 100 }))).join('\n'), 'appended.json'],
     [0.1, s => [1, 2].map(k => pyJson(sglangLine({ seed: (s + k) % 50, numPrompts: 100 }))).join('\n') + '\n', 'sglang.jsonl'],
-    [0.1, s => JSON.stringify(guidellmReport({ seed: s % 20, requests: 20 })), 'benchmarks.json'],
+    [0.1, s => pyJson(guidellmReport({ seed: s % 20, requests: 20 })), 'benchmarks.json'],
     [0.05, s => JSON.stringify(aiperfExport({ seed: s % 20, requestCount: 20 }).json, null, 2), 'profile_export_aiperf.json'],
     [0.05, s => JSON.stringify(vllmLatency({ seed: s % 20 }), null, 4), 'latency.json'],
   ];

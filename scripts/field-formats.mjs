@@ -235,11 +235,39 @@ export function vllmServeScript2025(o = {}) {
   };
 }
 
-/** Python's `json.dumps` with its defaults: `Infinity` / `NaN` as bare tokens (SGLang's `request_rate`). */
+/**
+ * A number as Python's `repr` of a float writes it (what `json.dumps` prints): the same shortest
+ * digits as JavaScript, in exponent form below 1e-4 and from 1e16 (`5e-05`, `1.5e+16`). Integral
+ * values print as integers: which of them were Python floats (`100.0`) is not known here.
+ */
+function pyNumber(x) {
+  if (!Number.isFinite(x)) return Number.isNaN(x) ? 'NaN' : x > 0 ? 'Infinity' : '-Infinity';
+  if (Number.isInteger(x) && Math.abs(x) < 1e16) return String(x);
+  const a = Math.abs(x);
+  if (a >= 1e-4 && a < 1e16) return String(x);
+  const [m, e] = x.toExponential().split('e');
+  const n = Number(e);
+  return `${m}e${n < 0 ? '-' : '+'}${String(Math.abs(n)).padStart(2, '0')}`;
+}
+
+/**
+ * Python's `json.dumps` / `json.dump` with their defaults, as vLLM's `--save-result`, SGLang's
+ * `--output-file` and GuideLLM's `benchmarks.json` are written: `", "` and `": "` between items,
+ * non-ASCII escaped (`ensure_ascii`), `NaN` / `Infinity` as bare tokens, floats as Python prints them.
+ */
 export function pyJson(v) {
-  return JSON.stringify(v, (_k, x) =>
-    typeof x === 'number' && !Number.isFinite(x) ? `__PY_${Number.isNaN(x) ? 'NaN' : x > 0 ? 'Infinity' : '-Infinity'}__` : x,
-  ).replace(/"__PY_(NaN|-?Infinity)__"/g, '$1');
+  const str = t => JSON.stringify(t).replace(/[\u0080-\uffff]/g, c => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  const out = x => {
+    if (x === null || x === undefined) return 'null';
+    if (typeof x === 'number') return pyNumber(x);
+    if (typeof x === 'string') return str(x);
+    if (typeof x === 'boolean') return String(x);
+    if (Array.isArray(x)) return `[${x.map(out).join(', ')}]`;
+    const items = [];
+    for (const [k, y] of Object.entries(x)) if (y !== undefined) items.push(`${str(k)}: ${out(y)}`);
+    return `{${items.join(', ')}}`;
+  };
+  return out(v);
 }
 
 /**

@@ -781,7 +781,8 @@ function ownRun(c, role, { model, runId, status, error, metrics, serverLog: serv
 // file is left unattributed to show the fix.
 {
   const OWN = 'own-campaign';
-  const own = (rel, data) => write(`${OWN}/${rel}`, typeof data === 'string' ? data : JSON.stringify(data) + '\n');
+  // Objects are written as vLLM and GuideLLM write them: Python's json.dump with its defaults, no newline after.
+  const own = (rel, data) => write(`${OWN}/${rel}`, typeof data === 'string' ? data : pyJson(data));
   const roles = [
     ['baseline', 1.1, ''],
     ['human', 1.0, ''],
@@ -804,7 +805,7 @@ function ownRun(c, role, { model, runId, status, error, metrics, serverLog: serv
       `appended/${role}.json`,
       [1, 2, 3]
         .map(k =>
-          JSON.stringify(
+          pyJson(
             vllmServeCli({ seed: 300 + k + speed * 10, speed, numPrompts: 100, failed: role === 'human' && k === 2 ? 7 : 0, error: 'Internal Server Error' }),
           ),
         )

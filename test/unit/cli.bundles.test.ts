@@ -3,7 +3,7 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { vllmServeCli } from '../../scripts/field-formats.mjs';
+import { pyJson, vllmServeCli } from '../../scripts/field-formats.mjs';
 
 const DIST = path.resolve(__dirname, '../../dist');
 
@@ -21,7 +21,7 @@ describe('CLI: scan, classify, report and label start without the runner bundle'
     data = fs.mkdtempSync(path.join(os.tmpdir(), 'bt-cli-alone-data-'));
     for (const [k, role] of ['baseline', 'human', 'agent/my-agent'].entries()) {
       fs.mkdirSync(path.join(data, '1a2b3c4d', role), { recursive: true });
-      fs.writeFileSync(path.join(data, '1a2b3c4d', role, 'result.json'), JSON.stringify(vllmServeCli({ seed: k, speed: 1 + k / 10 })));
+      fs.writeFileSync(path.join(data, '1a2b3c4d', role, 'result.json'), pyJson(vllmServeCli({ seed: k, speed: 1 + k / 10 })));
     }
   });
   after(() => {

@@ -32,7 +32,7 @@ describe('bring your own results: a folder of vllm bench serve, SGLang, GuideLLM
       for (let k = 1; k <= 5; k++)
         put(
           `own/${REPEATS}/${role}${role === 'agent' ? '/my-agent' : ''}/openai-infqps-opt-125m-2026011${k}-120000.json`,
-          JSON.stringify(vllmServeCli({ seed: k * 10 + speed * 100, speed, numPrompts: 80 })),
+          pyJson(vllmServeCli({ seed: k * 10 + speed * 100, speed, numPrompts: 80 })),
         );
     // One --save-detailed file a role: `per-request`.
     for (const [role, speed] of [
@@ -40,28 +40,28 @@ describe('bring your own results: a folder of vllm bench serve, SGLang, GuideLLM
       ['human', 1.0],
       ['agent', 0.85],
     ] as const)
-      put(`own/${DETAILED}/${role}/detailed.json`, JSON.stringify(vllmServeCli({ seed: 3 + speed * 10, speed, numPrompts: 150, detailed: true })));
+      put(`own/${DETAILED}/${role}/detailed.json`, pyJson(vllmServeCli({ seed: 3 + speed * 10, speed, numPrompts: 150, detailed: true })));
     // Different prompt counts, rates: incomparable, naming the field and both values.
-    put(`own/${PROMPTS}/human/r.json`, JSON.stringify(vllmServeCli({ numPrompts: 100, seed: 1 })));
-    put(`own/${PROMPTS}/agent/r.json`, JSON.stringify(vllmServeCli({ numPrompts: 300, seed: 2 })));
-    put(`own/${RATES}/human/r.json`, JSON.stringify(vllmServeCli({ requestRate: 10, seed: 1 })));
-    put(`own/${RATES}/agent/r.json`, JSON.stringify(vllmServeCli({ requestRate: 'inf', seed: 2 })));
+    put(`own/${PROMPTS}/human/r.json`, pyJson(vllmServeCli({ numPrompts: 100, seed: 1 })));
+    put(`own/${PROMPTS}/agent/r.json`, pyJson(vllmServeCli({ numPrompts: 300, seed: 2 })));
+    put(`own/${RATES}/human/r.json`, pyJson(vllmServeCli({ requestRate: 10, seed: 1 })));
+    put(`own/${RATES}/agent/r.json`, pyJson(vllmServeCli({ requestRate: 'inf', seed: 2 })));
     // Datasets come from the commands a manifest gives (the result files do not record them).
-    put(`own/datasets/h.json`, JSON.stringify(vllmServeCli({ seed: 1 })));
-    put(`own/datasets/a.json`, JSON.stringify(vllmServeCli({ seed: 2 })));
+    put(`own/datasets/h.json`, pyJson(vllmServeCli({ seed: 1 })));
+    put(`own/datasets/a.json`, pyJson(vllmServeCli({ seed: 2 })));
     put(
       'own/datasets/bench-triage.csv',
       `path,commit,role,agent,command\nh.json,${DATASETS},human,,vllm bench serve --model facebook/opt-125m --dataset-name sharegpt --num-prompts 100\na.json,${DATASETS},agent,x,vllm bench serve --model facebook/opt-125m --num-prompts 100\n`,
     );
     // The other tools.
     put(`own/f0f0f0f6/human/sglang.jsonl`, [1, 2].map(s => pyJson(sglangLine({ seed: s }))).join('\n') + '\n');
-    put(`own/f0f0f0f6/agent/g/benchmarks.json`, JSON.stringify(guidellmReport()));
+    put(`own/f0f0f0f6/agent/g/benchmarks.json`, pyJson(guidellmReport()));
     const ai = aiperfExport();
     put(`own/f0f0f0f6/baseline/artifacts/profile_export_aiperf.json`, JSON.stringify(ai.json, null, 2));
     put(`own/f0f0f0f6/baseline/artifacts/profile_export.jsonl`, ai.jsonl);
     put(`own/f1f1f1f7/human/throughput.json`, JSON.stringify(vllmThroughput(), null, 4));
     put(`own/f1f1f1f7/agent/latency.json`, JSON.stringify(vllmLatency(), null, 4));
-    put('own/unsorted/openai-infqps-opt-125m-20260101-000000.json', JSON.stringify(vllmServeCli()));
+    put('own/unsorted/openai-infqps-opt-125m-20260101-000000.json', pyJson(vllmServeCli()));
   });
   after(() => rmSync(dir, { recursive: true, force: true }));
 

@@ -5,7 +5,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { folderListings } from '../../src/platform/folderListings';
 import { nodeFileSource } from '../../src/platform/nodeFileSource';
-import { vllmServeCli } from '../../scripts/field-formats.mjs';
+import { pyJson, vllmServeCli } from '../../scripts/field-formats.mjs';
 import { runCli } from './helpers';
 
 /** Two commits, three roles each, as `vllm bench serve --save-result` files under `<commit>/<role>/`. */
@@ -14,7 +14,7 @@ function resultsFolder(): string {
   for (const [c, commit] of ['1a2b3c4d', '5e6f7a8b'].entries())
     for (const [k, role] of ['baseline', 'human', 'agent/my-agent'].entries()) {
       fs.mkdirSync(path.join(dir, commit, role), { recursive: true });
-      fs.writeFileSync(path.join(dir, commit, role, 'result.json'), JSON.stringify(vllmServeCli({ seed: 10 * c + k, speed: 1 + k / 10 })));
+      fs.writeFileSync(path.join(dir, commit, role, 'result.json'), pyJson(vllmServeCli({ seed: 10 * c + k, speed: 1 + k / 10 })));
     }
   return dir;
 }
@@ -93,11 +93,11 @@ describe('CLI: classify --cache keeps its answer', function () {
     const first = same(['--json']);
     // A changed result (size and mtime differ).
     const agent = path.join(dir, '1a2b3c4d/agent/my-agent/result.json');
-    fs.writeFileSync(agent, JSON.stringify(vllmServeCli({ seed: 99, speed: 2 })));
+    fs.writeFileSync(agent, pyJson(vllmServeCli({ seed: 99, speed: 2 })));
     const changed = same(['--json']);
     assert.notEqual(changed, first);
     // A second attempt beside the first: the folder's listing changed.
-    fs.writeFileSync(path.join(dir, '1a2b3c4d/agent/my-agent/result-2.json'), JSON.stringify(vllmServeCli({ seed: 98, speed: 2 })));
+    fs.writeFileSync(path.join(dir, '1a2b3c4d/agent/my-agent/result-2.json'), pyJson(vllmServeCli({ seed: 98, speed: 2 })));
     const added = same(['--json']);
     assert.notEqual(added, changed);
     const entry = JSON.parse(added).find((e: { commit: string }) => e.commit.startsWith('1a2b3c4d'));

@@ -5,10 +5,10 @@ import { memorySource } from './helpers';
 
 /** Each format, as its tool writes it, under a path that attributes it. */
 const FILES: Record<string, () => string> = {
-  'c1c1c1c1/human/vllm-serve.json': () => JSON.stringify(vllmServeCli({ detailed: true, numPrompts: 20 })),
-  'c1c1c1c1/human/appended.json': () => [1, 2].map(s => JSON.stringify(vllmServeCli({ seed: s, numPrompts: 20 }))).join('\n'),
+  'c1c1c1c1/human/vllm-serve.json': () => pyJson(vllmServeCli({ detailed: true, numPrompts: 20 })),
+  'c1c1c1c1/human/appended.json': () => [1, 2].map(s => pyJson(vllmServeCli({ seed: s, numPrompts: 20 }))).join('\n'),
   'c1c1c1c1/human/sglang.jsonl': () => [1, 2].map(s => pyJson(sglangLine({ seed: s, numPrompts: 20, details: true }))).join('\n') + '\n',
-  'c1c1c1c1/human/benchmarks.json': () => JSON.stringify(guidellmReport({ requests: 10 })),
+  'c1c1c1c1/human/benchmarks.json': () => pyJson(guidellmReport({ requests: 10 })),
   'c1c1c1c1/human/profile_export_aiperf.json': () => JSON.stringify(aiperfExport({ requestCount: 10 }).json, null, 2),
   'c1c1c1c1/human/throughput.json': () => JSON.stringify(vllmThroughput(), null, 4),
   'c1c1c1c1/human/latency.json': () => JSON.stringify(vllmLatency(), null, 4),

@@ -15,9 +15,11 @@ import {
   vllmThroughput,
 } from '../../scripts/field-formats.mjs';
 import { memorySource } from './helpers';
+import { spawnSync } from 'node:child_process';
 
 const C = '1a2b3c4d5e6f';
-const j = (v: unknown) => JSON.stringify(v);
+// As the tools write their files: Python's json.dump with its defaults (scripts/field-formats.mjs).
+const j = (v: unknown) => pyJson(v);
 const scanOf = (files: Record<string, string>) => scan(memorySource(files));
 const only = (r: ScanResult) => {
   assert.equal(r.runs.length, 1, JSON.stringify(r.files));
@@ -27,6 +29,21 @@ const only = (r: ScanResult) => {
 const unread = (r: Run) => r.problems.filter(p => /not known to this reader|not read/.test(p.message));
 
 describe('result files of the field’s tools (standalone detectors)', () => {
+  it('the files are written byte for byte as Python’s json.dumps writes them (separators, escapes, floats, Infinity)', () => {
+    // Python reads each text and writes it again with json.dumps' defaults: the same bytes back.
+    const texts = [
+      pyJson(vllmServeCli({ detailed: true, numPrompts: 20 })),
+      pyJson(sglangLine({ seed: 3, details: true, failed: 2, error: 'Internal Server Error: ünïcode ✓ 😀' })),
+      pyJson(guidellmReport({ requests: 5 })),
+      pyJson({ tiny: 0.00005, huge: 1.5e20, neg: -2.5e-7, inf: -Infinity, nan: NaN, s: 'é\u2028"\\' }),
+    ];
+    const py = 'import json,sys\nfor line in sys.stdin.read().split(chr(10)):\n    print(json.dumps(json.loads(line)))';
+    const r = spawnSync('python3', ['-c', py], { input: texts.join('\n'), encoding: 'utf8' });
+    assert.equal(r.status, 0, `python3 (a system package of the test command) ran: ${r.stderr}`);
+    assert.deepEqual(r.stdout.split('\n').slice(0, -1), texts);
+    assert.match(texts[3], /^\{"tiny": 5e-05, "huge": 1\.5e\+20, "neg": -2\.5e-07, "inf": -Infinity, "nan": NaN, "s": "\\u00e9\\u2028/);
+  });
+
   describe('vLLM serving results', () => {
     it('vllm bench serve --save-result (vllm/benchmarks/serve.py @ 009e6d4a): metrics with units, settings as the workload, every key accounted for', async () => {
       const doc = vllmServeCli({ numPrompts: 200, maxConcurrency: 16, percentiles: [99, 99.9], metrics: ['ttft', 'tpot', 'itl', 'e2el'] });
@@ -157,7 +174,7 @@ describe('result files of the field’s tools (standalone detectors)', () => {
       const lines = [sglangLine({ seed: 1 }), sglangLine({ seed: 2, details: true, failed: 4, error: 'Internal Server Error: CUDA out of memory' })].map(
         pyJson,
       );
-      assert.match(lines[0], /"request_rate":Infinity/);
+      assert.match(lines[0], /"request_rate": Infinity, /);
       const res = await scanOf({ [`${C}/agent/claude/sglang_1124_100_1024_128.jsonl`]: lines.join('\n') + '\n' });
       assert.equal(res.runs.length, 2);
       const [a, b] = res.runs;
