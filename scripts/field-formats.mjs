@@ -253,10 +253,10 @@ function pyNumber(x) {
 /**
  * Python's `json.dumps` / `json.dump` with their defaults, as vLLM's `--save-result`, SGLang's
  * `--output-file` and GuideLLM's `benchmarks.json` are written: `", "` and `": "` between items,
- * non-ASCII escaped (`ensure_ascii`), `NaN` / `Infinity` as bare tokens, floats as Python prints them.
+ * all but printable ASCII escaped (`ensure_ascii`), `NaN` / `Infinity` as bare tokens, floats as Python prints them.
  */
 export function pyJson(v) {
-  const str = t => JSON.stringify(t).replace(/[\u0080-\uffff]/g, c => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  const str = t => JSON.stringify(t).replace(/[\u007f-\uffff]/g, c => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
   const out = x => {
     if (x === null || x === undefined) return 'null';
     if (typeof x === 'number') return pyNumber(x);

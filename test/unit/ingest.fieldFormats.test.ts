@@ -35,7 +35,7 @@ describe('result files of the field’s tools (standalone detectors)', () => {
       pyJson(vllmServeCli({ detailed: true, numPrompts: 20 })),
       pyJson(sglangLine({ seed: 3, details: true, failed: 2, error: 'Internal Server Error: ünïcode ✓ 😀' })),
       pyJson(guidellmReport({ requests: 5 })),
-      pyJson({ tiny: 0.00005, huge: 1.5e20, neg: -2.5e-7, inf: -Infinity, nan: NaN, s: 'é\u2028"\\' }),
+      pyJson({ tiny: 0.00005, huge: 1.5e20, neg: -2.5e-7, inf: -Infinity, nan: NaN, s: 'é\u2028"\\\u007f' }),
     ];
     const py = 'import json,sys\nfor line in sys.stdin.read().split(chr(10)):\n    print(json.dumps(json.loads(line)))';
     const r = spawnSync('python3', ['-c', py], { input: texts.join('\n'), encoding: 'utf8' });
