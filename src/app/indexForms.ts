@@ -1,10 +1,10 @@
 // What the persistent index holds, to and from the Workspace's memory: the listing as rows, the
 // extracts with their stamps and classifications per file, and the entries with runs by id.
-import { ROLES } from '../core/model';
+import { ROLES, type Run } from '../core/model';
 import type { FileExtract, Listing } from '../core/ingest';
 import type { Classification } from '../core/classify';
 import type { CommitTriage } from '../core/compare';
-import type { IndexData, StateData } from './indexStore';
+import type { IndexData, StateData, StoredEntry } from './indexStore';
 
 /** A listing as the index stores it: one [path, size, mtime] row per file. */
 export const listingRows = (l: Listing): IndexData['listing'] => ({ files: l.files.map(f => [f.path, f.size, f.mtimeMs ?? null]), records: l.records });
@@ -31,37 +31,50 @@ export function indexFiles(
   return files;
 }
 
-/** Entries with their runs named by id (the runs themselves are in the state's result). */
-export const storedEntries = (entries: readonly CommitTriage[]): StateData['entries'] =>
-  entries.map(e => ({
-    ...e,
-    roles: Object.fromEntries(
-      ROLES.map(role => [
-        role,
-        { run: e.roles[role].run?.id ?? null, history: e.roles[role].history.map(r => r.id), attempts: e.roles[role].attempts.map(r => r.id) },
-      ]),
-    ) as StateData['entries'][number]['roles'],
-  }));
-
-/** Entries re-linked to the state's runs and classifications. */
-export function restoredEntries(s: StateData, classifications: ReadonlyMap<string, Classification>): CommitTriage[] {
-  const runs = new Map(s.result.runs.map(r => [r.id, r]));
-  return s.entries.map(e => ({
+/** Entries with their runs named by their place in the state's runs (`runAt`: a run's id → its place). */
+export const storedEntries = (entries: readonly CommitTriage[], runAt: ReadonlyMap<string, number>): StoredEntry[] => {
+  const at = (r: Run) => {
+    const i = runAt.get(r.id);
+    if (i === undefined) throw new Error(`the entry's run ${r.id} is not among the result's runs`);
+    return i;
+  };
+  return entries.map(e => ({
     ...e,
     roles: Object.fromEntries(
       ROLES.map(role => {
         const v = e.roles[role];
-        const run = v.run ? (runs.get(v.run) ?? null) : null;
-        return [
-          role,
-          {
-            run,
-            history: v.history.map(id => runs.get(id)!).filter(Boolean),
-            attempts: v.attempts.map(id => runs.get(id)!).filter(Boolean),
-            classification: run ? (classifications.get(run.id) ?? null) : null,
-          },
-        ];
+        return [role, { run: v.run ? at(v.run) : null, history: v.history.map(at), attempts: v.attempts.map(at) }];
       }),
-    ) as CommitTriage['roles'],
+    ) as StoredEntry['roles'],
   }));
+};
+
+/**
+ * Entries re-linked to the state's runs and classifications. Each entry's `roles` is made when
+ * first read: the Commits tree's first paint reads the entries' own fields, and reading a role
+ * reads only its runs (`runAt` parses one run of a lazy state).
+ */
+export function restoredEntries(s: StateData, runAt: (i: number) => Run, classificationOf: (id: string) => Classification | undefined): CommitTriage[] {
+  const rolesOf = (stored: StoredEntry['roles']): CommitTriage['roles'] => {
+    const out = {} as CommitTriage['roles'];
+    for (const role of ROLES) {
+      const v = stored[role];
+      const run = v.run !== null ? runAt(v.run) : null;
+      out[role] = { run, history: v.history.map(runAt), attempts: v.attempts.map(runAt), classification: run ? (classificationOf(run.id) ?? null) : null };
+    }
+    return out;
+  };
+  return s.entries.map(stored => {
+    // The state's own object becomes the entry (a copy of 10 000 would cost what laziness saves).
+    const refs = stored.roles;
+    const e = stored as unknown as CommitTriage;
+    let roles: CommitTriage['roles'] | null = null;
+    Object.defineProperty(e, 'roles', {
+      get: () => (roles ??= rolesOf(refs)),
+      set: (v: CommitTriage['roles']) => (roles = v),
+      enumerable: true,
+      configurable: true,
+    });
+    return e;
+  });
 }

@@ -1,15 +1,16 @@
-import { dict } from '../core/model';
+import { dict, ROLES } from '../core/model';
 import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { pidAlive } from '../platform/processAlive';
 import type { Classification, Finding } from '../core/classify';
 import type { FileExtract } from '../core/ingest';
-import type { FileRecord, Role } from '../core/model';
+import type { FileRecord, Role, Run } from '../core/model';
 import type { ScanResult } from '../core/ingest';
 import type { CommitTriage } from '../core/compare';
 import { writeLinesAtomic } from '../runner/atomicJson';
 import { joinedLines, jsonLines, readJsonLines, type JsonLinesDocument } from '../platform/jsonLinesDocument';
+import type { LazyLines } from '../platform/lazyLines';
 
 /** The persistent index of a folder: every file's extract and its runs' classifications, by stamp (size:mtime). */
 export interface IndexData {
@@ -29,6 +30,14 @@ export interface IndexData {
  * under the settings they were computed with. A warm reopen shows these at once; the extracts
  * (for updates) load behind them.
  */
+/** An entry as the state stores it: its roles' runs named by their place in the state's runs. */
+export type StoredEntry = Omit<CommitTriage, 'roles'> & { roles: Record<Role, { run: number | null; history: number[]; attempts: number[] }> };
+
+/**
+ * The folder's results as last shown: runs, classifications and entries (runs referenced by their
+ * place in `result.runs`), under the settings they were computed with. A warm reopen shows these at
+ * once; the extracts (for updates) load behind them.
+ */
 export interface StateData {
   version: number;
   build: string;
@@ -37,13 +46,34 @@ export interface StateData {
   settingsKey: string;
   result: ScanResult;
   classifications: Array<[string, Classification]>;
-  entries: Array<Omit<CommitTriage, 'roles'> & { roles: Record<Role, { run: string | null; history: string[]; attempts: string[] }> }>;
+  entries: StoredEntry[];
   /**
    * The listing these were computed from (as in the index): a reopen compares the folder with it
    * and, when nothing changed, never loads the extracts.
    */
   listing?: IndexData['listing'];
 }
+
+/**
+ * A state read from disk holds its runs, classifications and listing as lazy sections (read when
+ * first asked for): `result.runs`, `classifications` and `listing` read them whole, and this gives
+ * one item at a time (the first paint needs the entries alone).
+ */
+export interface LazyState {
+  runs: LazyLines<Run>;
+  classificationIds: string[];
+  classifications: LazyLines<Classification>;
+  /** How many files the result lists, and those a person must look at (`problemFile`), without reading them all. */
+  fileCount: number;
+  problemFiles: FileRecord[];
+  /** Every lazy section (commits, files, runs, classifications, listing), to read behind the first paint. */
+  sections: Array<LazyLines<unknown>>;
+}
+
+/** The result files the Commits tree lists as problems (not read, not attributed). */
+export const problemFile = (f: FileRecord) => f.kind === 'corrupt' || f.kind === 'unknown' || f.kind === 'skipped' || f.kind === 'unattributed';
+const LAZY = Symbol('lazy state');
+export const lazyStateOf = (s: StateData): LazyState | null => (s as { [LAZY]?: LazyState })[LAZY] ?? null;
 
 export interface IndexStore {
   load(): Promise<IndexData | null>;
@@ -162,19 +192,112 @@ export const indexLines = {
     return { ...doc.head, files };
   },
 };
+/**
+ * The state's lines: the header (with the result's commits and files), then the entries and the
+ * classifications' ids, read at once; then the runs, the classifications and the listing, read
+ * when first asked for (`lazyItems`).
+ */
 export const stateLines = {
-  encode: (data: Record<string, unknown> & { result: Record<string, unknown> }) => joinedLines(stateLines.lines(data)),
-  lines: (data: Record<string, unknown> & { result: Record<string, unknown> }) =>
+  encode: (data: StateData) => joinedLines(stateLines.lines(data)),
+  lines: (data: StateData) =>
     jsonLines(
-      { ...data, result: { ...data.result, runs: undefined }, classifications: undefined, entries: undefined },
-      { runs: (data.result.runs ?? []) as unknown[], classifications: (data.classifications ?? []) as unknown[], entries: (data.entries ?? []) as unknown[] },
+      {
+        ...data,
+        result: { ...data.result, runs: undefined, commits: undefined, files: undefined },
+        problemFiles: data.result.files.filter(problemFile),
+        classifications: undefined,
+        entries: undefined,
+        listing: undefined,
+        hasListing: !!data.listing,
+      },
+      {
+        entries: data.entries,
+        classificationIds: data.classifications.map(([id]) => id),
+        commits: data.result.commits,
+        files: data.result.files,
+        runs: data.result.runs,
+        classifications: data.classifications.map(([, c]) => c),
+        listing: data.listing?.files ?? [],
+        listingRecords: data.listing?.records ?? [],
+      },
     ),
-  decode(doc: JsonLinesDocument): unknown {
-    const r = doc.head.result;
-    if (!isObj(r)) return null;
-    return { ...doc.head, result: { ...r, runs: doc.sections.runs }, classifications: doc.sections.classifications, entries: doc.sections.entries };
+  lazyItems: {
+    commits: (v: unknown) => isObj(v) && typeof v.hash === 'string',
+    files: (v: unknown) => isObj(v) && typeof v.path === 'string' && typeof v.kind === 'string',
+    runs: (v: unknown) => isObj(v) && typeof v.id === 'string',
+    classifications: (v: unknown) => isObj(v),
+    listing: (f: unknown) => Array.isArray(f) && typeof f[0] === 'string' && typeof f[1] === 'number' && (f[2] === null || typeof f[2] === 'number'),
+  },
+  decode(doc: JsonLinesDocument): StateData | null {
+    const { hasListing, problemFiles, ...head } = doc.head;
+    const r = head.result;
+    const commits = doc.lazy.commits as LazyLines<ScanResult['commits'][number]> | undefined,
+      files = doc.lazy.files as LazyLines<FileRecord> | undefined;
+    const runs = doc.lazy.runs as LazyLines<Run> | undefined,
+      values = doc.lazy.classifications as LazyLines<Classification> | undefined,
+      rows = doc.lazy.listing as LazyLines<IndexData['listing']['files'][number]> | undefined;
+    const ids = doc.sections.classificationIds;
+    if (
+      !isObj(r) ||
+      !commits ||
+      !files ||
+      !runs ||
+      !values ||
+      !rows ||
+      !Array.isArray(ids) ||
+      ids.length !== values.length ||
+      !ids.every(id => typeof id === 'string')
+    )
+      return null;
+    if (!Array.isArray(problemFiles) || !problemFiles.every(f => isObj(f) && typeof f.path === 'string')) return null;
+    const result = { ...r } as unknown as ScanResult;
+    lazyField(result, 'commits', () => commits.all());
+    lazyField(result, 'files', () => files.all());
+    lazyField(result, 'runs', () => runs.all());
+    const state = { ...head, result, entries: doc.sections.entries } as unknown as StateData;
+    let pairs: Array<[string, Classification]> | null = null;
+    Object.defineProperty(state, 'classifications', {
+      get: () => (pairs ??= values.all().map((c, i) => [ids[i] as string, c])),
+      set: v => (pairs = v),
+      enumerable: true,
+      configurable: true,
+    });
+    if (hasListing) {
+      let listing: IndexData['listing'] | null = null;
+      const records = doc.sections.listingRecords ?? [];
+      Object.defineProperty(state, 'listing', {
+        get: () => (listing ??= { files: rows.all(), records: records as FileRecord[] }),
+        set: v => (listing = v),
+        enumerable: true,
+        configurable: true,
+      });
+    }
+    Object.defineProperty(state, LAZY, {
+      value: {
+        runs,
+        classificationIds: ids,
+        classifications: values,
+        fileCount: files.length,
+        problemFiles: problemFiles as FileRecord[],
+        sections: [rows, commits, files, runs, values] as Array<LazyLines<unknown>>,
+      } satisfies LazyState,
+      enumerable: false,
+    });
+    return state;
   },
 };
+
+/** A field read when first asked for (then kept); assigning it replaces it. */
+function lazyField<T extends object, K extends keyof T>(o: T, key: K, make: () => T[K]): void {
+  let v: T[K] | undefined;
+  let made = false;
+  Object.defineProperty(o, key, {
+    get: () => (made ? v : ((made = true), (v = make()))),
+    set: (x: T[K]) => ((made = true), (v = x)),
+    enumerable: true,
+    configurable: true,
+  });
+}
 
 /**
  * An index kept as two files per folder in a cache directory (the extension's storage, or the
@@ -192,8 +315,8 @@ export function fileIndexStore(cacheDir: string, folder: string): IndexStore {
   };
   // The whole-document files of earlier builds: no build reads them again.
   const dropEarlierForm = (f: string) => fs.rm(f.slice(0, -1), { force: true }).catch(() => undefined);
-  const read = async (f: string, what: string, form: { decode(doc: JsonLinesDocument): unknown }) => {
-    const doc = await readJsonLines(f, { maxBytes: INDEX_CAP, what });
+  const read = async (f: string, what: string, form: { decode(doc: JsonLinesDocument): unknown; lazyItems?: Record<string, (v: unknown) => boolean> }) => {
+    const doc = await readJsonLines(f, { maxBytes: INDEX_CAP, what, lazy: form.lazyItems });
     return doc ? form.decode(doc) : null;
   };
   return {
@@ -221,7 +344,7 @@ export function fileIndexStore(cacheDir: string, folder: string): IndexStore {
       }
     },
     async saveState(data) {
-      await writeLinesAtomic(state, stateLines.lines(data as unknown as Record<string, unknown> & { result: Record<string, unknown> }), { durable: false });
+      await writeLinesAtomic(state, stateLines.lines(data), { durable: false });
       await dropEarlierForm(state);
     },
   };
@@ -254,18 +377,30 @@ function indexShaped(raw: unknown): raw is Parameters<typeof unpack>[0] {
   return true;
 }
 
+/** The state's shape where it is read at once (the lazy sections check each line as it is read). */
 function stateShaped(raw: unknown): raw is StateData {
   if (!isObj(raw) || typeof raw.version !== 'number' || typeof raw.build !== 'string' || typeof raw.folder !== 'string' || typeof raw.settingsKey !== 'string')
     return false;
   const r = raw.result;
-  if (!isObj(r) || !Array.isArray(r.runs) || !r.runs.every(x => isObj(x) && typeof x.id === 'string')) return false;
-  if (!Array.isArray(raw.classifications) || !raw.classifications.every(c => Array.isArray(c) && typeof c[0] === 'string' && isObj(c[1]))) return false;
+  if (!isObj(r)) return false;
   if (!Array.isArray(raw.entries)) return false;
-  if (raw.listing !== undefined && !listingShaped(raw.listing)) return false;
+  const runs = lazyStateOf(raw as unknown as StateData)?.runs.length ?? 0;
+  const ref = (v: unknown) => Number.isSafeInteger(v) && (v as number) >= 0 && (v as number) < runs;
   for (const e of raw.entries) {
     if (!isObj(e) || typeof e.commit !== 'string' || !isObj(e.roles)) return false;
-    for (const v of Object.values(e.roles))
-      if (!isObj(v) || !(v.run === null || typeof v.run === 'string') || !Array.isArray(v.history) || !Array.isArray(v.attempts)) return false;
+    // Every role, as the entries' roles are made when first read (too late to fall back to a scan).
+    for (const role of ROLES) {
+      const v = e.roles[role];
+      if (
+        !isObj(v) ||
+        !(v.run === null || ref(v.run)) ||
+        !Array.isArray(v.history) ||
+        !v.history.every(ref) ||
+        !Array.isArray(v.attempts) ||
+        !v.attempts.every(ref)
+      )
+        return false;
+    }
   }
   return true;
 }

@@ -33,9 +33,11 @@ import {
 } from '../core/classify';
 import { compareEntries, triage, type CommitTriage } from '../core/compare';
 import type { PrimaryOverride } from '../core/metrics';
-import type { Commit, Run } from '../core/model';
+import type { Commit, FileRecord, Run } from '../core/model';
 import { EntryKeys, type EntryKey } from './identity';
-import type { IndexData, IndexStore, StateData } from './indexStore';
+import { lazyStateOf, problemFile, type IndexData, type IndexStore, type LazyState, type StateData } from './indexStore';
+import { LazyClassifications } from './lazyClassifications';
+import { LazyLineError } from '../platform/lazyLines';
 import { indexFiles, listingRows, restoredEntries, storedEntries, storedListing } from './indexForms';
 
 export interface WorkspaceSettings {
@@ -57,7 +59,9 @@ export interface LoadOptions {
 export type WorkspaceChange = { kind: 'full' } | { kind: 'commits'; commits: string[] } | { kind: 'none' };
 
 const stampOf = (f: ListedFile) => `${f.size}:${f.mtimeMs ?? '?'}`;
-const INDEX_VERSION = 2;
+const INDEX_VERSION = 3;
+/** Lines of a lazy section read between two yields when revalidating (about 10 ms here). */
+const REST_SLICE = 1000;
 
 /**
  * One folder's results, kept up to date: scan → classify → patch truth → triage, the one pipeline
@@ -68,9 +72,28 @@ const INDEX_VERSION = 2;
  * without reading anything else.
  */
 export class Workspace {
-  private listing: Listing = { files: [], records: [] };
+  private listingNow: Listing = { files: [], records: [] };
+  /** After a warm open: the listing the state was computed from, made when first needed (revalidate, update). */
+  private listingLater: (() => Listing) | null = null;
+  private get listing(): Listing {
+    const later = this.listingLater;
+    if (later) {
+      this.listingLater = null;
+      this.listingNow = later();
+    }
+    return this.listingNow;
+  }
+  private set listing(l: Listing) {
+    this.listingLater = null;
+    this.listingNow = l;
+  }
   private readonly extracts = new Map<string, FileExtract>();
-  private readonly stamps = new Map<string, string>();
+  private readonly stampsNow = new Map<string, string>();
+  /** Each listed file's stamp (made with the listing). */
+  private get stamps(): Map<string, string> {
+    void this.listing;
+    return this.stampsNow;
+  }
   /** Built when first needed: an answer restored from the index classifies nothing (its rules' automaton is costly). */
   private classifierMade: Classifier | null = null;
   private get classifier(): Classifier {
@@ -126,6 +149,23 @@ export class Workspace {
     return applyLabels(out, labels);
   }
 
+  /** The result restored from a lazy state, and what is known of it without reading its sections. */
+  private restored: { result: ScanResult; lazy: LazyState } | null = null;
+  private lazyKnown(): LazyState | null {
+    return this.restored && this.restored.result === this.result ? this.restored.lazy : null;
+  }
+  /** How many runs and result files there are (a warm open's first paint reads neither). */
+  get runCount(): number {
+    return this.lazyKnown()?.runs.length ?? this.result.runs.length;
+  }
+  get fileCount(): number {
+    return this.lazyKnown()?.fileCount ?? this.result.files.length;
+  }
+  /** The result files a person must look at: not read, not understood, not attributed. */
+  problemFiles(): FileRecord[] {
+    return this.lazyKnown()?.problemFiles ?? this.result.files.filter(problemFile);
+  }
+
   /** The entry of a key (its folder must be this workspace's). */
   entry(key: EntryKey): CommitTriage | undefined {
     return key.folder === this.folder ? this.entries.find(e => e.commit === key.commit && e.agent === key.agent) : undefined;
@@ -150,12 +190,16 @@ export class Workspace {
       state.settingsKey === this.settingsKey() &&
       this.tryRestore(state)
     ) {
-      if (state.listing) {
+      if (hasListing(state)) {
         // The listing the state was computed from: the folder is compared with it, and the
-        // extracts (the bulk of the index) load only when something changed.
-        this.listing = storedListing(state.listing);
-        this.stamps.clear();
-        for (const f of this.listing.files) if (readable(f.path)) this.stamps.set(f.path, stampOf(f));
+        // extracts (the bulk of the index) load only when something changed. Both are made
+        // after the first paint, when revalidate first asks.
+        this.listingLater = () => {
+          const listing = storedListing(state.listing!);
+          this.stampsNow.clear();
+          for (const f of listing.files) if (readable(f.path)) this.stampsNow.set(f.path, stampOf(f));
+          return listing;
+        };
         this.extractsLater = async () => {
           const cached = await this.usableIndex();
           if (cached && this.tryHydrate(cached, false)) return;
@@ -245,13 +289,35 @@ export class Workspace {
     this.entries = this.triageAll();
   }
 
-  /** The state a warm open shows: entries re-linked to their runs and classifications. */
+  /**
+   * The state a warm open shows: entries re-linked to their runs and classifications. From disk,
+   * runs and classifications are read as the entries' roles are first looked at.
+   */
   private restoreState(s: StateData): void {
+    const lazy = lazyStateOf(s);
     this.result = s.result;
+    this.restored = lazy ? { result: s.result, lazy } : null;
+    if (lazy && !this.settings().labels?.length) {
+      const classifications = new LazyClassifications(lazy.classificationIds, lazy.classifications);
+      this.classifications = classifications;
+      this.entries = restoredEntries(
+        s,
+        i => lazy.runs.at(i),
+        id => classifications.get(id),
+      );
+      this.lastLoad = { listed: 0, read: 0, fromIndex: lazy.runs.length, classified: 0 };
+      return;
+    }
     this.classifications = new Map(s.classifications);
     // The entries' roles carry what triage saw (labels applied), as a cold load gives them.
-    this.entries = restoredEntries(s, this.labelled());
-    this.lastLoad = { listed: 0, read: 0, fromIndex: s.result.runs.length, classified: 0 };
+    const runs = s.result.runs;
+    const labelled = this.labelled();
+    this.entries = restoredEntries(
+      s,
+      i => runs[i],
+      id => labelled.get(id),
+    );
+    this.lastLoad = { listed: 0, read: 0, fromIndex: runs.length, classified: 0 };
   }
 
   private settingsKey(): string {
@@ -265,6 +331,19 @@ export class Workspace {
   /** Lists the folder again and applies what changed since the last look (new, changed and deleted files). */
   async revalidate(signal?: AbortSignal): Promise<WorkspaceChange> {
     const listing = await listFolder(this.source, signal);
+    // After the walk: what a warm open left on disk is read only now, behind the first paint, in
+    // slices (the extension host stays responsive), and checked line by line.
+    try {
+      void this.listing;
+      await this.readRestoredRest(signal);
+    } catch (e) {
+      // The state was damaged on disk: what was shown came from the same file, so a cold load.
+      if (!(e instanceof LazyLineError)) throw e;
+      this.extractsLater = null;
+      this.restored = null;
+      await this.load({ signal }, null);
+      return { kind: 'full' };
+    }
     const now = new Map(listing.files.map(f => [f.path, f]));
     const changed: string[] = [];
     const before = new Set(this.listing.files.map(f => f.path));
@@ -275,6 +354,18 @@ export class Workspace {
     await this.extractsReady();
     if (recordsChanged) this.listing = { ...this.listing, records: listing.records };
     return this.update(changed, true);
+  }
+
+  /** Reads every line of a warm open's lazy sections not read yet, a slice at a time. */
+  private async readRestoredRest(signal?: AbortSignal): Promise<void> {
+    const lazy = this.restored?.lazy;
+    if (!lazy) return;
+    for (const section of lazy.sections)
+      while (!section.whole) {
+        section.readSome(REST_SLICE);
+        await new Promise(r => setImmediate(r));
+        if (signal?.aborted) throw signal.reason ?? new Error('cancelled');
+      }
   }
 
   private async usableIndex(): Promise<IndexData | null> {
@@ -567,9 +658,9 @@ export class Workspace {
 
   private replaceExtracts(extracts: Map<string, FileExtract>, stamps: Map<string, string>): void {
     this.extracts.clear();
-    this.stamps.clear();
+    this.stampsNow.clear();
     for (const [k, v] of extracts) this.extracts.set(k, v);
-    for (const [k, v] of stamps) this.stamps.set(k, v);
+    for (const [k, v] of stamps) this.stampsNow.set(k, v);
   }
 
   private saveTimer: ReturnType<typeof setTimeout> | null = null;
@@ -610,10 +701,16 @@ export class Workspace {
       listing,
       result: this.result,
       classifications: [...this.classifications],
-      entries: storedEntries(this.entries),
+      entries: storedEntries(this.entries, new Map(this.result.runs.map((r, i) => [r.id, i]))),
     };
     await this.index.saveState(state).catch(() => undefined);
   }
+}
+
+/** Whether a state holds its listing, without reading it (a lazy state reads it when first asked). */
+function hasListing(state: StateData): boolean {
+  const d = Object.getOwnPropertyDescriptor(state, 'listing');
+  return !!d && (d.get !== undefined || d.value !== undefined);
 }
 
 const dirOf = (p: string) => p.slice(0, p.lastIndexOf('/') + 1);

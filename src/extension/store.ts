@@ -228,7 +228,7 @@ export class Store implements vscode.Disposable {
     await vscode.commands.executeCommand(
       'setContext',
       'benchTriage.hasResults',
-      this.folders.some(f => f.result.runs.length > 0 || f.result.files.length > 0),
+      this.folders.some(f => f.workspace.runCount > 0 || f.workspace.fileCount > 0),
     );
   }
 
@@ -261,11 +261,7 @@ export class Store implements vscode.Disposable {
 
   /** Files that could not be used (corrupt, unknown, not read, not attributed), each tagged with its folder. */
   problems(): Array<{ folder: FolderScan; file: FileRecord }> {
-    return this.folders.flatMap(folder =>
-      folder.result.files
-        .filter(f => f.kind === 'corrupt' || f.kind === 'unknown' || f.kind === 'skipped' || f.kind === 'unattributed')
-        .map(file => ({ folder, file })),
-    );
+    return this.folders.flatMap(folder => folder.workspace.problemFiles().map(file => ({ folder, file })));
   }
 
   dispose(): void {

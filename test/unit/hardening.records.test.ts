@@ -236,8 +236,8 @@ describe('hardening: a corrupt cache heals (issue 23, item 8)', function () {
       const state = files.find(f => /^state-[0-9a-f]{16}\.jsonl$/.test(f))!;
       assert.ok(index && state, files.join(' '));
       // Both are JSON lines (a header, then the large arrays one item per line): read, changed, written back in that form.
-      const read = async (f: string, form: { decode(d: JsonLinesDocument): unknown }) =>
-        form.decode((await readJsonLines(path.join(cache, f), { maxBytes: 1 << 30, what: f }))!) as Record<string, any>;
+      const read = async (f: string, form: { decode(d: JsonLinesDocument): unknown; lazyItems?: Record<string, (v: unknown) => boolean> }) =>
+        form.decode((await readJsonLines(path.join(cache, f), { maxBytes: 1 << 30, what: f, lazy: form.lazyItems }))!) as Record<string, any>;
       const idx = await read(index, indexLines);
       const st = await read(state, stateLines);
       const good = { index: indexLines.encode(idx), state: stateLines.encode(st as any) };
@@ -248,10 +248,16 @@ describe('hardening: a corrupt cache heals (issue 23, item 8)', function () {
         // A whole-document file (an earlier build's form) is not read.
         [JSON.stringify(idx), JSON.stringify(st)],
         [indexLines.encode({ ...idx, files: [] }), stateLines.encode({ ...st, entries: [{ commit: 'x', roles: { agent: 7 } }] } as any)],
-        [indexLines.encode({ ...idx, files: { ...idx.files, [firstKey]: { s: 1 } } }), stateLines.encode({ ...st, result: { runs: 'all' } } as any)],
-        [indexLines.encode({ ...idx, listing: { files: [[1, 2, 3]], records: [] } }), stateLines.encode({ ...st, classifications: [[1]] } as any)],
+        [
+          indexLines.encode({ ...idx, files: { ...idx.files, [firstKey]: { s: 1 } } }),
+          stateLines.encode({ ...st, result: { ...st.result, runs: st.result.runs.map(() => 'all') } } as any),
+        ],
+        [indexLines.encode({ ...idx, listing: { files: [[1, 2, 3]], records: [] } }), stateLines.encode({ ...st, classifications: [[1, {}]] } as any)],
         // A line cut off, and a count that promises more lines than follow.
-        [good.index.slice(0, good.index.length - 40), good.state.replace('"$sections":[["runs",', '"$sections":[["runs",1')],
+        [good.index.slice(0, good.index.length - 40), good.state.replace('"$sections":[["entries",', '"$sections":[["entries",1')],
+        // Lazy lines (read after the entries) that are not what was written: a classification and a listing row.
+        [good.index, stateLines.encode({ ...st, classifications: st.classifications.map(([id]: [string]) => [id, 'not one']) } as any)],
+        [good.index, stateLines.encode({ ...st, listing: { ...st.listing, files: st.listing.files.map(() => 'row') } } as any)],
         // Shape-true but unusable inside: an entry's roles lack a role.
         [good.index, stateLines.encode({ ...st, entries: st.entries.map((e: { roles: object }) => ({ ...e, roles: {} })) } as any)],
       ];

@@ -6,6 +6,7 @@ import * as path from 'node:path';
 import { fileIndexStore, type StateData } from '../../src/app/indexStore';
 import { ReadRefused } from '../../src/platform/boundedRead';
 import { joinedLines, jsonLines, readJsonLines } from '../../src/platform/jsonLinesDocument';
+import { LazyLineError } from '../../src/platform/lazyLines';
 
 const encodeJsonLines = (head: Record<string, unknown>, sections: Record<string, readonly unknown[]>) => joinedLines(jsonLines(head, sections));
 
@@ -50,6 +51,44 @@ describe('platform/jsonLinesDocument: large arrays one item per line', () => {
     for (const [what, text] of cases) assert.equal(await readJsonLines(at('bad.jsonl', text), opts), null, what);
   });
 
+  it('reads lazy sections when asked: one line, or all of them in large reads, the same objects; a damaged line names the file and its line', async () => {
+    const long = 'é'.repeat(700_000); // 1.4 MB: longer than a read
+    const items = [...Array.from({ length: 3000 }, (_, i) => ({ i, pad: 'x'.repeat(i % 900) })), { i: 3000, long }, { i: 3001 }];
+    const file = at('lazy.jsonl', encodeJsonLines({ v: 1 }, { eager: ['a', 'b'], lazy: items, after: [1] }));
+    const fds = () => fs.readdirSync('/proc/self/fd').length;
+    const before = fds();
+    const doc = await readJsonLines(file, { ...opts, lazy: { lazy: v => !!v && typeof v === 'object' } });
+    assert.ok(doc);
+    assert.deepEqual(doc.sections.eager, ['a', 'b']);
+    assert.deepEqual(doc.sections.after, [1], 'a section after a lazy one is read at once');
+    const lazy = doc.lazy.lazy;
+    assert.equal(lazy.length, items.length);
+    assert.equal(lazy.parsed, 0, 'nothing of a lazy section is parsed until asked');
+    assert.equal(fds(), before + 1, 'its file stays open while lines are left to read');
+    const one = lazy.at(3000) as { long: string };
+    assert.equal(one.long, long);
+    assert.deepEqual(lazy.at(1234), items[1234]);
+    assert.equal(lazy.parsed, 2);
+    const all = lazy.all();
+    assert.deepEqual(all, items);
+    assert.equal(all[3000], one, 'a line parsed alone is the same object in all()');
+    assert.equal(lazy.parsed, items.length);
+    await new Promise(r => setTimeout(r, 20));
+    assert.equal(fds(), before, 'its file is closed once every line is parsed');
+    // Damaged in place (same file, a byte changed): an error naming the file and the line, never a wrong value.
+    const again = await readJsonLines(file, { ...opts, lazy: { lazy: v => !!v && typeof v === 'object' } });
+    const text = fs.readFileSync(file);
+    const line7 = text.indexOf('{"i":5,'); // the 7th line: header, two eager lines, then items 0..5
+    const fd = fs.openSync(file, 'r+');
+    fs.writeSync(fd, Buffer.from('['), 0, 1, line7);
+    fs.closeSync(fd);
+    assert.throws(
+      () => again!.lazy.lazy.at(5),
+      (e: Error) => e instanceof LazyLineError && e.message.includes(file) && /line 9\b/.test(e.message) && /damaged/.test(e.message),
+    );
+    assert.deepEqual(again!.lazy.lazy.at(4), items[4], 'the other lines still read');
+  });
+
   it('refuses a link, a FIFO and a file over the cap, naming the file', async () => {
     const real = at('real.jsonl', encodeJsonLines({}, { a: [1] }));
     fs.symlinkSync(real, path.join(dir, 'link.jsonl'));
@@ -71,12 +110,25 @@ describe('platform/jsonLinesDocument: large arrays one item per line', () => {
       settingsKey: 's',
       result: { commits: [], runs: [{ id: 'a.json#agent' } as never], files: [], agentRuns: [], unlinkedAgentRuns: [], conflicts: [] },
       classifications: [['a.json#agent', { category: 'gpu-oom' } as never]],
-      entries: [{ commit: 'c', roles: { baseline: { run: null, history: [], attempts: [] } } } as never],
+      entries: [
+        {
+          commit: 'c',
+          roles: {
+            baseline: { run: null, history: [], attempts: [] },
+            human: { run: null, history: [], attempts: [] },
+            agent: { run: 0, history: [], attempts: [0] },
+          },
+        } as never,
+      ],
     };
     await store.saveState(state);
     const file = fs.readdirSync(dir).find(f => /^state-[0-9a-f]{16}\.jsonl$/.test(f))!;
     assert.ok(file, fs.readdirSync(dir).join(' '));
-    assert.equal(fs.readFileSync(path.join(dir, file), 'utf8').split('\n').length, 1 + 3 + 1, 'a header and one line per run, classification and entry');
+    assert.equal(
+      fs.readFileSync(path.join(dir, file), 'utf8').split('\n').length,
+      1 + 4 + 1,
+      'a header and one line per run, classification (its id and its value) and entry',
+    );
     assert.deepEqual(await store.loadState(), state);
     // Written through the 1 MB buffer: lines across its boundaries, and a line larger than it (non-ASCII, 3 bytes a character).
     const big: StateData = {

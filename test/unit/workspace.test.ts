@@ -1,9 +1,22 @@
 import * as assert from 'node:assert/strict';
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync, unlinkSync } from 'node:fs';
+import {
+  closeSync,
+  cpSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  utimesSync,
+  writeFileSync,
+  writeSync,
+  unlinkSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { Workspace } from '../../src/app/workspace';
-import { fileIndexStore } from '../../src/app/indexStore';
+import { fileIndexStore, lazyStateOf, type StateData } from '../../src/app/indexStore';
 import { nodeFileSource } from '../../src/platform/nodeFileSource';
 import { entryJson } from '../../src/cli/analyzeFolder';
 import { formatWhen } from '../../src/core/report';
@@ -173,6 +186,82 @@ describe('Workspace: the service layer both front ends use [ISO-Bench data]', fu
     await fresh.load();
     assert.deepEqual(shape(third), shape(fresh));
   });
+
+  it("a warm reopen's first paint reads no run, classification or listing line; a commit's roles read their own runs; the rest reads as a cold load", async () => {
+    // A cache of its own: the earlier tests' workspaces may still save theirs (half a second after a change).
+    const ownCache = mkdtempSync(path.join(tmpdir(), 'bt-ws-lazy-'));
+    try {
+      await firstPaint(ownCache);
+    } finally {
+      rmSync(ownCache, { recursive: true, force: true });
+    }
+  });
+  it('a state whose listing is damaged on disk (read only when revalidating) gives way to a cold load', async () => {
+    const ownCache = mkdtempSync(path.join(tmpdir(), 'bt-ws-damaged-'));
+    try {
+      const first = open(dir, ownCache);
+      await first.load();
+      await first.saveIndex();
+      const file = path.join(
+        ownCache,
+        readdirSync(ownCache).find(f => f.startsWith('state-'))!,
+      );
+      const text = readFileSync(file);
+      const row = text.indexOf('\n["') + 1; // the first listing row
+      assert.ok(row > 0);
+      const fd = openSync(file, 'r+');
+      writeSync(fd, Buffer.from('{'), 0, 1, row);
+      closeSync(fd);
+      const again = open(dir, ownCache);
+      const { warm, revalidated } = await again.open();
+      assert.equal(warm, true, 'the entries were read before the listing');
+      assert.deepEqual(await revalidated, { kind: 'full' });
+      assert.deepEqual(shape(again), shape(first));
+    } finally {
+      rmSync(ownCache, { recursive: true, force: true });
+    }
+  });
+
+  async function firstPaint(ownCache: string) {
+    const first = open(dir, ownCache);
+    await first.load();
+    await first.saveIndex();
+    const store = fileIndexStore(ownCache, dir);
+    let state: StateData | null = null;
+    const watched: typeof store = { ...store, loadState: async () => (state = await store.loadState()) };
+    const again = new Workspace(dir, nodeFileSource(dir), settings, watched);
+    const { warm, revalidated } = await again.open();
+    assert.equal(warm, true);
+    const lazy = lazyStateOf(state!)!;
+    assert.ok(lazy, 'the state from disk is lazy');
+    // What the Commits tree's first paint reads: the entries' own fields, the problem files, the counts.
+    assert.deepEqual(
+      again.entries.map(e => [e.commit, e.agent, e.outcome, e.verdict, e.blockingRole]),
+      first.entries.map(e => [e.commit, e.agent, e.outcome, e.verdict, e.blockingRole]),
+    );
+    assert.deepEqual(again.problemFiles(), first.problemFiles());
+    assert.ok(again.problemFiles().length > 0, 'the fixture has problem files');
+    assert.deepEqual([again.runCount, again.fileCount], [first.result.runs.length, first.result.files.length]);
+    assert.deepEqual([lazy.runs.parsed, lazy.classifications.parsed], [0, 0], 'no run or classification read for the first paint');
+    // One commit's roles: its own runs and classifications, nothing else.
+    const failed = again.entries.find(e => e.blockingRole)!;
+    const roles = failed.roles;
+    const own = new Set(Object.values(roles).flatMap(v => [v.run, ...v.history, ...v.attempts].filter(Boolean).map(r => r!.id)));
+    assert.equal(lazy.runs.parsed, own.size);
+    assert.ok(lazy.classifications.parsed <= 3);
+    const cold = first.entries.find(e => e.commit === failed.commit && e.agent === failed.agent)!;
+    assert.deepEqual(JSON.parse(JSON.stringify(roles)), JSON.parse(JSON.stringify(cold.roles)));
+    assert.equal(again.classifications.get(roles[failed.blockingRole!].run!.id), roles[failed.blockingRole!].classification);
+    assert.deepEqual(await revalidated, { kind: 'none' });
+    // Everything else, read as asked: the same as the cold load.
+    assert.deepEqual(shape(again), shape(first));
+    assert.deepEqual(JSON.parse(JSON.stringify(again.result)), JSON.parse(JSON.stringify(first.result)));
+    assert.deepEqual(
+      [...again.classifications].map(([id, c]) => [id, c.category]),
+      [...first.classifications].map(([id, c]) => [id, c.category]),
+    );
+    assert.equal(lazy.runs.parsed, lazy.runs.length);
+  }
 
   it('a category set by hand is on its run after a warm reopen, as after a cold load', async () => {
     const probe = open(dir);
