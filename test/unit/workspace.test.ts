@@ -188,17 +188,10 @@ describe('Workspace: the service layer both front ends use [ISO-Bench data]', fu
   });
 
   it("a warm reopen's first paint reads no run, classification or listing line; a commit's roles read their own runs; the rest reads as a cold load", async () => {
-    // A cache of its own: the earlier tests' workspaces may still save theirs (half a second after a change).
-    const ownCache = mkdtempSync(path.join(tmpdir(), 'bt-ws-lazy-'));
-    try {
-      await firstPaint(ownCache);
-    } finally {
-      rmSync(ownCache, { recursive: true, force: true });
-    }
+    await inOwnCache('bt-ws-lazy-', firstPaint);
   });
   it('a state whose listing is damaged on disk (read only when revalidating) gives way to a cold load', async () => {
-    const ownCache = mkdtempSync(path.join(tmpdir(), 'bt-ws-damaged-'));
-    try {
+    await inOwnCache('bt-ws-damaged-', async ownCache => {
       const first = open(dir, ownCache);
       await first.load();
       await first.saveIndex();
@@ -219,10 +212,18 @@ describe('Workspace: the service layer both front ends use [ISO-Bench data]', fu
       assert.deepEqual(shape(again), shape(first));
       // The cold load saves its index half a second later: now instead, before the folder goes.
       await again.saveIndex();
+    });
+  });
+
+  /** A cache folder of the test's own (the earlier tests' workspaces may still save theirs, half a second after a change). */
+  async function inOwnCache(prefix: string, f: (cache: string) => Promise<void>): Promise<void> {
+    const ownCache = mkdtempSync(path.join(tmpdir(), prefix));
+    try {
+      await f(ownCache);
     } finally {
       rmSync(ownCache, { recursive: true, force: true });
     }
-  });
+  }
 
   async function firstPaint(ownCache: string) {
     const first = open(dir, ownCache);
