@@ -519,10 +519,12 @@ export class CampaignQueue {
           error: out.error,
           endedAt: new Date().toISOString(),
         };
-        // The slot goes to the next run at once; the finished run's record is written meanwhile
-        // (its run.json already holds the outcome, so a crash here loses nothing).
+        // The slot goes to the next run at once; the finished run's record is written once that run
+        // has started, not before (its run.json already holds the outcome, so a crash here loses
+        // nothing): begun here, the write's own work held the next start (bench/campaign: 0.54×).
         endings.push(
-          this.save(final)
+          afterThisTick()
+            .then(() => this.save(final))
             .then(() => this.release(final.n))
             .then(() => onChange(final)),
         );
@@ -596,6 +598,9 @@ function requeued(rec: ItemRecord, error: string): ItemRecord {
 
 /** How many times a run lost with its engine or node is run again before its item fails. */
 const RUN_AGAIN_MAX = 2;
+
+/** Resolves once the event loop has turned: work begun here waits until what this tick starts (the next run) has started. */
+const afterThisTick = () => new Promise<void>(r => setImmediate(r));
 
 function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise(res => {
