@@ -1,6 +1,7 @@
 import { constants, promises as fs, statSync } from 'node:fs';
 import { kindOf } from '../platform/boundedRead';
 import { Classifier, LogClassifier, parseLabel, type LogLabel, type Rule } from '../core/classify';
+import { pValueText } from '../core/report/pValue';
 import { buildReport, renderMarkdown } from '../core/report';
 import { parseSelector, selectEntries } from '../core/campaign/plan';
 import { lineChunks } from '../platform/lineChunks';
@@ -100,7 +101,7 @@ export async function classifyCommand(
       const c = e.comparison;
       const verdict =
         c && e.pair.ok
-          ? `${e.verdict} on ${c.label} ${c.agentVsHuman > 0 ? '+' : ''}${c.agentVsHuman.toFixed(1)} %${c.basis === 'single' ? ' (single run)' : ` (${c.basis}, 95 % CI ${c.ci![0].toFixed(1)}…${c.ci![1].toFixed(1)} %, p ${c.p!.toFixed(3)})`}${c.mixed ? ' mixed' : ''}`
+          ? `${e.verdict} on ${c.label} ${c.agentVsHuman > 0 ? '+' : ''}${c.agentVsHuman.toFixed(1)} %${c.basis === 'single' ? ' (single run)' : ` (${c.basis}, 95 % CI ${c.ci![0].toFixed(1)}…${c.ci![1].toFixed(1)} %, p ${pValueText(c.p)})`}${c.mixed ? ' mixed' : ''}`
           : e.verdict;
       say(`${e.project.padEnd(7)} ${e.commit.slice(0, 8)} ${clean(e.agent ?? '-').padEnd(12)} ${e.outcome.padEnd(22)} ${verdict}${why}`);
     }

@@ -15,6 +15,7 @@ import type {
   VerdictRow,
   WebviewToHost,
 } from './protocol';
+import { pValueText } from '../core/report/pValue';
 
 Chart.register(BarController, BarElement, CategoryScale, LinearScale, ScatterController, PointElement, Tooltip, Legend);
 declare function acquireVsCodeApi(): { postMessage(msg: WebviewToHost): void; getState(): unknown; setState(s: unknown): void };
@@ -35,7 +36,6 @@ const css = (name: string) => getComputedStyle(document.body).getPropertyValue(n
 const fmt = (v: number | null, digits = 2) => (v === null ? '—' : Math.abs(v) >= 1000 ? v.toFixed(0) : v.toFixed(digits));
 const pct = (v: number | null) => (v === null ? '' : `${v > 0 ? '+' : ''}${v.toFixed(1)} %`);
 const interval = (c: [number, number] | null) => (c ? `[${c[0].toFixed(1)}, ${c[1].toFixed(1)}] %` : '—');
-const pval = (p: number | null) => (p === null ? '—' : p < 0.001 ? '< 0.001' : p.toFixed(3));
 const button = (label: string, onClick: () => void, aria?: string) => {
   const b = el('button', { type: 'button', 'aria-label': aria ?? label }, label);
   b.addEventListener('click', onClick);
@@ -74,7 +74,7 @@ function metricsTable(rows: MetricRow[]): HTMLElement {
       el('td', { class: r.verdict ? `verdict-${r.verdict}` : '' }, r.verdict ?? '—'),
       deltaCell(r.agentVsHuman),
       el('td', {}, interval(r.ci)),
-      el('td', {}, pval(r.p)),
+      el('td', {}, pValueText(r.p)),
       el('td', {}, r.basis === 'single' ? 'single run' : r.basis ? `${r.basis} (${r.n?.human ?? 0} vs ${r.n?.agent ?? 0})` : '—'),
       el('td', {}, fmt(r.human)),
       el('td', {}, fmt(r.agent)),
@@ -116,7 +116,7 @@ function renderComparison(d: ComparisonData): void {
   for (const c of d.conflicts) root.append(el('div', { class: 'warning', role: 'alert' }, `Data conflict: ${c}`));
   const h = d.headline;
   if (h) {
-    const noise = h.basis === 'single' ? 'single run — noise unknown' : `${h.basis}: 95 % CI ${interval(h.ci)}, Mann–Whitney p ${pval(h.p)}`;
+    const noise = h.basis === 'single' ? 'single run — noise unknown' : `${h.basis}: 95 % CI ${interval(h.ci)}, Mann–Whitney p ${pValueText(h.p)}`;
     const box = el(
       'div',
       { class: 'headline', id: 'headline', role: 'status' },

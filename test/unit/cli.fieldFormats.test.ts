@@ -122,4 +122,18 @@ describe('bring your own results: a folder of vllm bench serve, SGLang, GuideLLM
       at(DATASETS).comparability.reasons.join(' | '),
     );
   });
+
+  it('classify (text): a p-value below 0.001 reads "p < 0.001", never "p 0.000" (the demo\'s own campaign)', () => {
+    const own = path.resolve(__dirname, '../../demo/workspace/own-campaign');
+    const json = JSON.parse(runCli('classify', own, '--json').stdout) as any[];
+    const tiny = json.filter(e => typeof e.comparison?.p === 'number' && e.comparison.p < 0.001);
+    assert.ok(tiny.length, 'the demo has a verdict with p below 0.001 (c0ffee05, per-request)');
+    const r = runCli('classify', own);
+    assert.equal(r.status, 0, r.stderr);
+    for (const e of tiny) {
+      const line = r.stdout.split('\n').find(l => l.includes(e.commit.slice(0, 8)))!;
+      assert.match(line, /, p < 0\.001\)/, line);
+    }
+    assert.doesNotMatch(r.stdout, /p 0\.000\b/);
+  });
 });

@@ -1,3 +1,4 @@
+import { pValueText } from './pValue';
 import type { Role } from '../model';
 import { CATEGORIES, FIXABILITIES, category, type Finding, type Fixability } from '../classify';
 import { aggregate, byProject, type CommitTriage, type VerdictCounts } from '../compare/triage';
@@ -190,7 +191,6 @@ export function buildReport(entries: readonly CommitTriage[], folder: string, op
 const num = (v: number | null, digits = 2) => (v === null ? '—' : Number.isInteger(v) ? String(v) : v.toFixed(digits));
 const pct = (v: number | null) => (v === null ? '—' : `${v > 0 ? '+' : ''}${v.toFixed(1)} %`);
 const ci = (c: [number, number] | null) => (c ? `[${c[0].toFixed(1)}, ${c[1].toFixed(1)}] %` : '—');
-const pval = (p: number | null) => (p === null ? '—' : p < 0.001 ? '< 0.001' : p.toFixed(3));
 const unitOf = (key: string) => {
   const u = metricDef(key)?.unit;
   return u && u !== UNKNOWN_UNIT ? ` (${u})` : u === UNKNOWN_UNIT ? ` (${UNKNOWN_UNIT})` : '';
@@ -257,7 +257,7 @@ export function renderMarkdown(r: TriageReport): string {
       for (const w of p.threeWay) {
         const verdict = `${shownVerdict(w.verdict, w.basis)}${w.mixed ? ' (mixed)' : ''}${w.comparable ? '' : ' — not comparable'}${w.baselineNote ? ' — baseline not comparable' : ''}`;
         out.push(
-          `| ${w.commit.slice(0, 8)} | ${mdLink(w.subject ?? '', w.prUrl)} | ${mdText(w.model ?? '—')} | ${mdText(w.gpus ?? '—')} | ${mdText(w.version ?? '—')} | ${mdText(w.agent ?? '—')} | ${mdText(w.label)}${mdText(unitOf(w.metric))} | ${num(w.baseline)} | ${num(w.human)} | ${num(w.agentValue)} | ${pct(w.humanImprovement)} | ${pct(w.agentVsHuman)} | ${w.basis === 'single' ? 'single run (noise unknown)' : w.basis} | ${ci(w.ci)} | ${pval(w.p)} | ${mdText(verdict)} |`,
+          `| ${w.commit.slice(0, 8)} | ${mdLink(w.subject ?? '', w.prUrl)} | ${mdText(w.model ?? '—')} | ${mdText(w.gpus ?? '—')} | ${mdText(w.version ?? '—')} | ${mdText(w.agent ?? '—')} | ${mdText(w.label)}${mdText(unitOf(w.metric))} | ${num(w.baseline)} | ${num(w.human)} | ${num(w.agentValue)} | ${pct(w.humanImprovement)} | ${pct(w.agentVsHuman)} | ${w.basis === 'single' ? 'single run (noise unknown)' : w.basis} | ${ci(w.ci)} | ${pValueText(w.p)} | ${mdText(verdict)} |`,
         );
       }
       out.push('');

@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import type { FileRecord, Role, Run, RunStatus } from '../../core/model';
 import { ROLES } from '../../core/model';
+import { pValueText } from '../../core/report/pValue';
 import { displayMetric, formatMetric } from '../../core/metrics';
 import { category, fixabilityWords, type Classification, type Evidence, type Fixability } from '../../core/classify';
 import {
@@ -257,7 +258,7 @@ export class EntryNode extends CommitNode {
     const c = e.comparison;
     if (c)
       md.appendText(
-        `${e.pair.ok ? '' : '(no verdict: not comparable) '}${e.pair.ok ? `${shownVerdict(c.verdict, c.basis)} on ` : ''}${c.label}: agent vs human ${c.agentVsHuman > 0 ? '+' : ''}${c.agentVsHuman.toFixed(1)} %${c.basis === 'single' ? ' — a single run each: noise unknown, a hint only (Run More Attempts… settles it)' : ` — ${c.basis}, 95 % CI [${c.ci![0].toFixed(1)}, ${c.ci![1].toFixed(1)}] %, p ${c.p!.toFixed(3)}`}${c.mixed ? ' — mixed headline metrics' : ''}\n\n`,
+        `${e.pair.ok ? '' : '(no verdict: not comparable) '}${e.pair.ok ? `${shownVerdict(c.verdict, c.basis)} on ` : ''}${c.label}: agent vs human ${c.agentVsHuman > 0 ? '+' : ''}${c.agentVsHuman.toFixed(1)} %${c.basis === 'single' ? ' — a single run each: noise unknown, a hint only (Run More Attempts… settles it)' : ` — ${c.basis}, 95 % CI [${c.ci![0].toFixed(1)}, ${c.ci![1].toFixed(1)}] %, p ${pValueText(c.p)}`}${c.mixed ? ' — mixed headline metrics' : ''}\n\n`,
       );
     if (!e.pair.ok && e.pair.reasons.length) md.appendText(`not comparable: ${e.pair.reasons.join('; ')}\n\n`);
     if (e.baselineNote) md.appendText(`baseline not comparable: ${e.baselineNote}\n\n`);
