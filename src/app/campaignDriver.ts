@@ -129,7 +129,7 @@ export interface CampaignWiring {
   secretValues: (names: string[]) => Record<string, string> | Promise<Record<string, string>>;
 }
 
-/** A pool's slots: as many runs as a host has GPUs (one on a GPU-less host unless maxParallel says more; a swarm one more per GPU, waiting in the swarm). */
+/** A pool's slots: as many runs as a host has GPUs (one on a GPU-less host unless maxParallel says more; a swarm twice its GPUs, a task per GPU waiting in the swarm). */
 export function campaignHosts(hosts: readonly HostConfig[]): CampaignHost[] {
   return hosts.map(h => ({ label: h.label, gpus: h.gpus, slots: runSlots(h) }));
 }

@@ -743,7 +743,7 @@ describe('campaigns of image builds (issue 16: groups go through the campaign qu
     assert.deepEqual(slotsFor(runs, hosts), hosts);
   });
 
-  it('runs at once per host: its GPUs (or maxParallel below them), a GPU-less host maxParallel, a swarm one more than its GPUs (that run waits in the swarm)', async () => {
+  it('runs at once per host: its GPUs (or maxParallel below them), a GPU-less host maxParallel, a swarm twice its GPUs (a task per GPU waits in the swarm)', async () => {
     const slots = (h: Partial<HostConfig>) => campaignHosts([{ label: 'h', docker: '', gpus: 0, ...h }])[0].slots;
     assert.deepEqual(
       [
