@@ -71,17 +71,22 @@ export async function benchEditor() {
     ['10k', synthetic(10000, false)],
   ];
   const out = {};
-  for (const [label, workspace] of rounds) {
-    const file = path.join(TMP, `bench-${label}.json`);
-    rmSync(file, { force: true });
-    const { code } = await runExtensionTests({
-      workspace,
-      label: `bench-${label}`,
-      env: { BENCH_TRIAGE_SUITE: 'bench', BENCH_TRIAGE_BENCH_OUT: file },
-      timeoutMs: 900000,
-    });
-    if (code !== 0) throw new Error(`bench round ${label} failed (exit ${code})`);
-    out[label] = JSON.parse(readFileSync(file, 'utf8'));
+  try {
+    for (const [label, workspace] of rounds) {
+      const file = path.join(TMP, `bench-${label}.json`);
+      rmSync(file, { force: true });
+      const { code } = await runExtensionTests({
+        workspace,
+        label: `bench-${label}`,
+        env: { BENCH_TRIAGE_SUITE: 'bench', BENCH_TRIAGE_BENCH_OUT: file },
+        timeoutMs: 900000,
+      });
+      if (code !== 0) throw new Error(`bench round ${label} failed (exit ${code})`);
+      out[label] = JSON.parse(readFileSync(file, 'utf8'));
+    }
+  } finally {
+    // The synthetic workspaces (30 000 files at 10 000 commits) and the rounds' figures go with the run.
+    rmSync(TMP, { recursive: true, force: true });
   }
   return out;
 }

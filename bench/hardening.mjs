@@ -16,9 +16,9 @@ const DATASET = path.join(ISOBENCH, 'hf_cache/alpha-vllm-99-commits/combined_vll
 const N = Number(process.env.BENCH_REPEAT ?? 3);
 const median = xs => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
-/** The CLI in a fresh process, its peak RSS read at exit by a preloaded hook. */
-function cli(args) {
-  const hook = path.join(os.tmpdir(), 'bt-rss-hook.cjs');
+/** The CLI in a fresh process, its peak RSS read at exit by a preloaded hook (written in the bench's own folder). */
+function cli(args, dir) {
+  const hook = path.join(dir, 'rss-hook.cjs');
   writeFileSync(hook, "process.on('exit', () => require('fs').writeSync(2, `\\nBT_MAXRSS ${process.resourceUsage().maxRSS}\\n`));\n");
   const t0 = process.hrtime.bigint();
   const r = spawnSync(process.execPath, ['--require', hook, CLI, ...args], { encoding: 'utf8', timeout: 60_000, maxBuffer: 256 << 20 });
@@ -60,7 +60,7 @@ export function benchHardening() {
       ],
     ];
     const devzero = cases.map(([what, args]) => {
-      const r = cli(args);
+      const r = cli(args, dir);
       return { what, ms: r.ms, rssMB: r.rssMB, refused: /not a regular file|symbolic link/.test(r.stderr) };
     });
     // Campaign status over a FIFO run record.
@@ -82,7 +82,7 @@ export function benchHardening() {
       }),
     );
     execFileSync('mkfifo', [path.join(camp, 'runs/1.json')]);
-    const st = cli(['campaign', 'status', '--folder', ws]);
+    const st = cli(['campaign', 'status', '--folder', ws], dir);
     devzero.push({ what: 'campaign status, runs/1.json a FIFO', ms: st.ms, rssMB: st.rssMB, refused: /FIFO/.test(st.stderr + '') || st.status === 1 });
 
     const lsp = mode =>
@@ -105,7 +105,7 @@ export function benchHardening() {
       }),
     );
     const time = args => {
-      const r = cli(args);
+      const r = cli(args, dir);
       if (r.status !== 0) throw new Error(`classify failed: ${r.stderr.slice(0, 400)}`);
       return r;
     };
