@@ -99,9 +99,12 @@ export async function classifyCommand(
             ? ` — baseline not comparable: ${clean(e.baselineNote)}`
             : '';
       const c = e.comparison;
+      // A single-run headline says so; other headline metrics judged on repeats or per-request
+      // samples (a --save-detailed run's latencies) are named beside it, not left to --json.
+      const firmer = c && c.basis === 'single' ? c.metrics.filter(m => m.headline && m.key !== c.metric && m.basis !== 'single') : [];
       const verdict =
         c && e.pair.ok
-          ? `${e.verdict} on ${c.label} ${c.agentVsHuman > 0 ? '+' : ''}${c.agentVsHuman.toFixed(1)} %${c.basis === 'single' ? ' (single run)' : ` (${c.basis}, 95 % CI ${c.ci![0].toFixed(1)}…${c.ci![1].toFixed(1)} %, p ${pValueText(c.p)})`}${c.mixed ? ' mixed' : ''}`
+          ? `${e.verdict} on ${c.label} ${c.agentVsHuman > 0 ? '+' : ''}${c.agentVsHuman.toFixed(1)} %${c.basis === 'single' ? ' (single run)' : ` (${c.basis}, 95 % CI ${c.ci![0].toFixed(1)}…${c.ci![1].toFixed(1)} %, p ${pValueText(c.p)})`}${c.mixed ? ' mixed' : ''}${firmer.length ? `; ${firmer.map(m => `${m.label} ${m.verdict} ${m.agentVsHuman > 0 ? '+' : ''}${m.agentVsHuman.toFixed(1)} % (${m.basis}, p ${pValueText(m.p)})`).join(', ')}` : ''}`
           : e.verdict;
       say(`${e.project.padEnd(7)} ${e.commit.slice(0, 8)} ${clean(e.agent ?? '-').padEnd(12)} ${e.outcome.padEnd(22)} ${verdict}${why}`);
     }

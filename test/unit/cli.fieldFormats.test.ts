@@ -136,4 +136,26 @@ describe('bring your own results: a folder of vllm bench serve, SGLang, GuideLLM
     }
     assert.doesNotMatch(r.stdout, /p 0\.000\b/);
   });
+
+  it("classify (text): a single-run headline names the headline metrics judged on firmer ground beside it (the demo's --save-detailed commit)", () => {
+    const own = path.resolve(__dirname, '../../demo/workspace/own-campaign');
+    const json = JSON.parse(runCli('classify', own, '--json').stdout) as any[];
+    const single = json.filter(e => e.pair.ok && e.comparison?.basis === 'single');
+    const firmer = (e: any) => e.comparison.metrics.filter((m: any) => m.headline && m.key !== e.comparison.metric && m.basis !== 'single');
+    assert.ok(
+      single.some(e => firmer(e).some((m: any) => m.basis === 'per-request')),
+      'the demo has a single-run headline beside per-request ones (c0ffee02)',
+    );
+    const text = runCli('classify', own).stdout.split('\n');
+    for (const e of single) {
+      const line = text.find(l => l.includes(e.commit.slice(0, 8)))!;
+      assert.match(line, /\(single run\)/, line);
+      // Each by its verdict, its difference and its basis (the JSON names metrics by key, the text by label).
+      for (const m of firmer(e)) {
+        const said = `${m.verdict} ${m.agentVsHuman > 0 ? '+' : ''}${m.agentVsHuman.toFixed(1)} % (${m.basis}, p `;
+        assert.ok(line.split('(single run);')[1]?.includes(said), `${m.key}: "${said}" in ${line}`);
+      }
+      if (!firmer(e).length) assert.doesNotMatch(line, /\(single run\);/, line);
+    }
+  });
 });
