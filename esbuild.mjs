@@ -5,6 +5,7 @@ import { readdirSync, readFileSync, statSync, chmodSync } from 'node:fs';
 import { join } from 'node:path';
 import { createHash } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
+import { watPlugin } from './scripts/esbuild-wat.mjs';
 
 // The learned stage's model, trained on the labelled corpus before anything is bundled (it is part
 // of the core): the CLI is bundled on its own first and runs `rules train` (the file is rewritten
@@ -20,6 +21,7 @@ if (!process.argv.includes('--watch') && !process.env.BENCH_TRIAGE_NO_TRAIN) {
     external: ['vscode', 'cpu-features', '*.node'],
     mainFields: ['module', 'main'],
     loader: { '.py': 'text' },
+    plugins: [watPlugin],
     entryPoints: ['src/cli/main.ts'],
     outfile: 'dist-train/cli.js',
   });
@@ -47,6 +49,7 @@ const common = {
   minify: production,
   logLevel: 'warning',
   target: 'node20',
+  plugins: [watPlugin],
   define: { 'process.env.BENCH_TRIAGE_BUILD': JSON.stringify(hash.digest('hex').slice(0, 12)) },
 };
 

@@ -37,7 +37,7 @@ rows.push([
 ]);
 rows.push([
   `classify a ${c.log.mb.toFixed(0)} MB log, streaming, vs ripgrep -j1`,
-  `${c.log.mbps.toFixed(0)} vs ${c.log.rgMbps.toFixed(0)} MB/s, peak RSS ${c.log.rssMB.toFixed(0)} MB`,
+  `${c.log.mbps.toFixed(0)} vs ${c.log.rgMbps.toFixed(0)} MB/s (${(c.log.mbps / c.log.rgMbps).toFixed(2)}×; walk in JavaScript ${c.log.jsMbps.toFixed(0)} MB/s), peak RSS ${c.log.rssMB.toFixed(0)} MB`,
 ]);
 rows.push(['`bench-triage report` on the corpus', ms(c.reportMs)]);
 const l = benchLsp();

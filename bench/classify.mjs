@@ -49,6 +49,8 @@ export function benchClassify({ repeat = 3 } = {}) {
     const rgLogMs = median(Array.from({ length: repeat }, () => timeRg(['-j1', '-c', '-f', patterns, log])));
     const logRuns = Array.from({ length: repeat }, () => node('log', log));
     const logMs = median(logRuns.map(r => r.ms));
+    // The same with the literal walk in JavaScript rather than WebAssembly (what it was before).
+    const logJsMs = median(Array.from({ length: repeat }, () => node('log-js', log).ms));
     // The report command end to end (fresh process, as a user runs it).
     const t0 = process.hrtime.bigint();
     execFileSync(process.execPath, [path.join(ROOT, 'dist/cli.js'), 'report', CORPUS, '--format', 'md'], { stdio: 'ignore' });
@@ -73,6 +75,7 @@ export function benchClassify({ repeat = 3 } = {}) {
         category: logRuns[0].category,
         rgMs: rgLogMs,
         rgMbps: mb(logRuns[0].bytes) / (rgLogMs / 1000),
+        jsMbps: mb(logRuns[0].bytes) / (logJsMs / 1000),
       },
       reportMs,
     };
@@ -90,6 +93,6 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   console.log(`bench/classify  (${r.patterns} built-in line patterns; ${r.skippedPatterns} with lookaround left out for rg; median of 3)`);
   row(`corpus (${r.corpus.files} files)`, r.corpus);
   row('synthetic log', r.log);
-  console.log(`  synthetic log: category ${r.log.category}, peak RSS ${r.log.rssMB.toFixed(0)} MB`);
+  console.log(`  synthetic log: category ${r.log.category}, peak RSS ${r.log.rssMB.toFixed(0)} MB; literal walk in JavaScript ${r.log.jsMbps.toFixed(1)} MB/s`);
   console.log(`  bench-triage report ../shared/isobench --format md: ${r.reportMs.toFixed(0)} ms`);
 }

@@ -1,6 +1,7 @@
 // Measurements for bench/classify, each in a fresh process:
 //   corpus <folder>             classify every failed run of the corpus → {ms, bytes, files[], runs}
 //   log <file>                  classify one plain log, streaming → {ms, bytes, maxRssMB, category}
+//   log-js <file>               the same with the literal walk in JavaScript (not WebAssembly)
 //   synth <file> <bytes>        write the synthetic log
 //   patterns <file>             write the built-in line patterns, in ripgrep syntax, one per line
 import { promises as fs, statSync, writeFileSync } from 'node:fs';
@@ -9,6 +10,7 @@ import { scan } from '../src/core/ingest';
 import { BUILTIN_RULES, Classifier, classifyRuns } from '../src/core/classify';
 import { nodeFileSource } from '../src/platform/nodeFileSource';
 import { classifyLogFile } from '../src/cli/classifyCommands';
+import { useWasmWalk } from '../src/core/classify/literalScanner';
 import { writeSynthLog } from '../test/support/synthLog';
 
 async function main(): Promise<void> {
@@ -27,7 +29,9 @@ async function main(): Promise<void> {
     const c = await classifyRuns(r, p => fs.readFile(path.join(a, p), 'utf8'), new Classifier());
     const ms = Number(process.hrtime.bigint() - t0) / 1e6;
     process.stdout.write(JSON.stringify({ ms, bytes, files: [...files], runs: c.size }) + '\n');
-  } else if (mode === 'log') {
+  } else if (mode === 'log' || mode === 'log-js') {
+    // log-js: the literal walk in JavaScript only, for comparison with the WebAssembly one.
+    if (mode === 'log-js') useWasmWalk(false);
     const t0 = process.hrtime.bigint();
     const r = await classifyLogFile(a);
     const ms = Number(process.hrtime.bigint() - t0) / 1e6;

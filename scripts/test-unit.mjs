@@ -8,6 +8,7 @@ import * as esbuild from 'esbuild';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { spawnSync } from 'node:child_process';
+import { watPlugin } from './esbuild-wat.mjs';
 
 const ROOT = new URL('..', import.meta.url).pathname;
 const UNIT = join(ROOT, 'test/unit');
@@ -43,6 +44,7 @@ await esbuild.build({
   external: ['vscode', 'cpu-features', '*.node', 'mocha'],
   mainFields: ['module', 'main'],
   loader: { '.py': 'text' },
+  plugins: [watPlugin],
   entryPoints: [...picked, ...workers],
   outdir: join(ROOT, 'dist-test/unit'),
   outbase: UNIT,

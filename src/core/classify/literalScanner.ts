@@ -1,3 +1,5 @@
+import walkWasmBytes from './dfaWalk.wat';
+
 /**
  * Multi-literal search (Aho–Corasick, compiled to a byte DFA, ASCII case-folded). It walks bytes
  * or a string once, counts lines as it goes, and reports each line that contains at least one
@@ -128,7 +130,7 @@ export class LiteralScanner {
     // on the bare loop). Each part starts after a newline; the later parts' hit lines are held
     // until the parts before them have been reported.
     const cuts = this.cutsOf(buf, from, to);
-    if (cuts.length === 4) return this.walkFour(buf, cuts, to, firstLine, onLine);
+    if (cuts.length === 4) return this.walkFourWasm(buf, cuts, to, firstLine, onLine) ?? this.walkFour(buf, cuts, to, firstLine, onLine);
     // Too few newlines to cut at: a piece of very long lines (a log on one line) is walked line by line, each long one in four parts.
     if (to - from >= 4 * INTERLEAVE_MIN) return this.walkLongLines(buf, from, to, firstLine, onLine);
     if (cuts.length === 2) return this.walkTwo(buf, from, cuts[1], to, firstLine, onLine);
@@ -304,6 +306,105 @@ export class LiteralScanner {
     held.replay(lineA, onLine, this.lineIds);
     return lineA - firstLine + lineB;
   }
+
+  /**
+   * walkFour in WebAssembly (dfaWalk.wat): the piece is copied into the module's memory and its
+   * four parts walked there; each hit line the module records is read here for its literals, as
+   * walkFour reads it. Undefined where WebAssembly cannot run, or for a piece above WASM_MAX_PIECE
+   * (walked by walkFour).
+   */
+  private walkFourWasm(buf: Uint8Array, cuts: readonly number[], to: number, firstLine: number, onLine: OnHitLine): number | undefined {
+    const from = cuts[0];
+    if (to - from > WASM_MAX_PIECE) return undefined;
+    const w = this.wasmWalk();
+    if (!w) return undefined;
+    const at = w.bytesAt;
+    const need = at + (to - from);
+    if (w.memory.buffer.byteLength < need) w.memory.grow(Math.ceil((need - w.memory.buffer.byteLength) / 65536));
+    new Uint8Array(w.memory.buffer).set(buf.subarray(from, to), at);
+    // A module address is the piece's position + base.
+    const base = at - from;
+    const parts = new Int32Array(w.memory.buffer, PARTS, 32);
+    for (let q = 0; q < 4; q++) {
+      parts[8 * q] = cuts[q] + base;
+      parts[8 * q + 1] = (q < 3 ? cuts[q + 1] : to) + base;
+      parts[8 * q + 2] = 0;
+      parts[8 * q + 3] = 0;
+      parts[8 * q + 4] = cuts[q] + base;
+      if (q > 0) this.held[q - 1].reset();
+    }
+    new Int32Array(w.memory.buffer, w.seenAt, this.out.length).fill(0);
+    w.exports.setup(w.deltaAt, this.shift, w.seenAt, RECORDS_AT, RECORDS_AT + 16 * RECORDS);
+    const out = this.out,
+      idsOf = this.ids,
+      seen = this.seenOnLine,
+      found = this.lineIds;
+    // A line's records: its own, then one per other accepting state reached (flag 4), all from one call.
+    const drain = () => {
+      const rec = new Int32Array(w.memory.buffer, RECORDS_AT, (w.exports.outAt() - RECORDS_AT) >> 2);
+      let stamp = this.lineStamp;
+      for (let r = 0; r < rec.length;) {
+        const head = rec[r + 3];
+        const q = head & 3;
+        let mask = 0;
+        found.length = 0;
+        stamp = (stamp % 0xfffffffe) + 1;
+        let k = r;
+        do {
+          const t = rec[k + 3] >>> 3;
+          mask |= out[t];
+          for (const id of idsOf[t])
+            if (seen[id] !== stamp) {
+              seen[id] = stamp;
+              found.push(id);
+            }
+          k += 4;
+        } while (k < rec.length && rec[k + 3] & 4);
+        this.lineStamp = stamp;
+        this.lineMask = mask;
+        if (q === 0) onLine(rec[r] - base, rec[r + 1] - base, firstLine + rec[r + 2], mask, found);
+        else this.held[q - 1].add(rec[r] - base, rec[r + 1] - base, rec[r + 2], mask, found);
+        stamp = this.lineStamp;
+        r = k;
+      }
+      w.exports.drained(RECORDS_AT);
+    };
+    while (w.exports.walk4()) drain();
+    drain();
+    for (let q = 0; q < 4; q++) {
+      while (w.exports.walk1(q)) drain();
+      drain();
+    }
+    // Later parts' lines, counted from where the part before them ended.
+    let line = firstLine + parts[3];
+    for (let q = 1; q < 4; q++) {
+      this.held[q - 1].replay(line, onLine, this.lineIds);
+      line += parts[8 * q + 3];
+    }
+    return line - firstLine;
+  }
+
+  /** This scanner's tables in an instance of the walk module, made once; null where WebAssembly cannot run. */
+  private wasmWalk(): WasmWalk | null {
+    if (this.wasm !== undefined) return this.wasm;
+    const mod = walkModule();
+    if (!mod) return (this.wasm = null);
+    const inst = new WebAssembly.Instance(mod);
+    const exports = inst.exports as unknown as WasmWalkExports;
+    const memory = exports.memory;
+    // Room past the records' limit for four lines that each reach every accepting state once.
+    let accepting = 0;
+    for (const o of this.out) if (o) accepting++;
+    const seenAt = RECORDS_AT + 16 * (RECORDS + 4 * (accepting + 1));
+    const deltaAt = seenAt + 4 * this.out.length;
+    const bytesAt = deltaAt + 4 * this.delta.length;
+    const need = bytesAt + 64 * 1024;
+    if (memory.buffer.byteLength < need) memory.grow(Math.ceil((need - memory.buffer.byteLength) / 65536));
+    new Uint8Array(memory.buffer).set(this.cls, 0);
+    new Int32Array(memory.buffer, deltaAt, this.delta.length).set(this.delta);
+    return (this.wasm = { exports, memory, seenAt, deltaAt, bytesAt });
+  }
+  private wasm: WasmWalk | null | undefined = wasmOff ? null : undefined;
 
   /**
    * Four parts, `cuts[0..3]` their starts and `to` the end of the last. Part 0 reports its hit
@@ -537,6 +638,47 @@ class HeldLines {
     }
     this.reset();
   }
+}
+
+/** The walk module's exports (dfaWalk.wat). */
+interface WasmWalkExports {
+  memory: WebAssembly.Memory;
+  setup(delta: number, shift: number, seen: number, out: number, outLimit: number): void;
+  outAt(): number;
+  drained(out: number): void;
+  walk4(): number;
+  walk1(q: number): number;
+}
+interface WasmWalk {
+  exports: WasmWalkExports;
+  memory: WebAssembly.Memory;
+  /** Where the per-state stamps, the transition table and the piece's bytes are in the module's memory. */
+  seenAt: number;
+  deltaAt: number;
+  bytesAt: number;
+}
+/** The module's memory: classes at 0, the four parts at PARTS, the hit-line records at RECORDS_AT. */
+const PARTS = 256;
+const RECORDS_AT = 512;
+/** Hit lines the module records before the caller reads them (16 bytes each). */
+const RECORDS = 4096;
+/** Pieces above this are walked in JavaScript rather than copied (a log arrives in chunks far smaller). */
+const WASM_MAX_PIECE = 64 * 1024 * 1024;
+let wasmOff = false;
+/** Scanners made after this walk in JavaScript only (`false`) or in WebAssembly where it runs (`true`, the default): tests and benchmarks compare the two. */
+export function useWasmWalk(on: boolean): void {
+  wasmOff = !on;
+}
+let compiled: WebAssembly.Module | null | undefined;
+/** The walk module, compiled once per process; null where WebAssembly is not available. */
+function walkModule(): WebAssembly.Module | null {
+  if (compiled === undefined)
+    try {
+      compiled = new WebAssembly.Module(walkWasmBytes);
+    } catch {
+      compiled = null;
+    }
+  return compiled;
 }
 
 /** Below this many bytes a piece is walked in one go (the two-walk loop pays off on large pieces). */
