@@ -134,8 +134,8 @@ rows.push([
   `${ms(sw.swarmMs)} vs ${ms(sw.plainMs)} (${sw.ratio.toFixed(2)}×); fixed cost ${ms(sw.shortSwarmMs - sw.shortPlainMs)} on a 0.3 s benchmark`,
 ]);
 rows.push([
-  `swarm campaign of ${sw.runs} runs on 4 GPUs (2 workers): GPU idle while runs waited (target 0); longest hand-off`,
-  `${sw.idleGpuMs.toFixed(0)} GPU·ms; ${ms(sw.worstHandOffMs)}`,
+  `swarm campaign of ${sw.runs} runs on 4 GPUs (2 workers), GPU idle while runs waited (target 0): from the engines' events, a GPU busy from the run's ready marker to its container's death (hand-off: death → next container start, start → ready); sampled every 50 ms, busy from assignment`,
+  `${sw.byEvents.idleGpuMs.toFixed(0)} GPU·ms, longest hand-off ${ms(sw.byEvents.worstHandOffMs)} (${ms(sw.byEvents.dieToStartMs)} + ${ms(sw.byEvents.startToReadyMs)}); sampled ${sw.idleGpuMs.toFixed(0)} GPU·ms`,
 ]);
 const bl = benchBuild();
 rows.push([

@@ -25,6 +25,10 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     `  0.3 s benchmark: plain host ${r.shortPlainMs.toFixed(0).padStart(6)} ms, swarm run on a worker ${r.shortSwarmMs.toFixed(0).padStart(6)} ms  (fixed cost ${(r.shortSwarmMs - r.shortPlainMs).toFixed(0)} ms)`,
   );
   console.log(
-    `  campaign of ${r.runs} runs on 4 GPUs: GPU idle while runs waited ${r.idleGpuMs.toFixed(0)} GPU·ms (target 0), longest hand-off ${r.worstHandOffMs.toFixed(0)} ms`,
+    `  campaign of ${r.runs} runs on 4 GPUs: GPU idle while runs waited (target 0), sampled every 50 ms with a GPU busy from assignment: ${r.idleGpuMs.toFixed(0)} GPU·ms, longest hand-off ${r.worstHandOffMs.toFixed(0)} ms`,
+  );
+  const e = r.byEvents;
+  console.log(
+    `  the same from the engines' events, a GPU busy from the ready marker to the container's death: ${e.idleGpuMs.toFixed(0)} GPU·ms, longest hand-off ${e.worstHandOffMs.toFixed(0)} ms; medians: death → next start ${e.dieToStartMs.toFixed(0)} ms, start → ready ${e.startToReadyMs.toFixed(0)} ms (${e.runsSeen} runs seen)`,
   );
 }

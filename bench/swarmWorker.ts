@@ -65,6 +65,89 @@ async function overhead(cluster: Cluster, iters: number, n: number) {
   return { plainMs: median(p), swarmMs: median(s), fx };
 }
 
+type Event = { Type?: string; Action?: string; Actor?: { ID?: string; Attributes?: Record<string, string> }; timeNano?: number };
+
+/** Events an engine pushes (no polling: the manager's load is not changed by watching), kept until `stop`. */
+async function collectEvents(docker: Cluster['manager']['docker'], filters: Record<string, string[]>): Promise<{ events: Event[]; stop: () => void }> {
+  const events: Event[] = [];
+  const stream = (await docker.getEvents({ filters: JSON.stringify(filters) } as never)) as unknown as NodeJS.ReadableStream & { destroy(): void };
+  let rest = '';
+  stream.on('data', (d: Buffer) => {
+    const lines = (rest + d.toString('utf8')).split('\n');
+    rest = lines.pop() ?? '';
+    for (const l of lines) if (l.trim()) events.push(JSON.parse(l) as Event);
+  });
+  stream.on('error', () => {});
+  return { events, stop: () => stream.destroy() };
+}
+
+/**
+ * GPU idle from the engines' own events, after the fact: a run waits from its service's creation
+ * (the manager's event) until its benchmark may start, which is the last file put into its task's
+ * container (the ready marker; the node's `extract-to-dir` event), and holds its GPU until the
+ * container dies. Placement, container start-up, the runner noticing the task and putting its
+ * files all count as idle here, where the sampled figure counts a GPU busy from assignment.
+ */
+function idleFromEvents(created: Event[], nodeEvents: Event[], gpus: number) {
+  const ms = (e: Event) => (e.timeNano ?? 0) / 1e6;
+  const runs = new Map<string, { created?: number; started?: number; ready?: number; died?: number }>();
+  for (const e of created) if (e.Actor?.ID) runs.set(e.Actor.ID, { created: ms(e) });
+  for (const e of nodeEvents) {
+    const svc = e.Actor?.Attributes?.['com.docker.swarm.service.id'];
+    const r = svc ? runs.get(svc) : undefined;
+    if (!r) continue;
+    if (e.Action === 'extract-to-dir' && (r.died === undefined || ms(e) < r.died)) r.ready = Math.max(r.ready ?? 0, ms(e));
+    if (e.Action === 'die') r.died = ms(e);
+    if (e.Action === 'start') r.started = ms(e);
+  }
+  const done = [...runs.values()].filter(r => r.created !== undefined && r.ready !== undefined && r.died !== undefined) as Array<{
+    created: number;
+    ready: number;
+    died: number;
+  }>;
+  // +1 waiting at creation; waiting → busy at ready; busy ends at death.
+  const steps: Array<[number, number, number]> = [];
+  for (const r of done) steps.push([r.created, 1, 0], [r.ready, -1, 1], [r.died, 0, -1]);
+  steps.sort((a, b) => a[0] - b[0]);
+  let waiting = 0,
+    busy = 0,
+    idle = 0,
+    started = false,
+    last = 0,
+    gap = 0,
+    worst = 0;
+  for (const [t, dw, db] of steps) {
+    if (started) {
+      const free = Math.min(gpus - busy, waiting);
+      if (free > 0) {
+        idle += free * (t - last);
+        gap += t - last;
+      } else {
+        worst = Math.max(worst, gap);
+        gap = 0;
+      }
+    }
+    waiting += dw;
+    busy += db;
+    if (db > 0) started = true;
+    last = t;
+  }
+  const med = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
+  // Where a run's wait went once its GPU freed: container start to its files and ready marker.
+  const startToReady = med(done.map(r => r.ready - ((r as { started?: number }).started ?? r.ready)));
+  // And before it: from the death that freed a GPU to the next container's start (the swarm's
+  // scheduling, the node's container create and start), for runs that waited for a GPU.
+  const deaths = done.map(r => r.died).sort((a, b) => a - b);
+  const dieToStart = med(
+    done.flatMap(r => {
+      const st = (r as { started?: number }).started;
+      const before = deaths.filter(d => st !== undefined && d < st && d > r.created);
+      return st !== undefined && before.length ? [st - before[before.length - 1]] : [];
+    }),
+  );
+  return { runsSeen: done.length, idleGpuMs: idle, worstHandOffMs: Math.max(worst, gap), dieToStartMs: dieToStart, startToReadyMs: startToReady };
+}
+
 type Task = { Spec?: { ContainerSpec?: { Labels?: Record<string, string> } }; Status?: { State?: string }; DesiredState?: string };
 
 /** The campaign through the CLI, with the reservations the manager holds sampled while it runs. */
@@ -72,6 +155,8 @@ async function campaignIdle(cluster: Cluster, runs: number, fx: ReturnType<typeo
   const id = 'bench-swarm';
   const cli = path.join(repoRoot(), 'dist/cli.js');
   const gpus = 4;
+  const created = await collectEvents(cluster.manager.docker, { type: ['service'], event: ['create'] });
+  const onNodes = await Promise.all(cluster.workers.map(w => collectEvents(w.docker, { type: ['container'], event: ['extract-to-dir', 'die', 'start'] })));
   const proc = spawn(
     process.execPath,
     [
@@ -160,7 +245,15 @@ async function campaignIdle(cluster: Cluster, runs: number, fx: ReturnType<typeo
   }
   const code = await exited;
   if (code !== 0) throw new Error(`campaign exited ${code}: ${stderr.slice(-2000)}`);
-  return { runs, idleGpuMs: idle, worstHandOffMs: Math.max(worst, gap) };
+  await new Promise(r => setTimeout(r, 1000));
+  created.stop();
+  for (const n of onNodes) n.stop();
+  const byEvents = idleFromEvents(
+    created.events,
+    onNodes.flatMap(n => n.events),
+    gpus,
+  );
+  return { runs, idleGpuMs: idle, worstHandOffMs: Math.max(worst, gap), byEvents };
 }
 
 async function main(): Promise<void> {

@@ -115,7 +115,7 @@ export class SwarmRuntime extends DockerRuntime {
     const gpus = spec.gpuIds.length;
     const image = namesRegistry(spec.image) ? ((await this.digestOf(spec.image)) ?? spec.image) : spec.image;
     // The task starts at once when scheduled; it waits for the run's files (put after it is placed).
-    const wait = `import os,sys,time\nwhile not os.path.exists(${JSON.stringify(READY)}): time.sleep(0.1)\nos.execvp(sys.argv[1], sys.argv[1:])`;
+    const wait = `import os,sys,time\nwhile not os.path.exists(${JSON.stringify(READY)}): time.sleep(0.02)\nos.execvp(sys.argv[1], sys.argv[1:])`;
     const service = await this.call(s =>
       this.docker.createService({
         Name: spec.name,
