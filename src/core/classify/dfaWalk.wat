@@ -187,4 +187,104 @@
     (i32.store (local.get $p) (local.get $i))
     (i32.store offset=8 (local.get $p) (local.get $s))
     (global.get $full))
+
+  ;; Every accepting state reached in [a, b), a span with no newline (a long line's), walked as
+  ;; four parts at once; the parts after the first start `lead` bytes early so that a literal
+  ;; across a cut is found whole. Each state is recorded once: (_, _, _, (state << 3) | 4). The
+  ;; caller has read the records before (there are never more than the accepting states).
+  (func (export "span4") (param $a i32) (param $b i32) (param $lead i32)
+    (local $q i32) (local $d i32) (local $stamp i32)
+    (local $e0 i32) (local $e1 i32) (local $e2 i32)
+    (local $i0 i32) (local $i1 i32) (local $i2 i32) (local $i3 i32)
+    (local $s0 i32) (local $s1 i32) (local $s2 i32) (local $s3 i32)
+    (local.set $stamp (i32.add (global.get $stamp) (i32.const 1)))
+    (global.set $stamp (local.get $stamp))
+    (local.set $d (global.get $delta))
+    (local.set $q (i32.shr_u (i32.sub (local.get $b) (local.get $a)) (i32.const 2)))
+    (local.set $e0 (i32.add (local.get $a) (local.get $q)))
+    (local.set $e1 (i32.add (local.get $e0) (local.get $q)))
+    (local.set $e2 (i32.add (local.get $e1) (local.get $q)))
+    (local.set $i0 (local.get $a))
+    (local.set $i1 (call $max (local.get $a) (i32.sub (local.get $e0) (local.get $lead))))
+    (local.set $i2 (call $max (local.get $a) (i32.sub (local.get $e1) (local.get $lead))))
+    (local.set $i3 (call $max (local.get $a) (i32.sub (local.get $e2) (local.get $lead))))
+    (block $exit
+      (loop $step
+        (br_if $exit
+          (i32.or
+            (i32.or (i32.ge_u (local.get $i0) (local.get $e0)) (i32.ge_u (local.get $i1) (local.get $e1)))
+            (i32.or (i32.ge_u (local.get $i2) (local.get $e2)) (i32.ge_u (local.get $i3) (local.get $b)))))
+        (local.set $s0 (i32.load (i32.add (local.get $d)
+          (i32.shl (i32.or (local.get $s0) (i32.load8_u (i32.load8_u (local.get $i0)))) (i32.const 2)))))
+        (local.set $s1 (i32.load (i32.add (local.get $d)
+          (i32.shl (i32.or (local.get $s1) (i32.load8_u (i32.load8_u (local.get $i1)))) (i32.const 2)))))
+        (local.set $s2 (i32.load (i32.add (local.get $d)
+          (i32.shl (i32.or (local.get $s2) (i32.load8_u (i32.load8_u (local.get $i2)))) (i32.const 2)))))
+        (local.set $s3 (i32.load (i32.add (local.get $d)
+          (i32.shl (i32.or (local.get $s3) (i32.load8_u (i32.load8_u (local.get $i3)))) (i32.const 2)))))
+        (if (i32.lt_s (i32.or (i32.or (local.get $s0) (local.get $s1)) (i32.or (local.get $s2) (local.get $s3))) (i32.const 0))
+          (then
+            (if (i32.lt_s (local.get $s0) (i32.const 0)) (then (local.set $s0 (call $reached (local.get $s0) (local.get $stamp)))))
+            (if (i32.lt_s (local.get $s1) (i32.const 0)) (then (local.set $s1 (call $reached (local.get $s1) (local.get $stamp)))))
+            (if (i32.lt_s (local.get $s2) (i32.const 0)) (then (local.set $s2 (call $reached (local.get $s2) (local.get $stamp)))))
+            (if (i32.lt_s (local.get $s3) (i32.const 0)) (then (local.set $s3 (call $reached (local.get $s3) (local.get $stamp)))))))
+        (local.set $i0 (i32.add (local.get $i0) (i32.const 1)))
+        (local.set $i1 (i32.add (local.get $i1) (i32.const 1)))
+        (local.set $i2 (i32.add (local.get $i2) (i32.const 1)))
+        (local.set $i3 (i32.add (local.get $i3) (i32.const 1)))
+        (br $step)))
+    (call $spanRest (local.get $i0) (local.get $e0) (local.get $s0) (local.get $stamp))
+    (call $spanRest (local.get $i1) (local.get $e1) (local.get $s1) (local.get $stamp))
+    (call $spanRest (local.get $i2) (local.get $e2) (local.get $s2) (local.get $stamp))
+    (call $spanRest (local.get $i3) (local.get $b) (local.get $s3) (local.get $stamp)))
+
+  ;; One part of span4 on its own, from state s.
+  (func $spanRest (param $i i32) (param $e i32) (param $s i32) (param $stamp i32)
+    (local $d i32)
+    (local.set $d (global.get $delta))
+    (block $exit
+      (loop $step
+        (br_if $exit (i32.ge_u (local.get $i) (local.get $e)))
+        (local.set $s (i32.load (i32.add (local.get $d)
+          (i32.shl (i32.or (local.get $s) (i32.load8_u (i32.load8_u (local.get $i)))) (i32.const 2)))))
+        (if (i32.lt_s (local.get $s) (i32.const 0)) (then (local.set $s (call $reached (local.get $s) (local.get $stamp)))))
+        (local.set $i (i32.add (local.get $i) (i32.const 1)))
+        (br $step))))
+
+  ;; Accepting state -(s + 1) reached in a span: recorded if new to it; the walk goes on from it.
+  (func $reached (param $s i32) (param $stamp i32) (result i32)
+    (local $t i32) (local $at i32)
+    (local.set $t (i32.sub (i32.const -1) (local.get $s)))
+    (local.set $at (i32.add (global.get $seen) (i32.shl (local.get $t) (i32.const 2))))
+    (if (i32.ne (i32.load (local.get $at)) (local.get $stamp))
+      (then
+        (i32.store (local.get $at) (local.get $stamp))
+        (i32.store offset=12 (global.get $outAt) (i32.or (i32.shl (local.get $t) (i32.const 3)) (i32.const 4)))
+        (global.set $outAt (i32.add (global.get $outAt) (i32.const 16)))))
+    (i32.shl (local.get $t) (global.get $shift)))
+
+  (func $max (param $x i32) (param $y i32) (result i32)
+    (select (local.get $x) (local.get $y) (i32.gt_s (local.get $x) (local.get $y))))
+
+  ;; The first newline in [i, e), or -1: sixteen bytes a step (SIMD), then byte by byte. A piece
+  ;; of long lines is searched for its newlines here (TypedArray indexOf reads about 2 GB/s).
+  (func (export "newline") (param $i i32) (param $e i32) (result i32)
+    (local $m i32)
+    (block $tail
+      (loop $wide
+        (br_if $tail (i32.gt_u (i32.add (local.get $i) (i32.const 32)) (local.get $e)))
+        (local.set $m
+          (i32.or
+            (i8x16.bitmask (i8x16.eq (v128.load (local.get $i)) (i8x16.splat (i32.const 10))))
+            (i32.shl (i8x16.bitmask (i8x16.eq (v128.load offset=16 (local.get $i)) (i8x16.splat (i32.const 10)))) (i32.const 16))))
+        (if (local.get $m) (then (return (i32.add (local.get $i) (i32.ctz (local.get $m))))))
+        (local.set $i (i32.add (local.get $i) (i32.const 32)))
+        (br $wide)))
+    (block $none
+      (loop $narrow
+        (br_if $none (i32.ge_u (local.get $i) (local.get $e)))
+        (if (i32.eq (i32.load8_u (local.get $i)) (i32.const 10)) (then (return (local.get $i))))
+        (local.set $i (i32.add (local.get $i) (i32.const 1)))
+        (br $narrow)))
+    (i32.const -1))
 )

@@ -129,8 +129,10 @@ export class LiteralScanner {
     // of the one before it, and independent walks overlap those waits (two: 1.7×, four: 1.7× more
     // on the bare loop). Each part starts after a newline; the later parts' hit lines are held
     // until the parts before them have been reported.
+    const w = to - from >= 4 * INTERLEAVE_MIN && to - from <= WASM_MAX_PIECE ? this.wasmWalk() : null;
+    if (w) return this.scanInModule(w, buf, from, to, firstLine, onLine);
     const cuts = this.cutsOf(buf, from, to);
-    if (cuts.length === 4) return this.walkFourWasm(buf, cuts, to, firstLine, onLine) ?? this.walkFour(buf, cuts, to, firstLine, onLine);
+    if (cuts.length === 4) return this.walkFour(buf, cuts, to, firstLine, onLine);
     // Too few newlines to cut at: a piece of very long lines (a log on one line) is walked line by line, each long one in four parts.
     if (to - from >= 4 * INTERLEAVE_MIN) return this.walkLongLines(buf, from, to, firstLine, onLine);
     if (cuts.length === 2) return this.walkTwo(buf, from, cuts[1], to, firstLine, onLine);
@@ -141,18 +143,33 @@ export class LiteralScanner {
    * A piece with few newlines: its runs of short lines are walked as usual; a line of at least
    * 4 × INTERLEAVE_MIN bytes is read for its literals in four parts at once (`literalsOfSpan`).
    */
-  private walkLongLines(buf: Uint8Array, from: number, to: number, firstLine: number, onLine: OnHitLine): number {
+  private walkLongLines(
+    buf: Uint8Array,
+    from: number,
+    to: number,
+    firstLine: number,
+    onLine: OnHitLine,
+    mod?: { w: WasmWalk; base: number; clear: number },
+  ): number {
+    // With the piece in the module (`mod`): newlines and long spans searched there; none from `clear` on.
+    const newline = mod
+      ? (at: number) => {
+          if (at >= mod.clear) return -1;
+          const a = mod.w.exports.newline(at + mod.base, mod.clear + mod.base);
+          return a < 0 ? -1 : a - mod.base;
+        }
+      : (at: number) => buf.indexOf(10, at);
     let line = firstLine,
       runStart = from,
       runLine = firstLine,
       at = from;
     while (at < to) {
-      let end = buf.indexOf(10, at);
+      let end = newline(at);
       if (end === -1 || end > to) end = to;
       if (end - at >= 4 * INTERLEAVE_MIN) {
         // The short lines before it, then the long one.
         if (runStart < at) this.walk(buf, runStart, at, 0, runLine, runStart, onLine);
-        const mask = this.literalsOfSpan(buf, at, end);
+        const mask = mod ? this.literalsOfSpanWasm(mod.w, mod.base, at, end) : this.literalsOfSpan(buf, at, end);
         if (mask) onLine(at, end, line, mask, this.lineIds);
         runStart = end + 1;
         runLine = line + 1;
@@ -308,22 +325,35 @@ export class LiteralScanner {
   }
 
   /**
-   * walkFour in WebAssembly (dfaWalk.wat): the piece is copied into the module's memory and its
-   * four parts walked there; each hit line the module records is read here for its literals, as
-   * walkFour reads it. Undefined where WebAssembly cannot run, or for a piece above WASM_MAX_PIECE
-   * (walked by walkFour).
+   * A large piece in WebAssembly (dfaWalk.wat): copied into the module's memory once, its cuts
+   * found there, then walked as four parts (walkFourLoaded) or, with fewer newlines than that, as
+   * long lines (walkLongLines, their spans and newlines searched in the module).
    */
-  private walkFourWasm(buf: Uint8Array, cuts: readonly number[], to: number, firstLine: number, onLine: OnHitLine): number | undefined {
-    const from = cuts[0];
-    if (to - from > WASM_MAX_PIECE) return undefined;
-    const w = this.wasmWalk();
-    if (!w) return undefined;
-    const at = w.bytesAt;
-    const need = at + (to - from);
-    if (w.memory.buffer.byteLength < need) w.memory.grow(Math.ceil((need - w.memory.buffer.byteLength) / 65536));
-    new Uint8Array(w.memory.buffer).set(buf.subarray(from, to), at);
-    // A module address is the piece's position + base.
-    const base = at - from;
+  private scanInModule(w: WasmWalk, buf: Uint8Array, from: number, to: number, firstLine: number, onLine: OnHitLine): number {
+    const base = this.loadPiece(w, buf, from, to);
+    // As cutsOf; and where a search found no newline, none is left from there to the end.
+    const size = to - from;
+    const cuts = [from];
+    let clear = to;
+    for (let q = 1; q < 4; q++) {
+      const start = Math.max(from + Math.floor((size * q) / 4), cuts[cuts.length - 1]);
+      const at = w.exports.newline(start + base, to + base);
+      if (at < 0) {
+        clear = start;
+        break;
+      }
+      if (at - base + 1 >= to) break;
+      if (at - base + 1 > cuts[cuts.length - 1]) cuts.push(at - base + 1);
+    }
+    if (cuts.length === 4) return this.walkFourLoaded(w, base, buf, cuts, to, firstLine, onLine);
+    return this.walkLongLines(buf, from, to, firstLine, onLine, { w, base, clear });
+  }
+
+  /**
+   * walkFour over a piece loadPiece put in the module: each hit line the module records (with
+   * every accepting state it reaches) becomes the line's literals here, reported as walkFour does.
+   */
+  private walkFourLoaded(w: WasmWalk, base: number, buf: Uint8Array, cuts: readonly number[], to: number, firstLine: number, onLine: OnHitLine): number {
     const parts = new Int32Array(w.memory.buffer, PARTS, 32);
     for (let q = 0; q < 4; q++) {
       parts[8 * q] = cuts[q] + base;
@@ -333,8 +363,6 @@ export class LiteralScanner {
       parts[8 * q + 4] = cuts[q] + base;
       if (q > 0) this.held[q - 1].reset();
     }
-    new Int32Array(w.memory.buffer, w.seenAt, this.out.length).fill(0);
-    w.exports.setup(w.deltaAt, this.shift, w.seenAt, RECORDS_AT, RECORDS_AT + 16 * RECORDS);
     const out = this.out,
       idsOf = this.ids,
       seen = this.seenOnLine,
@@ -382,6 +410,39 @@ export class LiteralScanner {
       line += parts[8 * q + 3];
     }
     return line - firstLine;
+  }
+
+  /** Copies `buf[from, to)` into the module's memory and readies the module for it; returns the base (a module address is a position + base). */
+  private loadPiece(w: WasmWalk, buf: Uint8Array, from: number, to: number): number {
+    const need = w.bytesAt + (to - from);
+    if (w.memory.buffer.byteLength < need) w.memory.grow(Math.ceil((need - w.memory.buffer.byteLength) / 65536));
+    new Uint8Array(w.memory.buffer).set(buf.subarray(from, to), w.bytesAt);
+    new Int32Array(w.memory.buffer, w.seenAt, this.out.length).fill(0);
+    w.exports.setup(w.deltaAt, this.shift, w.seenAt, RECORDS_AT, RECORDS_AT + 16 * RECORDS);
+    return w.bytesAt - from;
+  }
+
+  /** literalsOfSpan in the module, over a piece loadPiece put there: the span's literals into lineIds, its groups' mask returned. */
+  private literalsOfSpanWasm(w: WasmWalk, base: number, a: number, b: number): number {
+    this.beginLine();
+    w.exports.drained(RECORDS_AT);
+    w.exports.span4(a + base, b + base, this.maxLength);
+    const rec = new Int32Array(w.memory.buffer, RECORDS_AT, (w.exports.outAt() - RECORDS_AT) >> 2);
+    const seen = this.seenOnLine,
+      stamp = this.lineStamp,
+      found = this.lineIds;
+    let mask = 0;
+    for (let r = 0; r < rec.length; r += 4) {
+      const t = rec[r + 3] >>> 3;
+      mask |= this.out[t];
+      for (const id of this.ids[t])
+        if (seen[id] !== stamp) {
+          seen[id] = stamp;
+          found.push(id);
+        }
+    }
+    w.exports.drained(RECORDS_AT);
+    return (this.lineMask = mask);
   }
 
   /** This scanner's tables in an instance of the walk module, made once; null where WebAssembly cannot run. */
@@ -648,6 +709,8 @@ interface WasmWalkExports {
   drained(out: number): void;
   walk4(): number;
   walk1(q: number): number;
+  span4(a: number, b: number, lead: number): void;
+  newline(from: number, to: number): number;
 }
 interface WasmWalk {
   exports: WasmWalkExports;
