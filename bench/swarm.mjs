@@ -29,6 +29,6 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   );
   const e = r.byEvents;
   console.log(
-    `  the same from the engines' events, a GPU busy from the ready marker to the container's death: ${e.idleGpuMs.toFixed(0)} GPU·ms, longest hand-off ${e.worstHandOffMs.toFixed(0)} ms; medians: death → next start ${e.dieToStartMs.toFixed(0)} ms, start → ready ${e.startToReadyMs.toFixed(0)} ms (${e.runsSeen} runs seen)`,
+    `  the same from the engines' events, a GPU busy from the ready marker to the container's death: ${e.idleGpuMs.toFixed(0)} GPU·ms, longest hand-off ${e.worstHandOffMs.toFixed(0)} ms; medians: death → next start ${e.dieToStartMs.toFixed(0)} ms, start → ready ${e.startToReadyMs.toFixed(0)} ms, container created → first file put ${e.createToFirstFileMs.toFixed(0)} ms, first file → ready marker ${e.firstFileToReadyMs.toFixed(0)} ms (${e.runsSeen} runs seen)`,
   );
 }

@@ -90,7 +90,7 @@ async function collectEvents(docker: Cluster['manager']['docker'], filters: Reco
  */
 function idleFromEvents(created: Event[], nodeEvents: Event[], gpus: number) {
   const ms = (e: Event) => (e.timeNano ?? 0) / 1e6;
-  const runs = new Map<string, { created?: number; started?: number; ready?: number; died?: number }>();
+  const runs = new Map<string, { created?: number; container?: number; started?: number; firstFile?: number; ready?: number; died?: number }>();
   for (const e of created) if (e.Actor?.ID) runs.set(e.Actor.ID, { created: ms(e) });
   for (const e of nodeEvents) {
     const svc = e.Actor?.Attributes?.['com.docker.swarm.service.id'];
@@ -99,6 +99,8 @@ function idleFromEvents(created: Event[], nodeEvents: Event[], gpus: number) {
     if (e.Action === 'extract-to-dir' && (r.died === undefined || ms(e) < r.died)) r.ready = Math.max(r.ready ?? 0, ms(e));
     if (e.Action === 'die') r.died = ms(e);
     if (e.Action === 'start') r.started = ms(e);
+    if (e.Action === 'create') r.container = ms(e);
+    if (e.Action === 'extract-to-dir') r.firstFile = Math.min(r.firstFile ?? Infinity, ms(e));
   }
   const done = [...runs.values()].filter(r => r.created !== undefined && r.ready !== undefined && r.died !== undefined) as Array<{
     created: number;
@@ -145,7 +147,19 @@ function idleFromEvents(created: Event[], nodeEvents: Event[], gpus: number) {
       return st !== undefined && before.length ? [st - before[before.length - 1]] : [];
     }),
   );
-  return { runsSeen: done.length, idleGpuMs: idle, worstHandOffMs: Math.max(worst, gap), dieToStartMs: dieToStart, startToReadyMs: startToReady };
+  // The runner's part, container created → first file put → ready marker put.
+  const full = done as Array<{ container?: number; firstFile?: number; ready: number }>;
+  const createToFirstFile = med(full.flatMap(r => (r.container !== undefined && r.firstFile !== undefined ? [r.firstFile - r.container] : [])));
+  const firstFileToReady = med(full.flatMap(r => (r.firstFile !== undefined ? [r.ready - r.firstFile] : [])));
+  return {
+    runsSeen: done.length,
+    idleGpuMs: idle,
+    worstHandOffMs: Math.max(worst, gap),
+    dieToStartMs: dieToStart,
+    startToReadyMs: startToReady,
+    createToFirstFileMs: createToFirstFile,
+    firstFileToReadyMs: firstFileToReady,
+  };
 }
 
 type Task = { Spec?: { ContainerSpec?: { Labels?: Record<string, string> } }; Status?: { State?: string }; DesiredState?: string };
@@ -156,7 +170,9 @@ async function campaignIdle(cluster: Cluster, runs: number, fx: ReturnType<typeo
   const cli = path.join(repoRoot(), 'dist/cli.js');
   const gpus = 4;
   const created = await collectEvents(cluster.manager.docker, { type: ['service'], event: ['create'] });
-  const onNodes = await Promise.all(cluster.workers.map(w => collectEvents(w.docker, { type: ['container'], event: ['extract-to-dir', 'die', 'start'] })));
+  const onNodes = await Promise.all(
+    cluster.workers.map(w => collectEvents(w.docker, { type: ['container'], event: ['create', 'extract-to-dir', 'die', 'start'] })),
+  );
   const proc = spawn(
     process.execPath,
     [

@@ -68,6 +68,50 @@ export class DockerRuntime implements ContainerRuntime, ImageRuntime {
     }
   }
 
+  /**
+   * Calls `onContainer(serviceId, containerId)` as this engine creates (then starts) a swarm task's
+   * container carrying `label` (the engine pushes its events: nothing is polled). Best effort: an engine that cannot give its
+   * events, or drops the stream, is simply not watched. Returns the function that stops watching;
+   * the watch never keeps the process alive.
+   */
+  watchTaskContainers(label: string, onContainer: (serviceId: string, containerId: string) => void): () => void {
+    let stream: (NodeJS.ReadableStream & { destroy?: () => void; socket?: { unref?: () => void } }) | null = null;
+    let stopped = false;
+    // Created: the manager names a task's container from then on (its files can go in before it starts).
+    const filters = JSON.stringify({ type: ['container'], event: ['create', 'start'], label: [label] });
+    (this.docker.getEvents as (o: object) => Promise<typeof stream>).call(this.docker, { filters }).then(
+      st => {
+        if (!st) return;
+        if (stopped) return st.destroy?.();
+        stream = st;
+        st.socket?.unref?.();
+        let rest = '';
+        st.on('data', (d: Buffer) => {
+          const lines = (rest + d.toString('utf8')).split('\n');
+          rest = lines.pop() ?? '';
+          // A line is bounded by what an engine writes for one event; a stream that never ends a line is cut.
+          if (rest.length > 1 << 20) rest = '';
+          for (const l of lines) {
+            let actor: { ID?: unknown; Attributes?: Record<string, unknown> } | undefined;
+            try {
+              actor = (JSON.parse(l) as { Actor?: typeof actor }).Actor;
+            } catch {
+              continue;
+            }
+            const service = actor?.Attributes?.['com.docker.swarm.service.id'];
+            if (typeof service === 'string' && typeof actor?.ID === 'string') onContainer(service, actor.ID);
+          }
+        });
+        st.on('error', () => {});
+      },
+      () => {},
+    );
+    return () => {
+      stopped = true;
+      stream?.destroy?.();
+    };
+  }
+
   async ping(signal?: AbortSignal): Promise<void> {
     await this.call(s => (this.docker.ping as (o: object) => Promise<unknown>).call(this.docker, withSignal(s)), signal, 15_000);
   }

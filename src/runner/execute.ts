@@ -372,10 +372,14 @@ export class Runner {
     const pulled = (await this.runtime.pullOf?.(id)) ?? null;
     r.pullS = pulled ? Math.round(pulled.seconds * 10) / 10 : null;
     if (pulled) this.note(dir, r, `node ${pulled.node} pulled ${r.imageRef ?? r.image} in ${r.pullS} s before the run started`);
+    const wait = (await this.runtime.waitOf?.(id)) ?? null;
+    const placed = wait
+      ? `, placed after ${wait.seconds.toFixed(1)} s in the cluster's queue (${wait.seenBy === 'event' ? 'seen as its node made its container' : 'seen by asking the manager'})`
+      : '';
     this.note(
       dir,
       r,
-      `container ${id.slice(0, 12)} started from ${r.image}${r.gpuIds.length ? ` on GPUs ${r.gpuIds.join(',')}` : ''}${r.node ? ` on node ${r.node}` : ''}`,
+      `container ${id.slice(0, 12)} started from ${r.image}${r.gpuIds.length ? ` on GPUs ${r.gpuIds.join(',')}` : ''}${r.node ? ` on node ${r.node}` : ''}${placed}`,
     );
   }
 

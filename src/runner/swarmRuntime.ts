@@ -17,6 +17,22 @@ const POLL_MS = 300;
  */
 const lostNodes = new Map<string, number>();
 const LOST_HOLD_MS = 120_000;
+/**
+ * Per manager (by `where`), while runs of this process wait to be placed: a watch of each node
+ * engine's task containers, so that a task placed is seen as its node creates its container rather
+ * than at the next poll (up to POLL_MS later, with its GPUs reserved and idle meanwhile).
+ */
+const placementWatches = new Map<string, PlacementWatch>();
+/** A watch no run waits on is kept this long (the next run of a campaign comes at once), then stopped. */
+const WATCH_LINGER_MS = 10_000;
+interface PlacementWatch {
+  users: number;
+  /** Resolvers of the waits, by service id (with the container a node made for it). */
+  waiting: Map<string, Set<(p?: Placement | null) => void>>;
+  stops: Array<() => void>;
+  linger: ReturnType<typeof setTimeout> | null;
+}
+
 /** How often the manager is asked about the node of a running phase (the swarm marks a silent node down within ~15 s). */
 const NODE_WATCH_MS = 3000;
 
@@ -260,19 +276,73 @@ export class SwarmRuntime extends DockerRuntime {
     return { engine: new DockerRuntime({ ...this.host, kind: 'docker', label: `${this.host.label} node ${name}`, docker: addr }), name };
   }
 
-  /** Waits until the swarm has placed the task (GPUs free on a node), then puts the run's files and lets it start. */
+  /**
+   * Waits until the swarm has placed the task (GPUs free on a node), then puts the run's files and
+   * lets it start. The placement is seen as the node's engine creates the task's container (its
+   * event), or at the latest by the next poll of the manager.
+   */
   override async start(id: string, signal?: AbortSignal): Promise<void> {
-    for (;;) {
-      if (signal?.aborted) throw new RunnerError(`${this.where}: cancelled while the swarm held the run`, 'cancelled');
-      const c = await this.placed(id);
-      if (c) {
-        for (const f of this.pendingFiles.get(id) ?? []) await this.putArchive(id, f.dir, f.tar);
-        this.pendingFiles.delete(id);
-        await this.putArchive(id, '/', markerTar(READY));
-        return;
+    const asked = Date.now();
+    let seenBy: 'event' | 'poll' = 'poll';
+    const watch = await this.placementWatch();
+    // After its container's event the manager may not yet name the container: asked again soon, a few times.
+    let soon = 0;
+    try {
+      for (;;) {
+        if (signal?.aborted) throw new RunnerError(`${this.where}: cancelled while the swarm held the run`, 'cancelled');
+        const c = await this.placed(id);
+        if (c) {
+          this.waits.set(id, { seconds: (Date.now() - asked) / 1000, seenBy });
+          for (const f of this.pendingFiles.get(id) ?? []) await this.putArchive(id, f.dir, f.tar);
+          this.pendingFiles.delete(id);
+          await this.putArchive(id, '/', markerTar(READY));
+          return;
+        }
+        const woken = await placedOrPoll(watch, id, signal, soon > 0 ? SOON_MS : POLL_MS);
+        soon = woken ? SOON_TRIES : Math.max(0, soon - 1);
+        if (!woken) continue;
+        seenBy = 'event';
+        // The node named the container: a local image's run goes on from there, without waiting for
+        // the manager to say so too. A registry image's waits for the manager, which tells whether
+        // the node had to pull it first (timed apart).
+        const ref = this.images.get(id);
+        if (ref && !(ref.includes('@') && namesRegistry(ref)) && !this.containers.has(id)) this.containers.set(id, woken);
       }
-      await new Promise(r => setTimeout(r, POLL_MS));
+    } finally {
+      releaseWatch(this.where, watch);
     }
+  }
+
+  private readonly waits = new Map<string, { seconds: number; seenBy: 'event' | 'poll' }>();
+
+  async waitOf(id: string): Promise<{ seconds: number; seenBy: 'event' | 'poll' } | null> {
+    return this.waits.get(id) ?? null;
+  }
+
+  /** This manager's placement watch, made on first use (each node's engine watched, when reachable). */
+  private async placementWatch(): Promise<PlacementWatch> {
+    let w = placementWatches.get(this.where);
+    if (w) {
+      w.users++;
+      if (w.linger) clearTimeout(w.linger);
+      w.linger = null;
+      return w;
+    }
+    w = { users: 1, waiting: new Map(), stops: [], linger: null };
+    placementWatches.set(this.where, w);
+    const watch = w;
+    const wake = (service: string, p: Placement) => {
+      for (const r of watch.waiting.get(service) ?? []) r(p);
+    };
+    const listNodes = this.docker.listNodes as (o: object) => Promise<Array<{ ID: string }>>;
+    const nodes = await this.call(s => listNodes.call(this.docker, { abortSignal: s })).catch(() => [] as Array<{ ID: string }>);
+    for (const n of nodes) {
+      const node = await this.engineOfNode(n.ID).catch(() => null);
+      if (!node) continue; // not reachable from here: its placements are seen by the poll
+      const seen = (service: string, container: string) => wake(service, { container, engine: node.engine, node: node.name, nodeId: n.ID });
+      watch.stops.push(node.engine ? node.engine.watchTaskContainers(LABEL_RUN, seen) : super.watchTaskContainers(LABEL_RUN, seen));
+    }
+    return watch;
   }
 
   /** Whether the task's container has the ready marker, put after the run's files: a process killed before it left them half put. */
@@ -405,6 +475,7 @@ export class SwarmRuntime extends DockerRuntime {
     const c = this.containers.get(id) ?? (await this.placed(id).catch(() => null));
     this.containers.delete(id);
     this.pendingFiles.delete(id);
+    this.waits.delete(id);
     this.pullChecked.delete(id);
     this.preparingSince.delete(id);
     if (c) await (c.engine ? c.engine.remove(c.container) : super.remove(c.container)).catch(() => undefined);
@@ -489,4 +560,42 @@ interface Placement {
 interface NodeEngine {
   engine: DockerRuntime | null;
   name: string;
+}
+
+/** The run label every task carries (runner/execute.ts). */
+const LABEL_RUN = 'bench-triage.run-id';
+
+/** How soon, and how many times, the manager is asked again about a task a node has made a container for. */
+const SOON_MS = 25;
+const SOON_TRIES = 40;
+
+/** Resolves with where service `id`'s container is, as a watched node creates it; null after `ms`, or at once on cancel. */
+function placedOrPoll(w: PlacementWatch, id: string, signal: AbortSignal | undefined, ms: number): Promise<Placement | null> {
+  return new Promise<Placement | null>(resolve => {
+    let set = w.waiting.get(id);
+    if (!set) w.waiting.set(id, (set = new Set()));
+    const waiters = set;
+    const done = (p: Placement | null = null) => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+      waiters.delete(done);
+      if (!waiters.size) w.waiting.delete(id);
+      resolve(p);
+    };
+    const onAbort = () => done(null);
+    const timer = setTimeout(onAbort, ms);
+    waiters.add(done);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+/** One run no longer waits on the watch; the last one leaves it to linger, then stops it. */
+function releaseWatch(where: string, w: PlacementWatch): void {
+  if (--w.users > 0) return;
+  w.linger = setTimeout(() => {
+    if (w.users > 0) return;
+    for (const stop of w.stops) stop();
+    if (placementWatches.get(where) === w) placementWatches.delete(where);
+  }, WATCH_LINGER_MS);
+  w.linger.unref?.();
 }

@@ -221,6 +221,21 @@ describe('a swarm of one manager and two workers, each a dockerd of its own (own
       assert.match(readFileSync(path.join(r.dir, 'logs/benchmark.stdout.log'), 'utf8'), /=+ Serving Benchmark Result =+\nSuccessful requests: +20/);
       assert.match(readFileSync(path.join(r.dir, 'logs/server.stderr.log'), 'utf8'), /Uvicorn running on/);
     }
+    // Each run's log says how long the swarm held it and how its placement was seen. The four
+    // runs queued behind the first four waited for a GPU to free: the runner watches the workers'
+    // engines, so such a placement is seen as the node makes its container, not at a later poll.
+    const placed = fresh.map(r =>
+      /placed after ([\d.]+) s in the cluster's queue \((seen as its node made its container|seen by asking the manager)\)/.exec(
+        readFileSync(path.join(r.dir, 'logs/runner.log'), 'utf8'),
+      ),
+    );
+    assert.ok(placed.every(Boolean), placed.map(String).join('\n'));
+    const waited = placed.filter(m => Number(m![1]) >= 1);
+    assert.ok(waited.length >= 1, `some runs waited for a GPU: ${placed.map(m => m![1]).join(', ')}`);
+    assert.ok(
+      waited.some(m => m![2] === 'seen as its node made its container'),
+      placed.map(m => m![0]).join('\n'),
+    );
     assert.deepEqual(await settled(), { services: 0, 'bt-sw-manager': 0, 'bt-sw-worker1': 0, 'bt-sw-worker2': 0 });
   });
 
