@@ -725,8 +725,11 @@ const PARTS = 256;
 const RECORDS_AT = 512;
 /** Hit lines the module records before the caller reads them (16 bytes each). */
 const RECORDS = 4096;
-/** Pieces above this are walked in JavaScript rather than copied (a log arrives in chunks far smaller). */
-const WASM_MAX_PIECE = 64 * 1024 * 1024;
+/**
+ * Pieces above this are walked in JavaScript rather than copied: a module's memory never shrinks,
+ * and each scanner keeps its own (a log arrives in chunks of 4 MB and a part line).
+ */
+const WASM_MAX_PIECE = 16 * 1024 * 1024;
 let wasmOff = false;
 /** Scanners made after this walk in JavaScript only (`false`) or in WebAssembly where it runs (`true`, the default): tests and benchmarks compare the two. */
 export function useWasmWalk(on: boolean): void {
