@@ -165,8 +165,8 @@ for (const [k, label] of [
   rows.push([`first Commits tree, ${label}: scan + classify + items (items alone)`, `${ms(e[k].firstTreeMs)} (${e[k].treeOnlyMs.toFixed(1)} ms)`]);
 for (const k of ['1k', '10k'])
   rows.push([
-    `a finished run → Commits tree updated in the real extension (no rescan), ${k === '1k' ? '1 000' : '10 000'} commits (target < 100 ms at 10 000)`,
-    ms(e[k].finishedRunToTreeMs),
+    `a finished run → Commits tree updated in the real extension (no rescan; the store's update and what the tree's event names read again), ${k === '1k' ? '1 000' : '10 000'} commits (target < 100 ms at 10 000); the whole view rebuilt, for scale`,
+    `${ms(e[k].finishedRunToTreeMs)} (${e[k].finishedRunInPlace ? 'its nodes in place' : 'the whole view'}); ${ms(e[k].wholeTreeMs)}`,
   ]);
 rows.push([
   '200 MB log: first screen / Go to First Error (line ' + e['1k'].bigLogErrorLine + ')',

@@ -96,7 +96,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   console.log('bench/editor  (real VS Code 1.100 via code-server + Chromium)');
   for (const [k, v] of Object.entries(r))
     console.log(
-      `  ${k.padEnd(6)} ${String(v.entries).padStart(6)} entries: activation ${v.activationMs.toFixed(1)} ms, first tree ${v.firstTreeMs.toFixed(0)} ms (tree items alone ${v.treeOnlyMs.toFixed(1)} ms)${v.finishedRunToTreeMs !== undefined ? `, finished run → tree ${v.finishedRunToTreeMs.toFixed(0)} ms` : ''}`,
+      `  ${k.padEnd(6)} ${String(v.entries).padStart(6)} entries: activation ${v.activationMs.toFixed(1)} ms, first tree ${v.firstTreeMs.toFixed(0)} ms (tree items alone ${v.treeOnlyMs.toFixed(1)} ms)${v.finishedRunToTreeMs !== undefined ? `, finished run → tree ${v.finishedRunToTreeMs.toFixed(0)} ms (${v.finishedRunInPlace ? 'its nodes refreshed in place' : 'the whole view refreshed'}; the whole view rebuilt ${v.wholeTreeMs.toFixed(0)} ms)` : ''}`,
     );
   if (r['1k'].bigLogFirstScreenMs !== undefined)
     console.log(
