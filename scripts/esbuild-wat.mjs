@@ -1,5 +1,6 @@
 // esbuild plugin: a `.wat` import is assembled to WebAssembly (wabt) and bundled as its bytes
-// (a Uint8Array), so the text is the only source and no binary is kept in the repository.
+// (a Uint8Array, whatever the bundle's target), so the text is the only source and no binary is
+// kept in the repository.
 import { readFile } from 'node:fs/promises';
 import wabtInit from 'wabt';
 
@@ -12,7 +13,10 @@ export const watPlugin = {
       const mod = wabt.parseWat(args.path, await readFile(args.path, 'utf8'));
       try {
         mod.validate();
-        return { contents: mod.toBinary({}).buffer, loader: 'binary' };
+        // Decoded by the module itself (atob: Node 16+, browsers): esbuild's binary loader would emit
+        // Uint8Array.fromBase64 for targets that have it, which Node 20 does not.
+        const b64 = Buffer.from(mod.toBinary({}).buffer).toString('base64');
+        return { contents: `export default Uint8Array.from(atob(${JSON.stringify(b64)}), c => c.charCodeAt(0));\n`, loader: 'js' };
       } finally {
         mod.destroy();
       }
