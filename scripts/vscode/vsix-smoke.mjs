@@ -199,6 +199,14 @@ await part('the end-to-end run on the fake H100 host', async () => {
       await page.locator('.monaco-editor .view-line', { hasText: 'server · stdout' }).first().waitFor();
       await page.screenshot({ path: path.join(shots, 'e2e-4-live-log.png') });
       await runsPane.locator('.monaco-list-row', { hasText: 'succeeded' }).first().waitFor();
+      // The document follows the run's tail until its last line is in: a Find made before that is
+      // scrolled away by the lines that follow (a CI run saw "1 of 1" with the match off screen).
+      await page.locator('.monaco-editor .view-lines').first().click();
+      await page.keyboard.press('Control+End');
+      await page
+        .locator('.monaco-editor .view-line', { hasText: /\dZ\ssucceeded\s*$/ })
+        .first()
+        .waitFor();
       // The result sits between the benchmark's phase and the runner's log: found with the editor's Find.
       await page.locator('.monaco-editor .view-lines').first().click();
       await page.keyboard.press('Control+F');
