@@ -362,36 +362,19 @@ export class LiteralScanner {
       parts[8 * q + 4] = cuts[q] + base;
       if (q > 0) this.held[q - 1].reset();
     }
-    const out = this.out,
-      idsOf = this.ids,
-      seen = this.seenOnLine,
-      found = this.lineIds;
     // A line's records: its own, then one per other accepting state reached (flag 4), all from one call.
     const drain = () => {
       const rec = new Int32Array(w.memory.buffer, RECORDS_AT, (w.exports.outAt() - RECORDS_AT) >> 2);
-      let stamp = this.lineStamp;
       for (let r = 0; r < rec.length;) {
-        const head = rec[r + 3];
-        const q = head & 3;
-        let mask = 0;
-        found.length = 0;
-        stamp = (stamp % 0xfffffffe) + 1;
+        const q = rec[r + 3] & 3;
+        this.beginLine();
         let k = r;
         do {
-          const t = rec[k + 3] >>> 3;
-          mask |= out[t];
-          for (const id of idsOf[t])
-            if (seen[id] !== stamp) {
-              seen[id] = stamp;
-              found.push(id);
-            }
+          this.hitState(rec[k + 3] >>> 3);
           k += 4;
         } while (k < rec.length && rec[k + 3] & 4);
-        this.lineStamp = stamp;
-        this.lineMask = mask;
-        if (q === 0) onLine(rec[r] - base, rec[r + 1] - base, firstLine + rec[r + 2], mask, found);
-        else this.held[q - 1].add(rec[r] - base, rec[r + 1] - base, rec[r + 2], mask, found);
-        stamp = this.lineStamp;
+        if (q === 0) onLine(rec[r] - base, rec[r + 1] - base, firstLine + rec[r + 2], this.lineMask, this.lineIds);
+        else this.held[q - 1].add(rec[r] - base, rec[r + 1] - base, rec[r + 2], this.lineMask, this.lineIds);
         r = k;
       }
       w.exports.drained(RECORDS_AT);
@@ -427,21 +410,9 @@ export class LiteralScanner {
     w.exports.drained(RECORDS_AT);
     w.exports.span4(a + base, b + base, this.maxLength);
     const rec = new Int32Array(w.memory.buffer, RECORDS_AT, (w.exports.outAt() - RECORDS_AT) >> 2);
-    const seen = this.seenOnLine,
-      stamp = this.lineStamp,
-      found = this.lineIds;
-    let mask = 0;
-    for (let r = 0; r < rec.length; r += 4) {
-      const t = rec[r + 3] >>> 3;
-      mask |= this.out[t];
-      for (const id of this.ids[t])
-        if (seen[id] !== stamp) {
-          seen[id] = stamp;
-          found.push(id);
-        }
-    }
+    for (let r = 0; r < rec.length; r += 4) this.hitState(rec[r + 3] >>> 3);
     w.exports.drained(RECORDS_AT);
-    return (this.lineMask = mask);
+    return this.lineMask;
   }
 
   /** This scanner's tables in an instance of the walk module, made once; null where WebAssembly cannot run. */
