@@ -87,8 +87,8 @@ export class Workspace {
     this.listingLater = null;
     this.listingNow = l;
   }
-  private readonly extracts = new Map<string, FileExtract>();
-  private readonly stampsNow = new Map<string, string>();
+  private extracts = new Map<string, FileExtract>();
+  private stampsNow = new Map<string, string>();
   /** Each listed file's stamp (made with the listing). */
   private get stamps(): Map<string, string> {
     void this.listing;
@@ -657,10 +657,9 @@ export class Workspace {
   }
 
   private replaceExtracts(extracts: Map<string, FileExtract>, stamps: Map<string, string>): void {
-    this.extracts.clear();
-    this.stampsNow.clear();
-    for (const [k, v] of extracts) this.extracts.set(k, v);
-    for (const [k, v] of stamps) this.stampsNow.set(k, v);
+    // Taken as they are: nothing else holds the old maps (copying 30 000 entries cost a cold load 10 ms).
+    this.extracts = extracts;
+    this.stampsNow = stamps;
   }
 
   private saveTimer: ReturnType<typeof setTimeout> | null = null;

@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import { promises as fsp, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { scan, type ScanResult } from '../../src/core/ingest';
-import { classifyRuns, category, fieldText, type Classification } from '../../src/core/classify';
+import { Classifier, classifyInput, classifyRuns, category, fieldText, type Classification } from '../../src/core/classify';
 import { isEchoLine } from '../../src/core/logs/lines';
 import { triage } from '../../src/core/compare';
 import type { Run } from '../../src/core/model';
@@ -34,6 +34,24 @@ describe('classify: the real ISO-Bench corpus [ISO-Bench data]', function () {
     const uncl = failed.filter(x => c.get(x.id)!.category === 'unclassified');
     assert.ok(uncl.length / failed.length <= 0.05, `${uncl.length}/${failed.length} unclassified: ${uncl.map(u => u.id).join(', ')}`);
     for (const run of r.runs.filter(x => x.status === 'success')) assert.ok(!c.has(run.id));
+  });
+
+  it('runs that repeat their texts are classified as each would be on its own (the texts scanned once, the context per run)', () => {
+    const classifier = new Classifier();
+    const commits = new Map(r.commits.map(x => [x.hash, x]));
+    let repeated = 0;
+    const texts = new Map<string, number>();
+    for (const run of r.runs) {
+      if (!c.has(run.id) || run.logFiles.length) continue;
+      const input = classifyInput(run, JSON.parse(read(run.provenance.file)), new Map(), commits.get(run.commit));
+      const own = classifier.classify(input);
+      assert.deepEqual(c.get(run.id), own, run.id);
+      const k = JSON.stringify([input.role, input.status, input.texts.map(t => t.text)]);
+      texts.set(k, (texts.get(k) ?? 0) + 1);
+      if (texts.get(k)! > 1 && own.strength !== 'signature') repeated++;
+    }
+    // The memo was met by runs whose result is not a signature's: their context was applied to a shared scan.
+    assert.ok(repeated >= 5, `${repeated} repeated runs without a signature`); // 6 in the corpus today
   });
 
   it('every evidence is found at its line in its file', () => {

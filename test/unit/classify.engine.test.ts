@@ -1,7 +1,8 @@
 import * as assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import * as path from 'node:path';
-import { BUILTIN_RULES, Classifier, LiteralScanner, catastrophicReason, parseRulesFile, type ClassifyInput } from '../../src/core/classify';
+import { BUILTIN_RULES, Classifier, LiteralScanner, builtinRule, catastrophicReason, parseRulesFile, type ClassifyInput } from '../../src/core/classify';
+import { RuleSchema } from '../../src/core/classify/ruleSchema';
 import { requiredLiterals } from '../../src/core/classify/literals';
 
 const input = (output: string, error = '', role: ClassifyInput['role'] = 'agent', context = ''): ClassifyInput => ({
@@ -117,6 +118,14 @@ describe('classify: engine', () => {
     assert.equal(c.evidence?.text, "KeyError: 'frobnicate'");
     const t = cl.classify({ ...input('', '', 'baseline'), status: 'timeout' });
     assert.equal(t.category, 'timeout');
+  });
+
+  it('every built-in rule is valid as the schema reads it, and read without the schema the same (a new window builds it without zod)', () => {
+    for (const s of BUILTIN_RULES) {
+      const parsed = RuleSchema.safeParse(s);
+      assert.ok(parsed.success, `${s.id}: ${parsed.success ? '' : parsed.error.message}`);
+      assert.deepEqual(builtinRule(s), parsed.data, s.id);
+    }
   });
 
   it('every built-in rule compiles and has a required literal of at least 5 characters', () => {

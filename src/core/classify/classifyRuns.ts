@@ -1,7 +1,7 @@
 import type { Commit, Run } from '../model';
 import type { ReadOptions, ScanResult } from '../ingest/scan';
 import { parseJson } from '../ingest/json';
-import { Classifier, type Classification, type ClassifyInput, type Evidence } from './engine';
+import { Classifier, type Classification, type ClassifyInput, type Evidence, type TextScan } from './engine';
 import { classifyInput } from './run';
 import { category } from './taxonomy';
 import { asBuildFailure } from './build';
@@ -36,9 +36,12 @@ export async function classifyRuns(
       (byFile.get(r.provenance.file) ?? byFile.set(r.provenance.file, []).get(r.provenance.file)!).push(r);
   }
   const out = new Map<string, Classification>();
-  // Runs whose only texts are short and repeat (the same error in many files) are classified once:
-  // a result found by a signature does not depend on the commit, only on the texts.
+  // Runs whose only texts are short and repeat (the same error in many files) are scanned once,
+  // and classified once per context rule they meet: a signature's result does not depend on the
+  // commit at all, any other on the context rule its command/model/subject matches, if any.
   const seen = new Map<string, Classification>();
+  // A scan's evidence names the file it was made from: its conclusions are moved to each run's own.
+  const scans = new Map<string, { scan: TextScan; file: string }>();
   for (const [file, runs] of byFile) {
     if (signal?.aborted) throw signal.reason ?? new Error('cancelled');
     let doc: unknown = null;
@@ -73,9 +76,29 @@ export async function classifyRuns(
     for (const r of runs) {
       const input = classifyInput(r, doc, logs, commits.get(r.commit));
       const key = memoKey(input, r);
-      const hit = key ? seen.get(key) : undefined;
-      const found = hit ? inFile(hit, r.provenance.file) : classifier.classify(input);
-      if (key && !hit && found.strength === 'signature') seen.set(key, found);
+      let found: Classification;
+      if (!key) found = classifier.classify(input);
+      else {
+        const sig = seen.get(key);
+        if (sig) found = inFile(sig, r.provenance.file);
+        else {
+          let made = scans.get(key);
+          if (!made) {
+            made = { scan: classifier.scanTexts(input), file: r.provenance.file };
+            // Bounded: a folder of distinct errors keeps no more than this many scans at once.
+            if (scans.size < MEMO_MAX) scans.set(key, made);
+          }
+          const context = classifier.contextOf(made.scan, input);
+          const withContext = `${key}\0${classifier.contextKey(context)}`;
+          const hit = seen.get(withContext);
+          if (hit) found = inFile(hit, r.provenance.file);
+          else {
+            found = classifier.conclude(made.scan, input, context);
+            if (made.file !== r.provenance.file) found = inFile(found, r.provenance.file);
+          }
+          if (!hit && seen.size < MEMO_MAX) seen.set(found.strength === 'signature' ? key : withContext, found);
+        }
+      }
       const mine = r.logFiles.map(f => notes.get(f)).filter((n): n is string => !!n);
       const c = mine.length ? { ...found, notes: mine } : found;
       if (r.source === BUILD_SOURCE) {
@@ -97,6 +120,9 @@ export async function classifyRuns(
   return out;
 }
 
+/** At most this many texts' scans and classifications are kept for runs that repeat them. */
+const MEMO_MAX = 4096;
+
 /** The texts of a run as a key, when they are all short and from its own result file; null otherwise. */
 function memoKey(input: ClassifyInput, r: Run): string | null {
   if (r.logFiles.length) return null;
@@ -110,7 +136,12 @@ function memoKey(input: ClassifyInput, r: Run): string | null {
 
 /** A classification made for another file's identical texts, its evidence pointed at this file. */
 function inFile(c: Classification, file: string): Classification {
-  const move = <T extends { evidence: Evidence | null }>(f: T): T => (f.evidence ? { ...f, evidence: { ...f.evidence, file } } : f);
+  const at = (e: Evidence): Evidence => ({ ...e, file });
+  const move = <T extends { evidence: Evidence | null; candidates?: Evidence[] }>(f: T): T => ({
+    ...f,
+    evidence: f.evidence && at(f.evidence),
+    ...(f.candidates ? { candidates: f.candidates.map(at) } : {}),
+  });
   return { ...move(c), findings: c.findings.map(move) };
 }
 

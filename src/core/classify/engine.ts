@@ -1,6 +1,6 @@
 import type { Role, RunStatus } from '../model';
 import { category, type Fixability, type Group } from './taxonomy';
-import { RuleSchema, type Rule } from './ruleSchema';
+import type { Rule, RuleSpec } from './ruleSchema';
 import { BUILTIN_RULES } from './rules';
 import { linearMatcher, nativeMatcher, type Match, type Matcher } from './matcher';
 import { isChildProcessLine, isErrorForm, isNoise } from '../logs/lines';
@@ -192,6 +192,20 @@ function render(template: string, groups: Array<string | undefined>): string {
  * the earliest other line. Echoed fix announcements, docker-pull chatter and progress bars are
  * never evidence.
  */
+/** A run's texts, scanned (opaque: see Classifier.scanTexts). */
+export type TextScan = { readonly role: Role | null };
+/** A context rule and its match on a run's command/model/subject. */
+export type ContextHit = { readonly r: CompiledRule; readonly m: Match };
+
+/**
+ * A built-in rule as the schema reads it (its one default filled in). The schema itself is not run
+ * at each start, a sixth of building a classifier in a fresh window: a unit test holds every
+ * built-in rule to it (`builtinRule(s)` equals `RuleSchema.parse(s)`).
+ */
+export function builtinRule(s: RuleSpec): Rule {
+  return { ...s, strength: s.strength ?? 'signature' } as Rule;
+}
+
 export class Classifier {
   private readonly rules: CompiledRule[];
   /** Literals every built-in line match must contain (case-folded); lines without one are skipped. */
@@ -222,7 +236,7 @@ export class Classifier {
     this.threshold = opts.learnedThreshold ?? LEARNED_THRESHOLD;
     this.features = !!opts.features;
     this.only = opts.only;
-    const builtin = BUILTIN_RULES.map(s => compileRule(RuleSchema.parse(s), false));
+    const builtin = BUILTIN_RULES.map(s => compileRule(builtinRule(s), false));
     const user = (opts.userRules ?? []).map(r => compileRule(r, true));
     this.rules = [...user, ...builtin]; // user rules win ties on the same line
     // The prefilter looks for the literals every match must contain (see literals.ts).
@@ -286,30 +300,52 @@ export class Classifier {
   }
 
   classify(input: ClassifyInput): Classification {
+    const scan = this.scanTexts(input);
+    return this.conclude(scan, input, this.contextOf(scan, input));
+  }
+
+  /**
+   * The first step of `classify`: the scan of a run's texts, which depends on its role, status and
+   * texts only. Runs whose texts are the same (one error string in a thousand files) share it, and
+   * each is concluded with its own context (`contextOf`, `conclude`).
+   */
+  scanTexts(input: ClassifyInput): TextScan {
     const state = new ScanState(input.role, this.userBudgetMs, this.budgetReports);
     let order = 0;
     for (const t of input.texts) {
       this.scanText(t.text, 1, t.source, t.scope, input.role, state, order);
       order += 1;
     }
-    this.infer(input.context, input.role, state);
-    return this.decide(input, state);
+    return state;
+  }
+
+  /** The context rule a run's command/model/subject matches, given its texts' scan (null when the texts name a root cause). */
+  contextOf(scan: TextScan, input: Pick<ClassifyInput, 'context' | 'role'>): ContextHit | null {
+    return this.infer(input.context, input.role, scan as ScanState);
+  }
+
+  /** What the context adds to a conclusion, as a key: runs with one texts' scan and one key are classified alike. */
+  contextKey(hit: ContextHit | null): string {
+    return hit ? `${hit.r.rule.id}\0${render(hit.r.rule.description, hit.m.groups)}` : '';
+  }
+
+  /** The classification of a run from its texts' scan and its context rule (the scan is not changed: it may serve other runs). */
+  conclude(scan: TextScan, input: ClassifyInput, context: ContextHit | null): Classification {
+    return this.decide(input, scan as ScanState, context);
   }
 
   /** Context rules look only at the command/model/subject, and only when the texts name no root cause. */
-  private infer(context: string, role: Role | null, state: ScanState): void {
-    if (state.hasSignature || !context) return;
+  private infer(context: string, role: Role | null, state: ScanState): ContextHit | null {
+    if (state.hasSignature || !context) return null;
     for (const r of this.rules) {
       if (r.rule.strength !== 'context' || !appliesToRole(r, role)) continue;
       for (const ind of r.inds) {
         if (ind.scope !== 'context') continue;
         const m = ind.m.exec(context);
-        if (m) {
-          state.context = { r, m };
-          return;
-        }
+        if (m) return { r, m };
       }
     }
+    return null;
   }
 
   /**
@@ -337,8 +373,7 @@ export class Classifier {
       /** A line with one of STRUCTURE_LITERALS: read for tracebacks, error codes, statuses (bounded). */
       structureLine: (text: string, no: number) => state.structure.line(text, no, source),
       end: (status: RunStatus = 'failed', context = '') => {
-        this.infer(context, role, state);
-        return this.decide({ role, status, texts: [], context }, state);
+        return this.decide({ role, status, texts: [], context }, state, this.infer(context, role, state));
       },
     };
   }
@@ -515,7 +550,7 @@ export class Classifier {
     }
   }
 
-  private decide(input: ClassifyInput, s: ScanState): Classification {
+  private decide(input: ClassifyInput, s: ScanState, context: ContextHit | null): Classification {
     const findings: Finding[] = [];
     const add = (f: Finding) => {
       if (!findings.some(x => x.category === f.category && x.cause === f.cause)) findings.push(f);
@@ -553,8 +588,8 @@ export class Classifier {
     const structure = findings.length || this.only === 'learned' ? null : decideStructure(st);
     const strong = structure?.all.filter(f => !f.weak) ?? [];
     for (const f of strong) add({ category: f.category, cause: f.cause, description: f.description, rule: f.id, strength: 'structure', evidence: f.evidence });
-    if (s.context && !this.only) {
-      const { r, m } = s.context;
+    if (context && !this.only) {
+      const { r, m } = context;
       add(findingOfRule(r.rule, render(r.rule.description, m.groups), 'context', null));
     }
     if (generic) add(findingOf(generic, 'generic'));
@@ -687,7 +722,6 @@ class ScanState {
   /** Per category, the best signature hit: an error-form line before any other, then the earliest. */
   private readonly byCategory = new Map<string, Hit>();
   generic: Hit | null = null;
-  context: { r: CompiledRule; m: Match } | null = null;
   vllmVersion: string | null = null;
   /** The last CUDA graph capture progress line, while capture has not finished. */
   capture: Evidence | null = null;

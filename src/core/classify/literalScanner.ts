@@ -44,8 +44,15 @@ export class LiteralScanner {
     const shift = Math.max(1, Math.ceil(Math.log2(classes)));
     const stride = 1 << shift;
     // The trie, in a flat table over classes (a child is never the root, so 0 is "no edge"), with
-    // each state's groups and the ids of the literals that end there (none for most states).
+    // each state's groups and the ids of the literals that end there (none for most states). Each
+    // state's children are also chained (first child, next sibling), so the passes below visit
+    // edges, not every class of every state: built cold, at a window's first scan, this is most of
+    // the cost.
     const go = new Int32Array((bytesInAll + 1) * stride);
+    const states = bytesInAll + 1;
+    const firstChild = new Int32Array(states);
+    const sibling = new Int32Array(states);
+    const edgeClass = new Int32Array(states);
     const out: number[] = [0];
     const ids: number[][] = [NO_IDS];
     let n = 1;
@@ -60,12 +67,16 @@ export class LiteralScanner {
         let st = 0;
         longest = Math.max(longest, bytes.length);
         for (const b of bytes) {
-          let t = go[st * stride + cls[b]];
+          const c = cls[b];
+          let t = go[st * stride + c];
           if (t === 0) {
             t = n++;
             out.push(0);
             ids.push(NO_IDS);
-            go[st * stride + cls[b]] = t;
+            go[st * stride + c] = t;
+            edgeClass[t] = c;
+            sibling[t] = firstChild[st];
+            firstChild[st] = t;
           }
           st = t;
         }
@@ -73,42 +84,44 @@ export class LiteralScanner {
         ids[st] = [...ids[st], id++];
       }
     });
-    // Breadth first: a state's row is its failure state's row (complete: that state is shallower)
-    // with its own edges over it. Class 0 (no literal's byte) and the newline stay at the root.
-    const delta = new Int32Array(n * stride);
+    // Breadth first, failure links along the trie's own edges; a state's groups and ids gain its
+    // failure state's (shallower, so already complete).
     const fail = new Int32Array(n);
     const queue = new Int32Array(n);
     let tail = 1;
     for (let qi = 0; qi < tail; qi++) {
       const st = queue[qi];
-      const row = st * stride;
       if (st !== 0) {
-        delta.copyWithin(row, fail[st] * stride, fail[st] * stride + stride);
         out[st] |= out[fail[st]];
         if (ids[fail[st]].length) ids[st] = [...ids[st], ...ids[fail[st]]];
       }
-      for (let c = 1; c < newline; c++) {
-        const t = go[row + c];
-        if (t === 0) continue;
-        fail[t] = st === 0 ? 0 : delta[fail[st] * stride + c];
+      for (let t = firstChild[st]; t !== 0; t = sibling[t]) {
+        const c = edgeClass[t];
+        let f = st === 0 ? -1 : fail[st];
+        while (f > 0 && go[f * stride + c] === 0) f = fail[f];
+        fail[t] = f < 0 ? 0 : go[f * stride + c];
         queue[tail++] = t;
-        delta[row + c] = t;
       }
     }
-    // Pre-multiplied next states; an accepting state is stored as -(state + 1) so the hot loop is
-    // one class load, one table load and one sign test per byte. No literal contains a newline:
-    // its transition from every state is -1 (the root, "accepting"), so lines are counted by the
-    // slow path, never by a search per line.
-    const pm = delta;
-    for (let st = 0; st < n; st++) {
+    // Then each row in the same order, in place: its failure state's finished row (shallower)
+    // with its own edges over it. Class 0 (no literal's byte) and the newline stay at the root.
+    // Next states are pre-multiplied and an accepting state stored as -(state + 1), so the hot
+    // loop is one class load, one table load and one sign test per byte. No literal contains a
+    // newline: its transition from every state is NEWLINE (the slow path counts lines, never a
+    // search per line).
+    const step = (t: number) => (out[t] !== 0 ? -(t + 1) : t << shift);
+    const pm = go;
+    for (let qi = 0; qi < tail; qi++) {
+      const st = queue[qi];
       const row = st * stride;
-      for (let c = 0; c < newline; c++) {
-        const t = pm[row + c];
-        pm[row + c] = out[t] !== 0 ? -(t + 1) : t << shift;
+      if (st === 0) for (let c = 0; c < newline; c++) pm[c] = step(pm[c]);
+      else {
+        pm.copyWithin(row, fail[st] * stride, fail[st] * stride + stride);
+        for (let t = firstChild[st]; t !== 0; t = sibling[t]) pm[row + edgeClass[t]] = step(t);
       }
       pm[row + newline] = NEWLINE;
     }
-    this.delta = pm;
+    this.delta = pm.subarray(0, n * stride);
     this.out = Int32Array.from(out);
     this.ids = ids;
     this.count = id;
