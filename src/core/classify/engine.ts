@@ -241,12 +241,12 @@ export class Classifier {
     this.rules = [...user, ...builtin]; // user rules win ties on the same line
     // The prefilter looks for the literals every match must contain (see literals.ts).
     const lits = new Set<string>();
+    // Each line pattern's literals, as compileRule found them (lower case).
     for (const r of builtin)
-      for (const ind of r.rule.indications) {
+      for (const ind of r.inds) {
         if (ind.multiline || ind.scope === 'context') continue;
-        const req = requiredLiterals(ind.pattern);
-        if (!req) throw new Error(`built-in rule ${r.rule.id}: pattern has no required literal: ${ind.pattern}`);
-        for (const l of req) lits.add(l.toLowerCase());
+        if (!ind.lits) throw new Error(`built-in rule ${r.rule.id}: pattern has no required literal: ${ind.m.source}`);
+        for (const l of ind.lits) lits.add(l);
       }
     for (const l of FACT_LITERALS) lits.add(l);
     this.literals = [...lits];
