@@ -527,6 +527,8 @@ export function aiperfExport({
   osl = 128,
   errors = 0,
   old = false,
+  /** AIPerf 0.10's export (schema_version 1.3): the whole config as `phases` and `datasets`, HTTP trace and identity keys. */
+  v010 = false,
   speed = 1,
 } = {}) {
   const reqs = simulateRequests({ seed, n: requestCount, inputLen: isl, outputLen: osl, failed: errors, error: 'Internal Server Error', speed });
@@ -582,6 +584,56 @@ export function aiperfExport({
     start_time: '2026-01-12T10:00:00.000000',
     end_time: `2026-01-12T10:00:${String(Math.min(59, Math.floor(duration))).padStart(2, '0')}.000000`,
   };
+  if (v010) {
+    // As AIPerf 0.10.0 writes it (key for key, seen in its users' exports of 2026): identity first,
+    // the config in full (warm-up and profiling phases, datasets, models), the client's HTTP trace.
+    const out = ok.reduce((a, q) => a + q.output, 0);
+    Object.assign(tags, {
+      time_to_first_output_token: tags.time_to_first_token,
+      http_req_duration: tags.request_latency,
+      http_req_waiting: tags.time_to_first_token,
+      http_req_connection_reused: { unit: 'requests', avg: ok.length },
+      total_token_throughput: { unit: 'tokens/sec', avg: (out + ok.reduce((a, q) => a + q.input, 0)) / duration },
+      e2e_output_token_throughput: stat(
+        ok.map(q => q.output / q.latency),
+        'tokens/sec/user',
+      ),
+      prefill_throughput_per_user: stat(
+        ok.map(q => q.input / q.ttft),
+        'tokens/sec/user',
+      ),
+      osl_mismatch_count: { unit: 'requests', avg: 0 },
+    });
+    const json = {
+      schema_version: '1.3',
+      aiperf_version: '0.10.0',
+      benchmark_id: 'b504c61e9d17',
+      ...tags,
+      telemetry_data: null,
+      input_config: {
+        models: { items: [{ name: model }] },
+        endpoint: { urls: ['http://localhost:8000'], type: 'chat', streaming: true },
+        datasets: [{ name: 'main', type: 'public', dataset: 'sharegpt', entries: requestCount, random_seed: 42 }],
+        phases: [
+          { name: 'warmup', type: 'concurrency', exclude_from_results: true, requests: concurrency, concurrency },
+          { name: 'profiling', type: 'concurrency', requests: requestCount, concurrency },
+        ],
+        artifacts: { dir: '/work/results', records: ['jsonl'], auto_plot: false, plot_required: false },
+        tokenizer: { name: model },
+      },
+      run_info: {
+        benchmark_id: 'b504c61e9d17',
+        random_seed: 42,
+        trial: 0,
+        cli_command: `aiperf profile --model '${model}' --endpoint-type 'chat' --streaming --concurrency ${concurrency} --request-count ${requestCount}`,
+      },
+      was_cancelled: false,
+      error_summary: body.error_summary,
+      start_time: body.start_time,
+      end_time: body.end_time,
+    };
+    return { json, jsonl: '' };
+  }
   const json = old
     ? { records: Object.fromEntries(Object.entries(tags).map(([k, v]) => [k, { tag: k, header: k, ...v, count: ok.length }])), ...body }
     : { ...tags, ...body };

@@ -115,6 +115,11 @@ describe('result files of the field’s tools (standalone detectors)', () => {
       const r = only(await scanOf({ [`${C}/baseline/b.json`]: j(vllmServeCli({ numPrompts: 30, failed: 30, detailed: true, error: 'Not Found' })) }));
       assert.equal(r.status, 'failed');
       assert.match(r.error!, /^All 30 requests failed \(failed\); first error: Not Found$/);
+      // vllm bench serve writes its figures as 0.0 then: they measured nothing, and are not kept as figures.
+      const doc = JSON.parse(j(vllmServeCli({ numPrompts: 30, failed: 30, error: 'Not Found' })));
+      assert.equal(doc.completed, 0);
+      assert.deepEqual(r.metrics, {});
+      assert.equal(r.counts.failed_requests, 30);
     });
 
     it('--append-result (one compact object per line, no trailing newline): one attempt per object, each with its own id', async () => {
@@ -145,6 +150,28 @@ describe('result files of the field’s tools (standalone detectors)', () => {
       assert.deepEqual(unread(r), []);
       assert.equal(r.workload!.burstiness.value, '0.5');
       assert.equal(r.workload!.request_rate.value, '10');
+    });
+
+    it('a copy trimmed to its latency figures (no completed, duration or throughput) is read, saying the request counts are not known', async () => {
+      const full = JSON.parse(j(vllmServeScript2025({ requestRate: 1 }))) as Record<string, unknown>;
+      const keep = /^(date|backend|model_id|tokenizer_id|num_prompts|request_rate|burstiness|max_concurrency|(mean|median|std|p99)_(ttft|tpot|itl)_ms)$/;
+      const trimmed = Object.fromEntries(Object.entries(full).filter(([k]) => keep.test(k)));
+      assert.equal(trimmed.completed, undefined);
+      const r = only(await scanOf({ [`${C}/human/serving_llama8B_tp1_sharegpt_qps_1.json`]: JSON.stringify(trimmed) }));
+      assert.equal(r.provenance.schema, 'vllm-serve');
+      assert.equal(r.status, 'success');
+      assert.equal(r.failedRequests, undefined, 'not taken for every request failed');
+      assert.equal(r.metrics.ttft_mean_ms, full.mean_ttft_ms);
+      assert.ok(
+        r.problems.some(p => p.field === 'completed' && /not known/.test(p.message)),
+        JSON.stringify(r.problems),
+      );
+    });
+
+    it('a vllm bench sweep run names its repeat: a label, not an unknown key', async () => {
+      const r = only(await scanOf({ [`${C}/human/run=0.json`]: j({ ...JSON.parse(j(vllmServeCli({ numPrompts: 8 }))), run_number: 0 }) }));
+      assert.equal(r.labels?.run_number, '0');
+      assert.deepEqual(unread(r), []);
     });
 
     it('vllm bench throughput / latency --output-json (throughput.py @ 1a91bc2d, latency.py @ 00cae075)', async () => {
@@ -191,6 +218,38 @@ describe('result files of the field’s tools (standalone detectors)', () => {
       assert.equal(b.samples!.ttft_mean_ms.length, 96);
       const r0 = await scanOf({ [`${C}/agent/claude/x.jsonl`]: pyJson(sglangLine({ rangeRatio: 0 })) });
       assert.equal(r0.runs[0].workload!.input_len.value, '1–1024', 'SGLang’s default ratio 0 draws from 1 to L');
+    });
+
+    it('the 2024 client (bench_serving.py of July 2024: no dataset_name) is read, saying the dataset is not known; a server_info names the model', async () => {
+      // The result dict of that client, key for key: backend, request_rate, totals, e2e/TTFT/ITL, output throughput, random_* lengths, duration, completed.
+      const early = {
+        backend: 'sglang',
+        request_rate: Infinity,
+        total_input_tokens: 342460,
+        total_output_tokens: 218257,
+        total_output_tokens_retokenized: 136382,
+        mean_e2e_latency_ms: 2531.6,
+        median_e2e_latency_ms: 1017.1,
+        median_ttft_ms: 978.3,
+        median_itl_ms: 0.0,
+        output_throughput: 818.5,
+        random_input_len: 1024,
+        random_output_len: 128,
+        random_range_ratio: 0.0,
+        duration: 266.7,
+        completed: 996,
+      };
+      const res = await scanOf({ [`${C}/baseline/sglang_1107_1000_1024_128.jsonl`]: pyJson(early) + '\n' });
+      const r = only(res);
+      assert.equal(r.provenance.schema, 'sglang-serve');
+      assert.equal(r.metrics.ttft_median_ms, 978.3);
+      assert.equal(r.metrics.output_throughput_tok_s, 818.5);
+      assert.equal(r.workload!.dataset, undefined, 'no dataset is guessed');
+      assert.equal(r.workload!.input_len, undefined, 'random_* are written whatever the dataset: not read as lengths without it');
+      assert.ok(r.problems.some(p => p.field === 'dataset_name' && /not known/.test(p.message)));
+      assert.deepEqual(unread(r), []);
+      const modern = { ...sglangLine({ seed: 3 }), server_info: { model_path: 'meta-llama/Llama-3.1-8B-Instruct', tp_size: 1 } };
+      assert.equal(only(await scanOf({ [`${C}/human/s.jsonl`]: pyJson(modern) + '\n' })).model, 'meta-llama/Llama-3.1-8B-Instruct');
     });
   });
 
@@ -244,6 +303,42 @@ describe('result files of the field’s tools (standalone detectors)', () => {
       const old = only(await scanOf({ [`${C}/agent/aiperf/old/profile_export_aiperf.json`]: JSON.stringify(aiperfExport({ old: true }).json) }));
       assert.equal(old.metrics.ttft_mean_ms, (aiperfExport({ old: true }).json as any).records.ttft.avg, 'v0.1.1 named TTFT ttft, under records');
       assert.deepEqual(unread(old), []);
+    });
+
+    it('AIPerf 0.10 (schema_version 1.3): the load from the measured phase, the dataset and model as written, its new keys read or ignored by name', async () => {
+      const { json } = aiperfExport({ v010: true, concurrency: 16, requestCount: 96 });
+      const r = only(await scanOf({ [`${C}/human/aiperf/profile_export_aiperf.json`]: JSON.stringify(json, null, 2) }));
+      assert.equal(r.provenance.schema, 'aiperf');
+      const w = Object.fromEntries(Object.entries(r.workload!).map(([k, v]) => [k, `${v.value} (${v.from})`]));
+      assert.equal(w.max_concurrency, '16 (input_config.phases.1.concurrency)', 'the profiling phase, not the warm-up');
+      assert.equal(w.num_prompts, '96 (input_config.phases.1.requests)');
+      assert.equal(w.dataset, 'sharegpt (input_config.datasets.0.dataset)');
+      assert.equal(w.endpoint, 'chat (input_config.endpoint.type)');
+      assert.equal(w.input_len, undefined, 'a public dataset has the lengths it has: no default length is made up');
+      assert.equal(r.model, 'facebook/opt-125m');
+      assert.equal(r.metrics.total_throughput_tok_s, (json as any).total_token_throughput.avg);
+      assert.equal(r.labels?.aiperf_version, '0.10.0');
+      assert.deepEqual(unread(r), []);
+      // A phase this reader does not know is said, and its load left unread rather than guessed.
+      const odd = structuredClone(json) as any;
+      odd.input_config.phases[1] = { name: 'profiling', type: 'fixed_schedule', requests: 96 };
+      const o = only(await scanOf({ [`${C}/human/aiperf/profile_export_aiperf.json`]: JSON.stringify(odd) }));
+      assert.equal(o.workload!.max_concurrency, undefined);
+      assert.ok(
+        o.problems.some(p => p.field === 'input_config.phases.1.type' && /not known/.test(p.message)),
+        JSON.stringify(o.problems),
+      );
+    });
+
+    it('an older export that leaves a setting out: its AIPerf default, said to be one', async () => {
+      const a = aiperfExport({ requestCount: 10 }).json as any;
+      delete a.input_config.loadgen.request_count;
+      delete a.input_config.input.prompt.input_tokens;
+      const r = only(await scanOf({ [`${C}/human/aiperf/profile_export_aiperf.json`]: JSON.stringify(a) }));
+      assert.equal(r.workload!.num_prompts.value, '10');
+      assert.match(r.workload!.num_prompts.from, /^AIPerf's default \(input_config\.loadgen\.request_count not written\)$/);
+      assert.match(r.workload!.input_len.from, /^AIPerf's default/);
+      assert.equal(r.workload!.max_concurrency.from, 'input_config.loadgen.concurrency');
     });
   });
 

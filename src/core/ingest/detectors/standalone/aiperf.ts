@@ -44,8 +44,30 @@ const TAGS: Record<string, Target> = {
   max_response_timestamp: { ignore: 'last response time' },
   good_request_count: { ignore: 'requests within the goodput targets (goodput is compared)' },
   benchmark_token_count: { ignore: 'v0.1.1 token count (the totals are compared)' },
+  // Keys of AIPerf 0.10 (schema_version 1.3, seen in its users' exports).
+  total_token_throughput: { metric: 'total_throughput_tok_s' },
+  time_to_first_output_token: { ignore: 'the wait for the first token after any reasoning (TTFT is compared)' },
+  e2e_output_token_throughput: { ignore: 'output tokens per second of each request over its whole latency (output throughput is compared)' },
+  prefill_throughput_per_user: { ignore: 'input tokens per second of TTFT, per request (TTFT is compared)' },
+  osl_mismatch_diff_pct: { ignore: 'how far each output length fell from the one asked (the output tokens recorded are compared)' },
+  osl_mismatch_count: { ignore: 'requests whose output length was not the one asked (the output tokens recorded are compared)' },
 };
-const OTHER_KEYS = new Set(['input_config', 'was_cancelled', 'error_summary', 'start_time', 'end_time', 'records', 'telemetry_data']);
+/** The client's HTTP trace of each request (`http_req_*`): parts of a request's latency, which is compared whole. */
+const HTTP_TRACE = /^http_req_[a-z_]+$/;
+const OTHER_KEYS = new Set([
+  'input_config',
+  'was_cancelled',
+  'error_summary',
+  'start_time',
+  'end_time',
+  'records',
+  'telemetry_data',
+  // Identity of the export and of the run (AIPerf 0.10): read for labels, compared nowhere.
+  'schema_version',
+  'aiperf_version',
+  'benchmark_id',
+  'run_info',
+]);
 
 /** Factor from a display unit to ms (time), or 1 for rates and counts; null for a unit we do not know. */
 function toMs(unit: unknown): number | null {
@@ -67,6 +89,7 @@ const STATS: Record<string, number> = { p1: 1, p5: 5, p10: 10, p25: 25, p50: 50,
 
 function readTag(r: Reading, tag: string, m: unknown, at: string): void {
   const t = TAGS[tag];
+  if (!t && HTTP_TRACE.test(tag)) return;
   if (!t) {
     r.problems.push({ field: at, message: 'metric not known to this reader: not read' });
     return;
@@ -104,31 +127,91 @@ function readTag(r: Reading, tag: string, m: unknown, at: string): void {
 /** The workload from `input_config` (only what the user set is written: AIPerf's defaults filled in). */
 function settings(r: Reading, c: unknown): string | null {
   if (!isObj(c)) return null;
+  if (Array.isArray(c.phases) || Array.isArray(c.datasets)) return phasedSettings(r, c);
   const ep = isObj(c.endpoint) ? c.endpoint : {};
   const lg = isObj(c.loadgen) ? c.loadgen : {};
   const input = isObj(c.input) ? c.input : {};
   const prompt = isObj(input.prompt) ? input.prompt : {};
   const num = (o: Obj, k: string) => (typeof o[k] === 'number' && Number.isFinite(o[k] as number) ? (o[k] as number) : null);
   const models = Array.isArray(ep.model_names) ? ep.model_names.filter((x): x is string => typeof x === 'string') : [];
-  setWorkload(r, 'endpoint', str(ep.type) ?? 'chat', 'input_config.endpoint.type');
-  setWorkload(r, 'streaming', ep.streaming === true ? 'yes' : 'no', 'input_config.endpoint.streaming');
+  // A value the file leaves out is AIPerf's default (before 0.10 only what the user set is written), and says so.
+  const from = (o: Obj, k: string, at: string) => (k in o ? at : `AIPerf's default (${at} not written)`);
+  setWorkload(r, 'endpoint', str(ep.type) ?? 'chat', from(ep, 'type', 'input_config.endpoint.type'));
+  setWorkload(r, 'streaming', ep.streaming === true ? 'yes' : 'no', from(ep, 'streaming', 'input_config.endpoint.streaming'));
   const rate = num(lg, 'request_rate');
   const conc = num(lg, 'concurrency');
-  setWorkload(r, 'request_rate', rate !== null ? workloadNumber(rate) : 'inf', 'input_config.loadgen.request_rate');
-  if (rate !== null) setWorkload(r, 'burstiness', lg.request_rate_mode === 'constant' ? 'inf' : '1', 'input_config.loadgen.request_rate_mode');
-  setWorkload(r, 'max_concurrency', conc !== null ? workloadNumber(conc) : rate !== null ? 'none' : '1', 'input_config.loadgen.concurrency');
+  setWorkload(r, 'request_rate', rate !== null ? workloadNumber(rate) : 'inf', from(lg, 'request_rate', 'input_config.loadgen.request_rate'));
+  if (rate !== null)
+    setWorkload(r, 'burstiness', lg.request_rate_mode === 'constant' ? 'inf' : '1', from(lg, 'request_rate_mode', 'input_config.loadgen.request_rate_mode'));
+  setWorkload(
+    r,
+    'max_concurrency',
+    conc !== null ? workloadNumber(conc) : rate !== null ? 'none' : '1',
+    from(lg, 'concurrency', 'input_config.loadgen.concurrency'),
+  );
   if (num(lg, 'benchmark_duration') === null)
-    setWorkload(r, 'num_prompts', workloadNumber(num(lg, 'request_count') ?? 10), 'input_config.loadgen.request_count');
+    setWorkload(r, 'num_prompts', workloadNumber(num(lg, 'request_count') ?? 10), from(lg, 'request_count', 'input_config.loadgen.request_count'));
   const tokens = (o: unknown, dflt: number | null) => {
     if (!isObj(o)) return dflt === null ? null : String(dflt);
     const mean = num(o, 'mean') ?? dflt;
     const sd = num(o, 'stddev') ?? 0;
     return mean === null ? null : sd > 0 ? `${workloadNumber(mean)} ± ${workloadNumber(sd)}` : lengthRange(mean, mean);
   };
-  setWorkload(r, 'input_len', tokens(prompt.input_tokens, 550), 'input_config.input.prompt.input_tokens.mean');
+  const isl = isObj(prompt.input_tokens) ? prompt.input_tokens : {};
+  setWorkload(r, 'input_len', tokens(prompt.input_tokens, 550), from(isl, 'mean', 'input_config.input.prompt.input_tokens.mean'));
   setWorkload(r, 'output_len', tokens(prompt.output_tokens, null), 'input_config.input.prompt.output_tokens.mean');
-  setWorkload(r, 'dataset', str(input.file) ?? str(input.custom_dataset_type) ?? 'synthetic', 'input_config.input');
+  const file = str(input.file) ? 'file' : str(input.custom_dataset_type) ? 'custom_dataset_type' : null;
+  setWorkload(
+    r,
+    'dataset',
+    str(input.file) ?? str(input.custom_dataset_type) ?? 'synthetic',
+    file ? `input_config.input.${file}` : `AIPerf's default (input_config.input names no dataset)`,
+  );
   return models[0] ?? null;
+}
+
+/**
+ * The workload of AIPerf 0.10's `input_config` (schema_version 1.3): `phases` (warm-up and
+ * profiling, each with its load) and `datasets`, written in full. Only what is written is read:
+ * no default of another layout is filled in, and what cannot be read is said.
+ */
+function phasedSettings(r: Reading, c: Obj): string | null {
+  const ep = isObj(c.endpoint) ? c.endpoint : {};
+  const num = (o: Obj, k: string) => (typeof o[k] === 'number' && Number.isFinite(o[k] as number) ? (o[k] as number) : null);
+  if (typeof ep.type === 'string') setWorkload(r, 'endpoint', ep.type, 'input_config.endpoint.type');
+  if (typeof ep.streaming === 'boolean') setWorkload(r, 'streaming', ep.streaming ? 'yes' : 'no', 'input_config.endpoint.streaming');
+  const phases = (Array.isArray(c.phases) ? c.phases : []).map((p, i) => ({ p, i })).filter((x): x is { p: Obj; i: number } => isObj(x.p));
+  const measured = phases.filter(x => x.p.exclude_from_results !== true);
+  if (measured.length !== 1)
+    r.problems.push({
+      field: 'input_config.phases',
+      message: `${measured.length} phases are measured (not excluded from results): the load is not read from them`,
+    });
+  else {
+    const { p, i } = measured[0];
+    const at = `input_config.phases.${i}`;
+    const conc = num(p, 'concurrency');
+    const rate = num(p, 'request_rate') ?? num(p, 'rate');
+    if (p.type === 'concurrency' && conc !== null) {
+      setWorkload(r, 'max_concurrency', workloadNumber(conc), `${at}.concurrency`);
+      setWorkload(r, 'request_rate', 'inf', `${at}.type`);
+    } else if (rate !== null) {
+      setWorkload(r, 'request_rate', workloadNumber(rate), `${at}.${'request_rate' in p ? 'request_rate' : 'rate'}`);
+      if (conc !== null) setWorkload(r, 'max_concurrency', workloadNumber(conc), `${at}.concurrency`);
+    } else r.problems.push({ field: `${at}.type`, message: `phase type ${JSON.stringify(p.type)} is not known to this reader: its load is not read` });
+    const requests = num(p, 'requests');
+    if (requests !== null) setWorkload(r, 'num_prompts', workloadNumber(requests), `${at}.requests`);
+  }
+  const sets = (Array.isArray(c.datasets) ? c.datasets : []).filter(isObj);
+  const main = sets.find(d => d.name === 'main') ?? sets[0];
+  if (main) {
+    const at = `input_config.datasets.${sets.indexOf(main)}`;
+    const name = str(main.dataset) ?? str(main.file) ?? str(main.path) ?? (main.type === 'synthetic' ? 'synthetic' : null);
+    if (name) setWorkload(r, 'dataset', name, `${at}.${main.dataset ? 'dataset' : main.file ? 'file' : main.path ? 'path' : 'type'}`);
+    else r.problems.push({ field: at, message: 'names no dataset this reader knows: the dataset is not read' });
+  }
+  const models = isObj(c.models) && Array.isArray(c.models.items) ? c.models.items.filter(isObj).map(m => str(m.name)) : [];
+  return models.find((m): m is string => !!m) ?? null;
 }
 
 export const AIPERF: Detector = {
@@ -146,6 +229,7 @@ export const AIPERF: Detector = {
     }
     if (old) for (const k of Object.keys(v)) if (!OTHER_KEYS.has(k)) r.problems.push({ field: k, message: 'key not known to this reader: not read' });
     const model = settings(r, v.input_config);
+    if (typeof v.aiperf_version === 'string') r.labels.aiperf_version = v.aiperf_version.slice(0, 40);
     const errs = Array.isArray(v.error_summary) ? v.error_summary.filter(isObj) : [];
     const errCount = r.metrics.counts.failed_requests ?? errs.reduce((a, e) => a + (typeof e.count === 'number' ? e.count : 0), 0);
     const firstErr = errs.map(e => (isObj(e.error_details) ? str(e.error_details.message) : null)).find(Boolean) ?? null;

@@ -51,10 +51,11 @@ export function standaloneDraft(ctx: DetectContext, schema: SchemaId, r: Reading
     originalStatus: f ? `${init.completed ?? '?'} completed, ${f.failed} failed` : status === 'success' ? 'completed' : 'no metrics',
     status,
   });
-  // Field by field (no spreads): thousands of drafts a scan, each a handful of plain stores.
-  d.metrics = r.metrics.metrics;
+  // Field by field (no spreads): thousands of drafts a scan, each a handful of plain stores. A
+  // result whose every request failed measured nothing: the zeros its tool wrote are not figures.
+  d.metrics = allFailed ? {} : r.metrics.metrics;
   d.counts = r.metrics.counts;
-  d.metricFields = r.metrics.fields;
+  d.metricFields = allFailed ? [] : r.metrics.fields;
   d.problems = r.metrics.problems;
   d.error = error;
   d.errorField = error ? (init.stopped ? 'was_cancelled' : allFailed ? f!.field : null) : null;

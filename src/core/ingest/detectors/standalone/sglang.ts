@@ -29,7 +29,7 @@ const KEYS: KeyTable = {
   mooncake_num_rounds: { ignore: 'Mooncake trace replay settings (the mooncake datasets only)' },
   mooncake_block_size: { ignore: 'Mooncake trace replay settings (the mooncake datasets only)' },
   tag: { handled: 'a free label (run labels)' },
-  server_info: { ignore: "the server's own configuration as it reported it" },
+  server_info: { handled: "the server's own configuration as it reported it (its model_path is the run's model)" },
   duration: { count: 'benchmark_duration_s' },
   completed: { count: 'successful_requests' },
   total_input_tokens: { count: 'total_input_tokens' },
@@ -104,12 +104,22 @@ function settings(r: Reading, v: Obj): void {
 
 export const SGLANG_SERVE: Detector = {
   id: 'sglang-serve',
-  schema: z.looseObject({ backend: z.string(), dataset_name: z.string(), completed: z.number(), duration: z.number() }),
-  matches: v => 'backend' in v && 'dataset_name' in v && 'completed' in v && 'duration' in v && !('model_id' in v) && !('schema' in v),
+  schema: z.looseObject({ backend: z.string(), dataset_name: z.string().optional(), completed: z.number(), duration: z.number() }),
+  // The 2024 client wrote no dataset_name (sgl-project/sglang bench_serving.py of July 2024: backend,
+  // request_rate, token totals, e2e/TTFT/ITL means and medians, output throughput, random_* lengths).
+  matches: v =>
+    'backend' in v && ('dataset_name' in v || 'median_e2e_latency_ms' in v) && 'completed' in v && 'duration' in v && !('model_id' in v) && !('schema' in v),
   normalise(v: Obj, ctx) {
     const r = newReading();
     readKeys(r, v, KEYS, PATTERNS);
     settings(r, v);
+    if (!('dataset_name' in v))
+      r.problems.push({
+        field: 'dataset_name',
+        message: 'not written by this SGLang client (2024): the dataset and its lengths are not known, so not compared',
+      });
+    const info = isObj(v.server_info) ? v.server_info : null;
+    const model = info ? (str(info.model_path) ?? str(info.served_model_name)) : null;
     const details = isObj(v.details) ? v.details : v;
     const prefix = isObj(v.details) ? 'details.' : '';
     const s = readSamples(details, prefix);
@@ -127,7 +137,7 @@ export const SGLANG_SERVE: Detector = {
       Object.assign(
         standaloneDraft(ctx, 'sglang-serve', r, {
           mode: 'serving',
-          model: null,
+          model,
           timestamp: null,
           samples: s.samples,
           failed: fail,

@@ -44,6 +44,8 @@ const KEYS: KeyTable = {
   endpoint_type: { handled: 'the client backend (workload endpoint)' },
   backend: { handled: 'the client backend (workload endpoint)' },
   label: { handled: 'a free label (run labels)' },
+  // `vllm bench sweep serve` adds its repeat index (and the swept server and client settings, which stay findings: they are what differs).
+  run_number: { handled: 'the repeat index of a `vllm bench sweep` run (run labels)' },
   model_id: { handled: 'the model (run model)' },
   tokenizer_id: { ignore: 'the tokenizer: the model decides it unless overridden, and it does not change what is measured' },
   best_of: { ignore: 'sequences per prompt of the 2024 client; always 1 unless set, and beam search is gone' },
@@ -106,8 +108,8 @@ export function endpointOfBackend(backend: string): string {
 const SHAPE = z.looseObject({
   model_id: z.string().nullish(),
   num_prompts: z.number().nullish(),
-  completed: z.number(),
-  duration: z.number(),
+  completed: z.number().optional(),
+  duration: z.number().optional(),
 });
 
 /** Which generation wrote the file: the CLI adds keys the old script never had. */
@@ -129,12 +131,18 @@ function settings(r: Reading, v: Obj): void {
   if (typeof v.total_input_tokens === 'number' && Number.isFinite(v.total_input_tokens))
     setWorkload(r, 'input_tokens', String(v.total_input_tokens), 'total_input_tokens');
   if (typeof v.label === 'string') r.labels.label = v.label.slice(0, 200);
+  if (typeof v.run_number === 'number') r.labels.run_number = String(v.run_number);
 }
 
 export const VLLM_SERVE: Detector = {
   id: 'vllm-serve',
   schema: SHAPE,
-  matches: v => 'model_id' in v && 'completed' in v && 'duration' in v && ('num_prompts' in v || 'request_throughput' in v) && !('schema' in v),
+  // Copies trimmed to the latency figures (CI pipelines that publish a result without its counts) are read too, saying what is missing.
+  matches: v =>
+    'model_id' in v &&
+    (('completed' in v && 'duration' in v) || 'mean_ttft_ms' in v || 'median_ttft_ms' in v) &&
+    ('num_prompts' in v || 'request_throughput' in v) &&
+    !('schema' in v),
   normalise(v: Obj, ctx) {
     const r = newReading();
     // `--metadata KEY=VALUE` entries sit at the top level as strings: labels, not unknown keys.
@@ -156,14 +164,16 @@ export const VLLM_SERVE: Detector = {
     }
     const s = readSamples(v);
     r.problems.push(...s.problems);
-    const completed = typeof v.completed === 'number' ? v.completed : 0;
+    const completed = typeof v.completed === 'number' ? v.completed : null;
+    if (completed === null)
+      r.problems.push({ field: 'completed', message: 'not in the file (a trimmed copy of the result?): how many requests completed or failed is not known' });
     const errs = countTexts(v.errors);
     const fail =
       typeof v.failed === 'number' && v.failed > 0
-        ? failures(v.failed, completed + v.failed, firstText(v.errors), 'failed')
+        ? failures(v.failed, completed !== null ? completed + v.failed : null, firstText(v.errors), 'failed')
         : errs > 0
           ? failures(errs, Array.isArray(v.errors) ? v.errors.length : null, firstText(v.errors), 'errors')
-          : typeof v.num_prompts === 'number' && v.failed === undefined && !Array.isArray(v.errors) && completed < v.num_prompts
+          : typeof v.num_prompts === 'number' && completed !== null && v.failed === undefined && !Array.isArray(v.errors) && completed < v.num_prompts
             ? failures(v.num_prompts - completed, v.num_prompts, null, 'completed')
             : null;
     return [
