@@ -43,21 +43,16 @@ function readable(s: ScanSummary, folder: string, ms: number): string {
   const lines: string[] = [];
   lines.push(`Scanned ${folder} in ${(ms / 1000).toFixed(2)} s`);
   lines.push(`  ${s.commits} commits with runs, ${s.runs} runs (baseline ${s.runsByRole.baseline}, human ${s.runsByRole.human}, agent ${s.runsByRole.agent})`);
-  lines.push(
-    `  by status: ${Object.entries(s.runsByStatus)
-      .map(([k, v]) => `${k} ${v}`)
-      .join(', ')}`,
-  );
-  lines.push(
-    `  by schema: ${Object.entries(s.runsBySchema)
+  const counts = (o: Record<string, number>) =>
+    Object.entries(o)
       .sort()
       .map(([k, v]) => `${k} ${v}`)
-      .join(', ')}`,
-  );
+      .join(', ') || 'none';
+  lines.push(`  by status: ${counts(s.runsByStatus)}`);
+  lines.push(`  by schema: ${counts(s.runsBySchema)}`);
+  const kinds = s.files.nonRun ? counts(s.files.nonRunByKind) : '';
   lines.push(
-    `  files: ${s.files.parsed} with runs, ${s.files.nonRun} other known files (${Object.entries(s.files.nonRunByKind)
-      .map(([k, v]) => `${k} ${v}`)
-      .join(', ')}), ${s.files.corrupt.length} corrupt, ${s.files.unknown.length} unknown, ${s.files.skipped.length} not read (links, special files)`,
+    `  files: ${s.files.parsed} with runs, ${s.files.nonRun} other known files${kinds ? ` (${kinds})` : ''}, ${s.files.corrupt.length} corrupt, ${s.files.unknown.length} unknown, ${s.files.skipped.length} not read (links, special files)`,
   );
   lines.push(`  commit ids resolved to 40 hex: ${s.commitIds.full}/${s.runs} runs`);
   lines.push(`  agent runs: ${s.agentRuns.linked} linked, ${s.agentRuns.unlinked.length} unlinked`);

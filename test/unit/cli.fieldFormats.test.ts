@@ -76,6 +76,9 @@ describe('bring your own results: a folder of vllm bench serve, SGLang, GuideLLM
       ['unsorted/openai-infqps-opt-125m-20260101-000000.json'],
     );
     assert.match(s.files.unattributed[0].reason, /bench-triage\.csv/);
+    // A folder without other known files says so plainly (no empty parentheses).
+    const plain = runCli('scan', path.join(dir, 'own/f1f1f1f7'));
+    assert.match(plain.stdout, /files: \d+ with runs, 0 other known files, 0 corrupt/, plain.stdout);
     assert.equal(s.runs, 15 + 3 + 4 + 2 + 2 + 3 + 1 + 2);
     assert.deepEqual(s.runsBySchema, { 'vllm-serve': 24, 'sglang-serve': 2, guidellm: 3, aiperf: 1, 'vllm-throughput': 1, 'vllm-latency': 1 });
     for (const run of s.runList) {

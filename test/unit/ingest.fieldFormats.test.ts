@@ -143,6 +143,10 @@ describe('result files of the field’s tools (standalone detectors)', () => {
       assert.ok(r.problems.some(p => p.field === 'mean_e2el_ms' && /read the other way round/.test(p.message)));
       assert.deepEqual(unread(r), []);
       assert.ok(r.samples?.ttft_mean_ms, 'the 2024 script always kept the per-request arrays');
+      // Mid-2024 versions also wrote input tokens per second (seen in users' files of September 2024).
+      const withInput = only(await scanOf({ [`${C}/human/i.json`]: j({ ...(doc as object), input_throughput: 255.1 }) }));
+      assert.equal(withInput.metrics.input_throughput_tok_s, 255.1);
+      assert.deepEqual(unread(withInput), []);
     });
 
     it('benchmark_serving.py early 2025 (@ 0049e29c): "request_goodput:" with its colon is a known key', async () => {
@@ -254,6 +258,17 @@ describe('result files of the field’s tools (standalone detectors)', () => {
   });
 
   describe('GuideLLM benchmarks.json (src/guidellm/benchmark/schemas/report.py @ ee7a7745, v2)', () => {
+    it('GuideLLM 0.8 multi-turn timings are ignored by name, not unknown', async () => {
+      const rep = guidellmReport({ rates: [2] }) as any;
+      for (const b of rep.benchmarks) {
+        const dist = b.metrics.request_latency;
+        b.metrics.time_to_last_round_trip_ms = dist;
+        b.metrics.avg_round_trip_time_ms = dist;
+      }
+      const r = only(await scanOf({ [`${C}/human/benchmarks.json`]: j(rep) }));
+      assert.deepEqual(unread(r), []);
+    });
+
     it('a sweep: one run per rate, each its own workload; ITL read as vLLM’s TPOT; errored requests a finding', async () => {
       const rep = guidellmReport({ rates: [2, 4, 8], errored: 3 });
       const res = await scanOf({ [`${C}/human/benchmarks.json`]: j(rep) });

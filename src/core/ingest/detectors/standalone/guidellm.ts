@@ -39,6 +39,9 @@ const METRICS_V4: Record<string, Target> = {
   video: { ignore: 'per-modality summaries (the token figures are compared)' },
   audio: { ignore: 'per-modality summaries (the token figures are compared)' },
   tool_call: { ignore: 'tool-call token summaries' },
+  // GuideLLM 0.8 (multi-turn conversations; seen in a report of 0.8.0.dev18).
+  time_to_last_round_trip_ms: { ignore: "the last turn's wait in a multi-turn conversation (per-request latencies are compared)" },
+  avg_round_trip_time_ms: { ignore: 'the mean turn time of a multi-turn conversation (per-request latencies are compared)' },
 };
 /** v0.3 measured TPOT from the first token and divided by every output token: neither vLLM's TPOT nor ITL. */
 const METRICS_V3: Record<string, Target> = {

@@ -65,6 +65,8 @@ const KEYS: KeyTable = {
   total_output_tokens: { count: 'total_output_tokens' },
   total_input_sequences: { ignore: 'pooling benchmarks: input sequences (the request count is compared)' },
   input_sequence_throughput: { ignore: 'pooling benchmarks: sequences per second (request throughput is compared)' },
+  // The 2024 script wrote input tokens per second too (later folded into total_token_throughput).
+  input_throughput: { metric: 'input_throughput_tok_s' },
   request_throughput: { metric: 'request_throughput_req_s' },
   request_goodput: { metric: 'request_goodput_req_s' },
   // The early-2025 script spelled it with a colon (vllm-project/vllm @ 0049e29c).
