@@ -1,57 +1,49 @@
 import * as assert from 'node:assert/strict';
-import { promises as fsp, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import * as os from 'node:os';
-import * as path from 'node:path';
 import { scan } from '../../src/core/ingest';
 import { Classifier, classifyInput, classifyRuns } from '../../src/core/classify';
-import { nodeFileSource } from '../../src/platform/nodeFileSource';
+import { memorySource } from './helpers';
 
 // Runs that repeat one error text are scanned once and concluded per run: the context (command,
 // model) still decides per run, and each run's evidence names its own file.
 describe('classify: runs that repeat their texts', () => {
-  let dir: string;
-  before(() => {
-    dir = mkdtempSync(path.join(os.tmpdir(), 'bt-repeat-'));
-    const errors = [
-      'RuntimeError: Engine core initialization failed.',
-      'ValueError: the frobnicator refused the widget',
-      'RuntimeError: Engine core initialization failed.',
-    ];
-    const models = ['facebook/opt-125m', 'meta-llama/Llama-3.1-70B-Instruct', 'Qwen/Qwen2.5-72B', 'facebook/opt-125m'];
-    let i = 0;
-    for (const model of models)
-      for (const error of errors)
-        for (const role of ['baseline', 'human', 'agent'] as const) {
-          const commit = (0xabc00000 + i++).toString(16).padEnd(40, '0');
-          const d = path.join(dir, commit.slice(0, 8), role);
-          mkdirSync(d, { recursive: true });
-          writeFileSync(
-            path.join(d, 'result.json'),
-            JSON.stringify({
-              schema: 'bench-triage.run/v1',
-              commit,
-              role,
-              status: 'failed',
-              error,
-              metrics: {},
-              model,
-              agent: role === 'agent' ? 'a' : null,
-              command: `vllm bench serve --model ${model}`,
-            }),
-          );
-        }
-  });
-  after(() => rmSync(dir, { recursive: true, force: true }));
+  // The runner's records, in memory: one generic error, one that no rule explains, under four models.
+  const files: Record<string, string> = {};
+  const errors = [
+    'RuntimeError: Engine core initialization failed.',
+    'ValueError: the frobnicator refused the widget',
+    'RuntimeError: Engine core initialization failed.',
+  ];
+  const models = ['facebook/opt-125m', 'meta-llama/Llama-3.1-70B-Instruct', 'Qwen/Qwen2.5-72B', 'facebook/opt-125m'];
+  let i = 0;
+  for (const model of models)
+    for (const error of errors)
+      for (const role of ['baseline', 'human', 'agent'] as const) {
+        const commit = (0xabc00000 + i++).toString(16).padEnd(40, '0');
+        const command = `vllm bench serve --model ${model}`;
+        const record = {
+          schema: 'bench-triage.run/v1',
+          commit,
+          role,
+          status: 'failed',
+          error,
+          metrics: {},
+          model,
+          agent: role === 'agent' ? 'a' : null,
+          command,
+        };
+        files[`${commit.slice(0, 8)}/${role}/result.json`] = JSON.stringify(record);
+      }
+  const read = async (p: string) => files[p] ?? Promise.reject(new Error(`${p}: no such file`));
 
   it('gives each run what classifying it alone gives, context findings and evidence files included', async () => {
-    const r = await scan(nodeFileSource(dir));
+    const r = await scan(memorySource(files));
     assert.equal(r.runs.length, 36);
-    const c = await classifyRuns(r, p => fsp.readFile(path.join(dir, p), 'utf8'));
+    const c = await classifyRuns(r, read);
     const alone = new Classifier();
     const commits = new Map(r.commits.map(x => [x.hash, x]));
     const rules = new Set<string>();
     for (const run of r.runs) {
-      const doc = JSON.parse(await fsp.readFile(path.join(dir, run.provenance.file), 'utf8'));
+      const doc = JSON.parse(await read(run.provenance.file));
       const own = alone.classify(classifyInput(run, doc, new Map(), commits.get(run.commit)));
       assert.deepEqual(c.get(run.id), own, run.id);
       for (const f of own.findings) {

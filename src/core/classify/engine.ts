@@ -186,12 +186,6 @@ function render(template: string, groups: Array<string | undefined>): string {
   return template.replace(/\{(\d)\}/g, (_, n) => (groups[Number(n) - 1] ?? '').trim().slice(0, 200)).trim();
 }
 
-/**
- * The rules engine. Precedence: a root-cause *signature* beats a *context* inference, which beats
- * the pipelines' *generic* error strings; among signatures the earliest error-form line wins, then
- * the earliest other line. Echoed fix announcements, docker-pull chatter and progress bars are
- * never evidence.
- */
 /** A run's texts, scanned (opaque: see Classifier.scanTexts). */
 export type TextScan = { readonly role: Role | null };
 /** A context rule and its match on a run's command/model/subject. */
@@ -206,6 +200,12 @@ export function builtinRule(s: RuleSpec): Rule {
   return { ...s, strength: s.strength ?? 'signature' } as Rule;
 }
 
+/**
+ * The rules engine. Precedence: a root-cause *signature* beats a *context* inference, which beats
+ * the pipelines' *generic* error strings; among signatures the earliest error-form line wins, then
+ * the earliest other line. Echoed fix announcements, docker-pull chatter and progress bars are
+ * never evidence.
+ */
 export class Classifier {
   private readonly rules: CompiledRule[];
   /** Literals every built-in line match must contain (case-folded); lines without one are skipped. */

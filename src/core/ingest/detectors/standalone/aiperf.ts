@@ -124,6 +124,11 @@ function readTag(r: Reading, tag: string, m: unknown, at: string): void {
   if (avg !== null) addMetric(r, `${at}.avg`, key, avg * scale);
 }
 
+/** A finite number at `o[k]`, else null. */
+function num(o: Obj, k: string): number | null {
+  return typeof o[k] === 'number' && Number.isFinite(o[k] as number) ? (o[k] as number) : null;
+}
+
 /** The workload from `input_config` (only what the user set is written: AIPerf's defaults filled in). */
 function settings(r: Reading, c: unknown): string | null {
   if (!isObj(c)) return null;
@@ -132,7 +137,6 @@ function settings(r: Reading, c: unknown): string | null {
   const lg = isObj(c.loadgen) ? c.loadgen : {};
   const input = isObj(c.input) ? c.input : {};
   const prompt = isObj(input.prompt) ? input.prompt : {};
-  const num = (o: Obj, k: string) => (typeof o[k] === 'number' && Number.isFinite(o[k] as number) ? (o[k] as number) : null);
   const models = Array.isArray(ep.model_names) ? ep.model_names.filter((x): x is string => typeof x === 'string') : [];
   // A value the file leaves out is AIPerf's default (before 0.10 only what the user set is written), and says so.
   const from = (o: Obj, k: string, at: string) => (k in o ? at : `AIPerf's default (${at} not written)`);
@@ -177,7 +181,6 @@ function settings(r: Reading, c: unknown): string | null {
  */
 function phasedSettings(r: Reading, c: Obj): string | null {
   const ep = isObj(c.endpoint) ? c.endpoint : {};
-  const num = (o: Obj, k: string) => (typeof o[k] === 'number' && Number.isFinite(o[k] as number) ? (o[k] as number) : null);
   if (typeof ep.type === 'string') setWorkload(r, 'endpoint', ep.type, 'input_config.endpoint.type');
   if (typeof ep.streaming === 'boolean') setWorkload(r, 'streaming', ep.streaming ? 'yes' : 'no', 'input_config.endpoint.streaming');
   const phases = (Array.isArray(c.phases) ? c.phases : []).map((p, i) => ({ p, i })).filter((x): x is { p: Obj; i: number } => isObj(x.p));
