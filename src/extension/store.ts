@@ -1,3 +1,4 @@
+import { gatedSource } from './scanGate';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { FileSource, ScanResult } from '../core/ingest';
@@ -98,7 +99,7 @@ export class Store implements vscode.Disposable {
     // Local folders are read with Node's fs: vscode.workspace.fs costs a round trip per call
     // (bench/editor: 14 s vs < 1 s for the corpus); remote and virtual folders keep it.
     const local = f.uri.scheme === 'file';
-    const source = local ? nodeFileSource(f.uri.fsPath) : vscodeFileSource(f.uri);
+    const source = gatedSource(local ? nodeFileSource(f.uri.fsPath) : vscodeFileSource(f.uri));
     const folderId = local ? f.uri.fsPath : f.uri.toString();
     const index = local && this.cacheDir?.scheme === 'file' ? fileIndexStore(this.cacheDir.fsPath, folderId) : null;
     return new FolderScan(f.uri, folderId, source, index, settings);
