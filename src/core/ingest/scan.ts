@@ -92,6 +92,13 @@ export async function listFolder(
     if (batch.length) onFolder?.(batch);
     batch = [];
   };
+  // The caller reads each folder handed over at once: the thread is given back between folders
+  // when the source says it has been held long enough, or nothing else (a cancel, a view's
+  // request) is heard until the walk ends (the walk's own pauses let only other walks run).
+  const breathe = async () => {
+    const pause = source.breather?.();
+    if (pause) await pause;
+  };
   for await (const f of source.list(signal, listOptions)) {
     // A linked folder (no extension) is recorded like a linked file, whatever its name.
     if (!isRelevant(f.path) && !(f.kind === 'symlink' && !baseName(f.path).includes('.'))) continue;
@@ -100,6 +107,7 @@ export async function listFolder(
       if (dir !== batchDir) {
         flush();
         batchDir = dir;
+        await breathe();
       }
     }
     // Links and special files are recorded, never read as they are (a FIFO would hang the scan,
@@ -129,7 +137,11 @@ export async function listFolder(
   }
   flush();
   files.sort((a, b) => (a.path < b.path ? -1 : 1));
-  if (onFolder && !source.groupedByFolder) for (const group of siblingsGroups(files)) onFolder(group);
+  if (onFolder && !source.groupedByFolder)
+    for (const group of siblingsGroups(files)) {
+      onFolder(group);
+      await breathe();
+    }
   return { files, records };
 }
 
