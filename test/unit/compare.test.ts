@@ -1,4 +1,7 @@
 import * as assert from 'node:assert/strict';
+import fc from 'fast-check';
+import mt19937 from '@stdlib/random-base-mt19937';
+import { quantileSorted } from 'simple-statistics';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
@@ -130,6 +133,46 @@ describe('statistics', () => {
     assert.ok(lower[1] < 0, 'for a latency a higher value is worse');
     assert.equal(relativeChange(100, 90, 'lower'), 10);
     assert.equal(relativeChange(100, 90, 'higher'), -10);
+    // A mean near zero gives no figure (it overflowed to Infinity, and intervals to NaN).
+    assert.equal(relativeChange(-5e-324, 1, 'higher'), null);
+    assert.equal(relativeChange(1e-300, 1e300, 'lower'), null);
+    assert.ok(bootstrapRelativeChange([-5e-324], [0, 1, 5e-324], 'higher', { seed: 1, iterations: 5 })?.every(Number.isFinite) ?? true);
+  });
+
+  it('the bootstrap interval is the quantiles of its resamples in numeric order (the native sort keeps every interval as a comparator sort gave it)', () => {
+    // The percentile bootstrap spelled out, with the comparator sort it used before.
+    const reference = (a: number[], b: number[], dir: 'lower' | 'higher', seed: number, iterations: number) => {
+      const rand = mt19937.factory({ seed });
+      const draw = (s: number[]) => {
+        let sum = 0;
+        for (let i = 0; i < s.length; i++) sum += s[Math.floor((rand() / 4294967296) * s.length)];
+        return sum / s.length;
+      };
+      const out: number[] = [];
+      for (let i = 0; i < iterations; i++) {
+        const r = relativeChange(draw(a), draw(b), dir);
+        if (r !== null) out.push(r);
+      }
+      if (out.length < iterations / 2) return null;
+      out.sort((p, q) => p - q);
+      const alpha = 1 - 0.95;
+      return [quantileSorted(out, alpha / 2), quantileSorted(out, 1 - alpha / 2)];
+    };
+    // Repeated values, zeros (no interval from a zero mean), negatives and wide ranges.
+    const value = fc.oneof(fc.constantFrom(0, 1, 100, -3), fc.double({ min: -1e6, max: 1e6, noNaN: true }), fc.integer({ min: -5, max: 5 }));
+    fc.assert(
+      fc.property(
+        fc.array(value, { minLength: 1, maxLength: 12 }),
+        fc.array(value, { minLength: 1, maxLength: 12 }),
+        fc.constantFrom('lower' as const, 'higher' as const),
+        fc.integer({ min: 1, max: 2 ** 31 }),
+        fc.integer({ min: 1, max: 300 }),
+        (a, b, dir, seed, iterations) => {
+          assert.deepEqual(bootstrapRelativeChange(a, b, dir, { seed, iterations }), reference(a, b, dir, seed, iterations));
+        },
+      ),
+      { numRuns: 400, seed: 20261129 },
+    );
   });
 
   it('plans repeats interleaved baseline → human → agent', () => {

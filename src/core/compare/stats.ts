@@ -85,6 +85,8 @@ export function mannWhitney(x: readonly number[], y: readonly number[]): MannWhi
 export function relativeChange(a: number, b: number, direction: 'lower' | 'higher'): number | null {
   if (!Number.isFinite(a) || !Number.isFinite(b) || a === 0) return null;
   const rel = ((b - a) / Math.abs(a)) * 100;
+  // A mean near zero (subnormal) overflows: no figure, where Infinity made intervals of NaN.
+  if (!Number.isFinite(rel)) return null;
   // No "-0 %": an unchanged value is 0 either way (and survives a JSON round trip as itself).
   return (direction === 'lower' ? -rel : rel) + 0;
 }
@@ -125,13 +127,16 @@ export function bootstrapRelativeChange(
     for (let i = 0; i < s.length; i++) sum += s[Math.floor((rand() / 4294967296) * s.length)];
     return sum / s.length;
   };
-  const out: number[] = [];
+  // A typed array sorts numerically in native code: a comparator sort of 2 000 values was 6× slower,
+  // and the larger part of a cold load's verdicts (relativeChange gives no NaN and no -0, so the order is the same).
+  const all = new Float64Array(iterations);
+  let n = 0;
   for (let i = 0; i < iterations; i++) {
     const r = relativeChange(draw(a), draw(b), direction);
-    if (r !== null) out.push(r);
+    if (r !== null) all[n++] = r;
   }
-  if (out.length < iterations / 2) return null;
-  out.sort((p, q) => p - q);
+  if (n < iterations / 2) return null;
+  const out = all.subarray(0, n).sort() as unknown as number[];
   return [quantileSorted(out, alpha / 2), quantileSorted(out, 1 - alpha / 2)];
 }
 
