@@ -31,7 +31,8 @@ import {
   type Label,
   type Rule,
 } from '../core/classify';
-import { compareEntries, triage, type CommitTriage } from '../core/compare';
+import { compareEntries, triage, triageYielding, type CommitTriage, type TriageOptions } from '../core/compare';
+import { timeSlicer } from './timeSlices';
 import type { PrimaryOverride } from '../core/metrics';
 import type { Commit, FileRecord, Run } from '../core/model';
 import { EntryKeys, type EntryKey } from './identity';
@@ -52,7 +53,7 @@ export interface WorkspaceSettings {
 
 export interface LoadOptions {
   signal?: AbortSignal;
-  onProgress?(p: { phase: 'list' | 'read' | 'classify'; done: number; total: number }): void;
+  onProgress?(p: { phase: 'list' | 'read' | 'classify' | 'triage'; done: number; total: number }): void;
 }
 
 /** What an update changed: everything (a re-assembly), or the entries of some commits only. */
@@ -133,11 +134,11 @@ export class Workspace {
    * The classifications triage sees: with labels, unclassified runs asked again of the learned
    * stage (the labels are examples of it) and labelled runs set to their label. Without, as computed.
    */
-  private labelled(): Map<string, Classification> {
+  private labelled(classifications = this.classifications): Map<string, Classification> {
     const labels = this.settings().labels ?? [];
-    if (!labels.length) return this.classifications;
+    if (!labels.length) return classifications;
     const model = this.classifier.learned;
-    const out = new Map(this.classifications);
+    const out = new Map(classifications);
     if (model)
       for (const [id, c] of out) {
         if (!c.learned || (c.strength !== 'none' && c.strength !== 'learned')) continue;
@@ -447,11 +448,14 @@ export class Workspace {
     );
     for (const [k, v] of computed) classifications.set(k, v);
     const tCls = Date.now();
+    const patched = { ...result, runs: applyPatchTruth(result.runs, classifications) };
+    // Triaged before anything is replaced: a cancel during it leaves the workspace as it was.
+    const entries = await this.triageYielding(patched, classifications, opts.signal, (d, total) => opts.onProgress?.({ phase: 'triage', done: d, total }));
     this.listing = listing;
     this.replaceExtracts(extracts, stamps);
-    this.result = { ...result, runs: applyPatchTruth(result.runs, classifications) };
+    this.result = patched;
     this.classifications = classifications;
-    this.entries = this.triageAll();
+    this.entries = entries;
     this.lastLoad = {
       listed: listing.files.length,
       read: fresh.length,
@@ -479,11 +483,19 @@ export class Workspace {
       this.rulesKey = key;
       this.labelsKey = labelsKey;
       const raw = assemble(this.listing, this.extracts);
-      this.classifications = await classifyRuns(raw, (p, o) => this.source.readText(p, o), this.classifier, undefined, undefined, this.textsOf);
-      this.result = { ...raw, runs: applyPatchTruth(raw.runs, this.classifications) };
+      const classifications = await classifyRuns(raw, (p, o) => this.source.readText(p, o), this.classifier, undefined, undefined, this.textsOf);
+      const result = { ...raw, runs: applyPatchTruth(raw.runs, classifications) };
+      const entries = await this.triageYielding(result, classifications);
+      this.classifications = classifications;
+      this.result = result;
+      this.entries = entries;
       this.saveIndexSoon();
+      return;
     }
-    this.entries = this.triageAll();
+    const [result, classifications] = [this.result, this.classifications];
+    const entries = await this.triageYielding(result, classifications);
+    // Something replaced the runs meanwhile (a caller that does not queue): triaged again at once, never stale.
+    this.entries = this.result === result && this.classifications === classifications ? entries : this.triageAll();
   }
 
   /**
@@ -553,9 +565,11 @@ export class Workspace {
     const fresh = await classifyRuns(raw, (p, o) => this.source.readText(p, o), this.classifier, undefined, only, this.textsOf);
     const classifications = new Map([...this.classifications].filter(([id]) => !only.has(id.slice(0, id.lastIndexOf('#')))));
     for (const [k, v] of fresh) classifications.set(k, v);
+    const result = { ...raw, runs: applyPatchTruth(raw.runs, classifications) };
+    const entries = await this.triageYielding(result, classifications);
     this.classifications = classifications;
-    this.result = { ...raw, runs: applyPatchTruth(raw.runs, classifications) };
-    this.entries = this.triageAll();
+    this.result = result;
+    this.entries = entries;
     this.saveIndexSoon();
     return { kind: 'full' };
   }
@@ -646,14 +660,28 @@ export class Workspace {
   private readonly textsOf = (file: string) => this.extracts.get(file)?.texts;
 
   private triageAll(): CommitTriage[] {
+    return triage(this.result.runs, this.labelled(), this.triageOptions(this.result));
+  }
+
+  /** Every commit triaged, the thread given back between commits (seconds of bootstraps on a large folder). */
+  private triageYielding(
+    result: ScanResult,
+    classifications: Map<string, Classification>,
+    signal?: AbortSignal,
+    onProgress?: (done: number, total: number) => void,
+  ): Promise<CommitTriage[]> {
+    return triageYielding(result.runs, this.labelled(classifications), this.triageOptions(result), timeSlicer(), signal, onProgress);
+  }
+
+  private triageOptions(result: ScanResult): TriageOptions {
     const s = this.settings();
-    return triage(this.result.runs, this.labelled(), {
+    return {
       tieBand: s.tieBand,
       primaryMetric: s.primaryMetric,
       allowFailedRequests: !!s.allowFailedRequests,
-      conflicts: this.result.conflicts,
-      commits: new Map(this.result.commits.map(c => [c.hash, c])),
-    });
+      conflicts: result.conflicts,
+      commits: new Map(result.commits.map(c => [c.hash, c])),
+    };
   }
 
   private replaceExtracts(extracts: Map<string, FileExtract>, stamps: Map<string, string>): void {

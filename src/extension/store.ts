@@ -120,7 +120,10 @@ export class Store implements vscode.Disposable {
             const scan = this.folders.find(s => s.root.toString() === f.uri.toString()) ?? this.newFolder(f, await workspaceSettings(f.uri));
             const onProgress = ({ phase, done: d, total }: { phase: string; done: number; total: number }) =>
               progress.report({
-                message: `${phase === 'read' ? 'reading' : phase === 'list' ? 'listing' : 'classifying'} ${f.name}${total ? `: ${d}/${total} files` : ''}`,
+                message:
+                  phase === 'triage'
+                    ? `comparing ${f.name}: ${d}/${total} commits`
+                    : `${phase === 'read' ? 'reading' : phase === 'list' ? 'listing' : 'classifying'} ${f.name}${total ? `: ${d}/${total} files` : ''}`,
               });
             if (full || this.scannedOnce) {
               await scan.workspace.load({ signal: controller.signal, onProgress });
@@ -216,12 +219,18 @@ export class Store implements vscode.Disposable {
   /** Settings or rules changed: each folder re-triages (and re-classifies for new rules) without reading result files. */
   async resettle(): Promise<void> {
     if (!this.scannedOnce) return;
-    await this.running?.done;
-    for (const scan of this.folders) {
-      scan.settings = await workspaceSettings(scan.root);
-      await scan.workspace.resettle();
-    }
-    this.changed.fire({ kind: 'full' });
+    // In the updates' queue: a re-triage gives the thread back between commits, and a file's update
+    // applied meanwhile would be overwritten by entries triaged before it.
+    const run = async () => {
+      await this.running?.done;
+      for (const scan of this.folders) {
+        scan.settings = await workspaceSettings(scan.root);
+        await scan.workspace.resettle();
+      }
+      this.changed.fire({ kind: 'full' });
+    };
+    this.updates = this.updates.then(run, run);
+    return this.updates;
   }
 
   private async updateContext(): Promise<void> {

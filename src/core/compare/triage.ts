@@ -194,12 +194,51 @@ export const compareEntries = (a: Pick<CommitTriage, 'project' | 'commit' | 'age
  * every comparable attempt (README: How verdicts are made).
  */
 export function triage(runs: readonly Run[], classifications: ReadonlyMap<string, Classification>, opts: TriageOptions = {}): CommitTriage[] {
+  const steps = triageSteps(runs, classifications, opts);
+  for (;;) {
+    const s = steps.next();
+    if (s.done) return s.value;
+  }
+}
+
+/**
+ * The same entries, giving the thread back between commits whenever `pause` asks (a cold load of
+ * 10 000 standalone results spends seconds in per-request bootstraps: a UI thread held that long
+ * hears no cancel), and stopping with the signal's reason once it is aborted.
+ */
+export async function triageYielding(
+  runs: readonly Run[],
+  classifications: ReadonlyMap<string, Classification>,
+  opts: TriageOptions,
+  pause: () => Promise<void> | undefined,
+  signal?: AbortSignal,
+  onProgress?: (done: number, total: number) => void,
+): Promise<CommitTriage[]> {
+  const steps = triageSteps(runs, classifications, opts);
+  for (;;) {
+    const s = steps.next();
+    if (s.done) return s.value;
+    const wait = pause();
+    if (!wait) continue;
+    onProgress?.(s.value.done, s.value.total);
+    await wait;
+    if (signal?.aborted) throw signal.reason ?? new Error('cancelled');
+  }
+}
+
+/** Triage, one commit a step (each step says how many commits are done, of how many). */
+function* triageSteps(
+  runs: readonly Run[],
+  classifications: ReadonlyMap<string, Classification>,
+  opts: TriageOptions,
+): Generator<{ done: number; total: number }, CommitTriage[], void> {
   const tieBand = opts.tieBand ?? 2;
   const byCommit = new Map<string, Run[]>();
   for (const r of runs) (byCommit.get(r.commit) ?? byCommit.set(r.commit, []).get(r.commit)!).push(r);
   const conflictsOf = new Map<string, string[]>();
   for (const c of opts.conflicts ?? []) (conflictsOf.get(c.resolvedTo) ?? conflictsOf.set(c.resolvedTo, []).get(c.resolvedTo)!).push(c.message);
   const out: CommitTriage[] = [];
+  let commitsDone = 0;
   for (const [commit, all] of byCommit) {
     const info = opts.commits?.get(commit) ?? null;
     const shared = all.filter(r => r.role !== 'agent');
@@ -294,6 +333,7 @@ export function triage(runs: readonly Run[], classifications: ReadonlyMap<string
         conflicts: conflictsOf.get(commit) ?? [],
       });
     }
+    yield { done: ++commitsDone, total: byCommit.size };
   }
   return out.sort(compareEntries);
 }
