@@ -36,16 +36,19 @@ describe('language server over --stdio [ISO-Bench data]', function () {
   this.timeout(120000);
   let s: StdioServer;
   let text: string;
+  let opened: Awaited<ReturnType<StdioServer['open']>>;
   before(async () => {
     requireCorpus();
     text = fs.readFileSync(DATASET, 'utf8');
     s = new StdioServer();
     await s.init(uriOf(ISOBENCH));
+    // Opened here, not in the first test: each test may run alone (`npm run test:unit -- <words>`).
+    opened = await s.open(uriOf(DATASET), text, 'jsonl');
   });
   after(() => s.stop());
 
   it('puts a placeholder diagnostic on every placeholder of the real dataset, at its range, and an information on every record without a perf command', async () => {
-    const p = await s.open(uriOf(DATASET), text, 'jsonl');
+    const p = opened;
     const doc = TextDocument.create(uriOf(DATASET), 'jsonl', 1, text);
     const ph = p.diagnostics.filter(d => d.code === 'placeholder');
     const info = p.diagnostics.filter(d => d.code === 'no-perf-command');
