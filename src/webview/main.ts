@@ -159,6 +159,7 @@ function renderComparison(d: ComparisonData): void {
   if (d.baselineNote) root.append(el('div', { class: 'warning', role: 'note' }, `Baseline not comparable (agent vs human still is): ${d.baselineNote}`));
   if (d.chosen)
     root.append(el('p', { class: 'meta' }, `Compared: ${d.chosen.why}${d.chosen.rejected.length ? `. Not chosen: ${d.chosen.rejected.join('; ')}` : ''}`));
+  for (const n of d.comparability.notes ?? []) root.append(el('p', { class: 'meta note' }, `Note: ${n}`));
   if (d.metrics.length) root.append(el('h2', {}, 'Metrics'), metricsTable(d.metrics));
   else root.append(el('p', {}, 'No role of this commit has metrics yet.'));
   const pm = h && d.metrics.find(m => m.key === h.key);

@@ -180,6 +180,39 @@ function chooseAttempts(byRole: Record<Role, Run[]>, info: Commit | null, opts: 
   return { human: best.h, agent: best.a, baseline, why, rejected };
 }
 
+/** Labels that name an attempt rather than a configuration (vLLM's `run_number` counts `--num-runs`). */
+const ATTEMPT_LABELS = new Set(['run_number']);
+
+/**
+ * Labels a file carries (vLLM `--metadata` and `--label`, SGLang `--tag`, GuideLLM and AIPerf
+ * labels) that differ among the attempts pooled for one role: free text whose meaning the tool
+ * cannot know (`tp=2` and `tp=4` pooled would not be repeats), so a note, never a reason.
+ */
+export function pooledLabelCautions(roles: Record<Role, Pick<RoleView, 'attempts'>>): string[] {
+  const out: string[] = [];
+  for (const role of ROLES) {
+    const runs = roles[role].attempts;
+    if (runs.length < 2) continue;
+    const keys = [...new Set(runs.flatMap(r => Object.keys(r.labels ?? {})))].filter(k => !ATTEMPT_LABELS.has(k)).sort();
+    const differing: string[] = [];
+    for (const k of keys) {
+      const counts = new Map<string, number>();
+      for (const r of runs) {
+        const v = r.labels?.[k] ?? '(none)';
+        counts.set(v, (counts.get(v) ?? 0) + 1);
+      }
+      if (counts.size < 2) continue;
+      const shown = [...counts].slice(0, 4).map(([v, n]) => `${v.length > 40 ? `${v.slice(0, 39)}…` : v} (${n})`);
+      differing.push(`${k} = ${shown.join(', ')}${counts.size > 4 ? `, and ${counts.size - 4} more` : ''}`);
+    }
+    if (differing.length)
+      out.push(
+        `${role}'s ${runs.length} pooled attempts carry different labels: ${differing.slice(0, 3).join('; ')}${differing.length > 3 ? `; and ${differing.length - 3} more` : ''} (are they repeats of one configuration?)`,
+      );
+  }
+  return out;
+}
+
 const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 /**
  * The order of entries: project, commit, agent (no agent first), by code unit — the same in every
@@ -268,9 +301,11 @@ function* triageSteps(
         }),
       ) as Record<Role, RoleView>;
       const blockingRole = ROLES.find(role => roles[role].run && roles[role].run!.status !== 'success') ?? null;
+      const cautions = pooledLabelCautions(roles);
       const allMeasured = ROLES.every(role => roles[role].run?.status === 'success');
       const copts = { allowFailedRequests: opts.allowFailedRequests };
       const comp = comparability({ baseline: roles.baseline.run, human: roles.human.run, agent: roles.agent.run }, info, copts);
+      comp.notes.push(...cautions);
       const bothMeasured = roles.human.run?.status === 'success' && roles.agent.run?.status === 'success';
       const pair = bothMeasured ? comparability({ human: roles.human.run, agent: roles.agent.run }, info, copts) : { ok: false, reasons: [] as string[] };
       const mode =

@@ -72,7 +72,7 @@ export interface ComparisonData {
     mixed: boolean;
     note: string | null;
   } | null;
-  comparability: { ok: boolean; reasons: string[] };
+  comparability: { ok: boolean; reasons: string[]; notes?: string[] };
   /** Agent vs human alone (the verdict's own comparability), why the baseline is left out, and which attempts were compared. */
   pair: { ok: boolean; reasons: string[] };
   baselineNote: string | null;

@@ -263,6 +263,7 @@ export class EntryNode extends CommitNode {
     if (!e.pair.ok && e.pair.reasons.length) md.appendText(`not comparable: ${e.pair.reasons.join('; ')}\n\n`);
     if (e.baselineNote) md.appendText(`baseline not comparable: ${e.baselineNote}\n\n`);
     if (e.chosen) md.appendText(`compared: ${e.chosen.why}\n\n`);
+    for (const n of e.comparability.notes ?? []) md.appendText(`note: ${n}\n\n`);
     for (const x of e.conflicts) md.appendText(`data conflict: ${x}\n\n`);
     if (earlier.length)
       md.appendText(`earlier attempts failed with: ${earlier.map(x => `${category(x.category).title} (${x.category}) ×${x.count}`).join(', ')}\n\n`);
