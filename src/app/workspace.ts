@@ -377,6 +377,7 @@ export class Workspace {
   /** Lists the folder, reads what the index does not hold (or holds stale), assembles, classifies, triages. */
   async load(opts: LoadOptions = {}, index?: IndexData | null): Promise<void> {
     const usable = index === undefined ? await this.usableIndex() : index;
+    const pause = timeSlicer();
     opts.onProgress?.({ phase: 'list', done: 0, total: 0 });
     const t0 = Date.now();
     const extracts = new Map<string, FileExtract>();
@@ -421,6 +422,9 @@ export class Workspace {
     await Promise.all(reads);
     const tRead = Date.now();
     opts.onProgress?.({ phase: 'read', done, total: done });
+    // What follows is CPU alone when every text is known: given back between its steps (the clock
+    // runs from the load's start, so the first pause follows the reads).
+    await pause();
     const result = assemble(listing, extracts);
     const tAsm = Date.now();
     // Classifications of unchanged files under the same rules are reused.
@@ -438,6 +442,7 @@ export class Workspace {
     } else for (const r of result.runs) changedFiles.add(r.provenance.file);
     if (opts.signal?.aborted) throw opts.signal.reason ?? new Error('cancelled');
     opts.onProgress?.({ phase: 'classify', done: 0, total: changedFiles.size });
+    await pause();
     const computed = await classifyRuns(
       result,
       (p, o) => this.source.readText(p, o),
@@ -445,12 +450,19 @@ export class Workspace {
       opts.signal,
       changedFiles,
       f => extracts.get(f)?.texts,
+      pause,
     );
     for (const [k, v] of computed) classifications.set(k, v);
     const tCls = Date.now();
     const patched = { ...result, runs: applyPatchTruth(result.runs, classifications) };
     // Triaged before anything is replaced: a cancel during it leaves the workspace as it was.
-    const entries = await this.triageYielding(patched, classifications, opts.signal, (d, total) => opts.onProgress?.({ phase: 'triage', done: d, total }));
+    const entries = await this.triageYielding(
+      patched,
+      classifications,
+      opts.signal,
+      (d, total) => opts.onProgress?.({ phase: 'triage', done: d, total }),
+      pause,
+    );
     this.listing = listing;
     this.replaceExtracts(extracts, stamps);
     this.result = patched;
@@ -669,8 +681,9 @@ export class Workspace {
     classifications: Map<string, Classification>,
     signal?: AbortSignal,
     onProgress?: (done: number, total: number) => void,
+    pause = timeSlicer(),
   ): Promise<CommitTriage[]> {
-    return triageYielding(result.runs, this.labelled(classifications), this.triageOptions(result), timeSlicer(), signal, onProgress);
+    return triageYielding(result.runs, this.labelled(classifications), this.triageOptions(result), pause, signal, onProgress);
   }
 
   private triageOptions(result: ScanResult): TriageOptions {

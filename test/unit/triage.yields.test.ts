@@ -5,6 +5,8 @@ import * as path from 'node:path';
 import { pyJson, vllmServeCli } from '../../scripts/field-formats.mjs';
 import { Workspace } from '../../src/app/workspace';
 import { triage, triageYielding } from '../../src/core/compare';
+import { classifyRuns } from '../../src/core/classify';
+import type { ReadOptions } from '../../src/core/ingest/source';
 import { nodeFileSource } from '../../src/platform/nodeFileSource';
 import { entryJson } from '../../src/cli/analyzeFolder';
 
@@ -85,6 +87,20 @@ describe('triage gives the thread back between commits (a large folder triages f
     );
     assert.equal(quiet.length, 0);
     assert.deepEqual(JSON.parse(JSON.stringify(again)), JSON.parse(JSON.stringify(expected)));
+  });
+
+  it('classifying runs offers a pause between result files (with texts known, as in a cold load, nothing else lets go), and classifies the same', async () => {
+    const w = new Workspace(dir, nodeFileSource(dir), settings);
+    await w.load();
+    const src = nodeFileSource(dir);
+    const read = (p: string, o?: ReadOptions) => src.readText(p, o);
+    // Texts known, as a cold load's extracts hold them (these files carry no log text): no read to wait on.
+    const texts = () => ({});
+    const plain = await classifyRuns(w.result, read, undefined, undefined, undefined, texts);
+    let pauses = 0;
+    const paused = await classifyRuns(w.result, read, undefined, undefined, undefined, texts, () => (pauses++, turn()));
+    assert.equal(pauses, 40, 'one pause a result file with runs to classify (the agent runs here)');
+    assert.deepEqual(JSON.parse(JSON.stringify([...paused])), JSON.parse(JSON.stringify([...plain])));
   });
 
   it('stops at the next pause once cancelled, with the signal’s reason', async () => {

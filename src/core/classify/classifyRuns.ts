@@ -27,6 +27,8 @@ export async function classifyRuns(
   only?: ReadonlySet<string>,
   /** A result file's texts when they are known already (its extract kept them): no second read. */
   textsOf?: (file: string) => Record<string, string> | undefined,
+  /** Asked between files: a promise when the caller's thread should be given back (texts known already are classified without a read to wait on). */
+  pause?: () => Promise<void> | undefined,
 ): Promise<Map<string, Classification>> {
   const commits = new Map<string, Commit>(scan.commits.map(c => [c.hash, c]));
   const byFile = new Map<string, Run[]>();
@@ -43,6 +45,8 @@ export async function classifyRuns(
   // A scan's evidence names the file it was made from: its conclusions are moved to each run's own.
   const scans = new Map<string, { scan: TextScan; file: string }>();
   for (const [file, runs] of byFile) {
+    const wait = pause?.();
+    if (wait) await wait;
     if (signal?.aborted) throw signal.reason ?? new Error('cancelled');
     let doc: unknown = null;
     const known = textsOf?.(file);
