@@ -7,6 +7,7 @@ import { Workspace } from '../../src/app/workspace';
 import { pooledLabelCautions } from '../../src/core/compare';
 import type { Run } from '../../src/core/model';
 import { comparisonData } from '../../src/core/report/viewModels';
+import { buildReport, renderMarkdown } from '../../src/core/report';
 import { nodeFileSource } from '../../src/platform/nodeFileSource';
 
 const settings = () => ({ tieBand: 2, rules: [], primaryMetric: {} });
@@ -29,7 +30,7 @@ describe('attempts pooled with different labels (vLLM --metadata, SGLang --tag â
     const mixed = 'a1b2c3d4e5';
     write(mixed, 'baseline', [{ tp: '2' }, { tp: '2' }, { tp: '2' }]);
     write(mixed, 'human', [{ tp: '2' }, { tp: '2' }, { tp: '2' }]);
-    write(mixed, 'agent/my-agent', [{ tp: '2' }, { tp: '4' }, { tp: '2', tier: 'gold' }]);
+    write(mixed, 'agent/my-agent', [{ tp: '2' }, { tp: '4' }, { tp: '2', tier: 'gold|<b>' }]);
     const same = 'f0e1d2c3b4';
     write(same, 'baseline', [{ tp: '2' }, { tp: '2' }]);
     write(same, 'human', [
@@ -43,11 +44,17 @@ describe('attempts pooled with different labels (vLLM --metadata, SGLang --tag â
     const m = byCommit.get(mixed)!;
     assert.equal(m.roles.agent.attempts.length, 3, 'the three agent attempts are pooled (same workload)');
     assert.deepEqual(m.comparability.notes, [
-      "agent's 3 pooled attempts carry different labels: tier = (none) (2), gold (1); tp = 2 (2), 4 (1) (are they repeats of one configuration?)",
+      "agent's 3 pooled attempts carry different labels: tier = (none) (2), gold|<b> (1); tp = 2 (2), 4 (1) (are they repeats of one configuration?)",
     ]);
     assert.equal(m.comparison?.basis, 'repeats', 'a note, not a reason: the verdict still stands on the repeats');
     const view = comparisonData(m, 2);
     assert.deepEqual(view.comparability.notes, m.comparability.notes);
+    // The shared report lists it under the 3-way table, escaped for Markdown (a label is the file's text).
+    const md = renderMarkdown(buildReport(w.entries, dir, { tieBand: 2 }));
+    const rows = md.split('\n').filter(l => l.startsWith('| a1b2c3d4 |') && l.includes('pooled attempts'));
+    assert.equal(rows.length, 1, md);
+    assert.ok(rows[0].includes('tier = \\(none\\) \\(2\\), gold\\|&lt;b&gt; \\(1\\)'), rows[0]);
+    assert.ok(!md.includes('| f0e1d2c3 | my-agent | '), 'no note row for the commit without one');
     const s = byCommit.get(same)!;
     assert.equal(s.roles.human.attempts.length, 2);
     assert.equal(s.comparability.notes, undefined, JSON.stringify(s.comparability));

@@ -40,6 +40,8 @@ export interface ThreeWayRow {
   /** Why the baseline columns are empty although agent and human are compared. */
   baselineNote: string | null;
   reasons: string[];
+  /** What the comparison holds with a caution (pooled attempts with different labels, a command not what ran). */
+  notes: string[];
 }
 
 export interface ProjectReport {
@@ -121,6 +123,7 @@ function projectReport(project: string, entries: readonly CommitTriage[], includ
         comparable: e.pair.ok,
         baselineNote: e.baselineNote,
         reasons: e.pair.ok ? (e.baselineNote ? [`baseline not comparable: ${e.baselineNote}`] : []) : e.pair.reasons,
+        notes: e.comparability.notes ?? [],
       };
     });
   // Exactly the entries the summary counts as incomparable (one count per class, equal to its rows).
@@ -261,6 +264,12 @@ export function renderMarkdown(r: TriageReport): string {
         );
       }
       out.push('');
+      const noted = p.threeWay.filter(w => w.notes.length);
+      if (noted.length) {
+        out.push('Notes on these comparisons:', '', '| commit | agent | note |', '|---|---|---|');
+        for (const w of noted) out.push(`| ${w.commit.slice(0, 8)} | ${mdText(w.agent ?? '—')} | ${mdText(w.notes.join('; '), 600)} |`);
+        out.push('');
+      }
     }
     verdictTable(out, 'Verdicts per agent', 'agent', p.agents, mdText);
     verdictTable(out, 'Verdicts per headline metric', 'metric', p.metrics, k => `${mdText(metricDef(k)?.label ?? k)}${mdText(unitOf(k))}`);
