@@ -196,7 +196,23 @@ await part('the end-to-end run on the fake H100 host', async () => {
       // The document follows the run's tail; its phase headers are read from the top.
       await page.locator('.monaco-editor .view-lines').first().click();
       await page.keyboard.press('Control+Home');
-      await page.locator('.monaco-editor .view-line', { hasText: 'server · stdout' }).first().waitFor();
+      // A line arriving as the key is pressed once sent the caret back to the end (logView/follow
+      // now gives the user's place back). If it fails again, say where the caret and the view were.
+      await page
+        .locator('.monaco-editor .view-line', { hasText: 'server · stdout' })
+        .first()
+        .waitFor({ timeout: 30000 })
+        .catch(async e => {
+          const caret = await page
+            .locator('.statusbar-item[id="status.editor.selection"]')
+            .textContent()
+            .catch(() => '?');
+          const shown = await page
+            .locator('.monaco-editor .view-line')
+            .allTextContents()
+            .catch(() => []);
+          throw new Error(`${e.message.split('\n')[0]}; caret at "${caret}", lines shown: ${JSON.stringify(shown.slice(0, 6))}`);
+        });
       await page.screenshot({ path: path.join(shots, 'e2e-4-live-log.png') });
       await runsPane.locator('.monaco-list-row', { hasText: 'succeeded' }).first().waitFor();
       // The document follows the run's tail until its last line is in: a Find made before that is

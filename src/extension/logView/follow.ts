@@ -1,34 +1,53 @@
 import * as vscode from 'vscode';
+import { placed, selectionChanged, startFollowing, type FollowState, type MoveSource } from '../../app/tailFollow';
 
 /**
  * `tail -f` for the live documents (a run's transcript, a build's log): while the caret stays at
- * the end, new lines move it along and scroll into view; a click or a key elsewhere stops
- * following, and going back to the end starts it again.
+ * the end, new lines move it along and scroll into view; a click, a key or a command elsewhere
+ * stops following, and going back to the end starts it again (app/tailFollow).
  */
-const following = new Map<string, boolean>();
+const states = new Map<string, FollowState<vscode.Selection>>();
 let subscriptions: vscode.Disposable[] | null = null;
 
 const endOf = (doc: vscode.TextDocument) => doc.lineAt(doc.lineCount - 1).range.end;
 
 function toEnd(ed: vscode.TextEditor): void {
+  const key = ed.document.uri.toString();
   const end = endOf(ed.document);
+  const st = states.get(key);
+  // A selection set where it already is sends no event: only real moves wait for theirs.
+  if (st && !(ed.selection.isEmpty && ed.selection.active.isEqual(end))) states.set(key, placed(st, end));
   ed.selection = new vscode.Selection(end, end);
   ed.revealRange(new vscode.Range(end, end), vscode.TextEditorRevealType.Default);
 }
 
+const sourceOf = (kind: vscode.TextEditorSelectionChangeKind | undefined): MoveSource =>
+  kind === vscode.TextEditorSelectionChangeKind.Command ? 'api' : kind === undefined ? 'other' : 'user';
+
 export function follow(ed: vscode.TextEditor): void {
-  following.set(ed.document.uri.toString(), true);
+  states.set(ed.document.uri.toString(), startFollowing());
   subscriptions ??= [
     vscode.workspace.onDidChangeTextDocument(e => {
-      if (!following.get(e.document.uri.toString()) || !e.contentChanges.length) return;
+      if (!states.get(e.document.uri.toString())?.following || !e.contentChanges.length) return;
       for (const ed of vscode.window.visibleTextEditors) if (ed.document === e.document) toEnd(ed);
     }),
     vscode.window.onDidChangeTextEditorSelection(e => {
       const key = e.textEditor.document.uri.toString();
-      if (!following.has(key) || e.kind === undefined || e.kind === vscode.TextEditorSelectionChangeKind.Command) return;
-      following.set(key, e.selections[0].active.line >= e.textEditor.document.lineCount - 1);
+      const st = states.get(key);
+      if (!st) return;
+      const sel = e.selections[0];
+      const { state, restore } = selectionChanged(
+        st,
+        { caret: sel.active, empty: sel.isEmpty, source: sourceOf(e.kind), selection: sel },
+        e.textEditor.document.lineCount,
+      );
+      states.set(key, state);
+      if (restore) {
+        e.textEditor.selection = restore;
+        e.textEditor.revealRange(restore, vscode.TextEditorRevealType.Default);
+      }
     }),
-    vscode.workspace.onDidCloseTextDocument(d => following.delete(d.uri.toString())),
+    vscode.workspace.onDidCloseTextDocument(d => states.delete(d.uri.toString())),
   ];
   toEnd(ed);
 }
@@ -36,5 +55,5 @@ export function follow(ed: vscode.TextEditor): void {
 export function disposeFollow(): void {
   for (const s of subscriptions ?? []) s.dispose();
   subscriptions = null;
-  following.clear();
+  states.clear();
 }
