@@ -788,12 +788,20 @@ function ownRun(c, role, { model, runId, status, error, metrics, serverLog: serv
     ['human', 1.0, ''],
     ['agent', 0.82, '/my-agent'],
   ];
-  // Five `vllm bench serve` attempts a role (repeats): the agent's patch is faster.
+  // Five `vllm bench serve` attempts a role (repeats): the agent's patch is faster. Each records its
+  // machine with `--metadata gpu=…`; one baseline attempt ran on another kind of H100, which the
+  // comparison notes (pooled attempts with different labels).
   for (const [role, speed, agent] of roles)
     for (let k = 1; k <= 5; k++)
       own(
         `c0ffee01/${role}${agent}/openai-infqps-opt-125m-2026011${k}-0930${k}0.json`,
-        vllmServeCli({ seed: 100 + k * 7 + speed * 10, speed, numPrompts: 200, date: `2026011${k}-0930${k}0` }),
+        vllmServeCli({
+          seed: 100 + k * 7 + speed * 10,
+          speed,
+          numPrompts: 200,
+          date: `2026011${k}-0930${k}0`,
+          metadata: { gpu: role === 'baseline' && k === 4 ? 'H100-PCIe-80GB' : 'H100-SXM5-80GB' },
+        }),
       );
   // One `--save-detailed` run a role, attributed by the manifest (with the perf commands they ran).
   const CMD = 'vllm bench serve --model facebook/opt-125m --dataset-name random --input-len 256 --output-len 64 --num-prompts 150';
@@ -857,7 +865,7 @@ function ownRun(c, role, { model, runId, status, error, metrics, serverLog: serv
   own(
     'commits.jsonl',
     [
-      ['c0ffee01', 'Five vllm bench serve attempts a role'],
+      ['c0ffee01', 'Five vllm bench serve attempts a role (one baseline attempt on another H100)'],
       ['c0ffee02', 'One --save-detailed run a role (per-request samples)'],
       ['c0ffee03', 'Appended results (--append-result), one attempt lost requests'],
       ['c0ffee04', "SGLang's bench_serving against the vLLM server"],

@@ -503,6 +503,26 @@ try {
     );
 
     await step(
+      "pooled attempts with different labels: the commit's hover and its Compare view say so (the own campaign's c0ffee01, one baseline attempt on another H100)",
+      [],
+      async () => {
+        const c = await expandTo('Complete 3-way', 'c0ffee01');
+        await dismiss();
+        await c.hover();
+        const hover = page.locator('.workbench-hover').filter({ hasText: 'carry different labels' }).first();
+        await hover.waitFor({ timeout: 15000 });
+        const text = ((await hover.textContent()) ?? '').replace(/\u00a0/g, ' ');
+        assert(/baseline's 5 pooled attempts carry different labels: gpu = H100-SXM5-80GB \(4\), H100-PCIe-80GB \(1\)/.test(text), text);
+        await dismiss();
+        await menu(c, 'Compare');
+        const w = webview();
+        await w.locator('h1', { hasText: 'c0ffee01' }).waitFor();
+        await w.locator('p.note', { hasText: 'gpu = H100-SXM5-80GB (4), H100-PCIe-80GB (1)' }).waitFor();
+        await closeEditors();
+      },
+    );
+
+    await step(
       'Diff Agent vs Human Patch (context menu of an entry) shows both patches of vllm/logger.py',
       [entry('view/item/context', 'benchTriage.diffAgentVsHuman', '2_compare@1')],
       async () => {

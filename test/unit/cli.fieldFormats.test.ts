@@ -126,6 +126,27 @@ describe('bring your own results: a folder of vllm bench serve, SGLang, GuideLLM
     );
   });
 
+  it("pooled attempts with different --metadata labels: classify --json and the Markdown report note them (the demo's c0ffee01)", () => {
+    const own = path.resolve(__dirname, '../../demo/workspace/own-campaign');
+    const json = JSON.parse(runCli('classify', own, '--json').stdout) as any[];
+    const noted = json.filter(e => (e.comparability?.notes ?? []).length);
+    assert.deepEqual(
+      noted.map(e => [e.commit, e.comparability.notes]),
+      [
+        [
+          'c0ffee01',
+          ["baseline's 5 pooled attempts carry different labels: gpu = H100-SXM5-80GB (4), H100-PCIe-80GB (1) (are they repeats of one configuration?)"],
+        ],
+      ],
+      'only c0ffee01, whose one baseline attempt ran on another H100, and its verdict still given',
+    );
+    assert.ok(noted[0].comparison, 'a note does not withhold the verdict');
+    const md = runCli('report', own, '--format', 'md');
+    assert.equal(md.status, 0, md.stderr);
+    const notes = md.stdout.slice(md.stdout.indexOf('Notes on these comparisons'));
+    assert.ok(md.stdout.includes('Notes on these comparisons') && /c0ffee01 \| my-agent \| .*H100-PCIe-80GB \\\(1\\\)/.test(notes), notes.slice(0, 600));
+  });
+
   it('classify (text): a p-value below 0.001 reads "p < 0.001", never "p 0.000" (the demo\'s own campaign)', () => {
     const own = path.resolve(__dirname, '../../demo/workspace/own-campaign');
     const json = JSON.parse(runCli('classify', own, '--json').stdout) as any[];
