@@ -79,6 +79,14 @@ describe('bring your own results: a folder of vllm bench serve, SGLang, GuideLLM
     // A folder without other known files says so plainly (no empty parentheses).
     const plain = runCli('scan', path.join(dir, 'own/f1f1f1f7'));
     assert.match(plain.stdout, /files: \d+ with runs, 0 other known files, 0 corrupt/, plain.stdout);
+    // The text output says it too: the count, the file with its fix, and how each run got its identity.
+    const text = runCli('scan', path.join(dir, 'own'), '--runs').stdout;
+    assert.match(text, /, 1 not attributed, /, text);
+    assert.match(text, /not attributed {2}unsorted\/openai-infqps-opt-125m-20260101-000000\.json \(vllm-serve, 1 run\): .*bench-triage\.csv/, text);
+    const runLines = text.split('\n').filter(l => l.startsWith('  run '));
+    assert.equal(runLines.length, s.runs);
+    for (const l of runLines)
+      if (!l.includes(' datasets/')) assert.match(l, /\(by (path [0-9a-f]{8}\/(baseline|human|agent)|manifest [^ ;)]*bench-triage\.csv:\d+)/, l);
     assert.equal(s.runs, 15 + 3 + 4 + 2 + 2 + 3 + 1 + 2);
     assert.deepEqual(s.runsBySchema, { 'vllm-serve': 24, 'sglang-serve': 2, guidellm: 3, aiperf: 1, 'vllm-throughput': 1, 'vllm-latency': 1 });
     for (const run of s.runList) {
