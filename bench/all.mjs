@@ -139,8 +139,8 @@ rows.push([
   `${ms(sw.swarmMs)} vs ${ms(sw.plainMs)} (${sw.ratio.toFixed(2)}×); fixed cost ${ms(sw.shortSwarmMs - sw.shortPlainMs)} on a 0.3 s benchmark`,
 ]);
 rows.push([
-  `swarm campaign of ${sw.runs} runs on 4 GPUs (2 workers), GPU idle while runs waited (target 0): from the engines' events, a GPU busy from the run's ready marker to its container's death (hand-off: death → next container start, start → ready); sampled every 50 ms, busy from assignment`,
-  `${sw.byEvents.idleGpuMs.toFixed(0)} GPU·ms, longest hand-off ${ms(sw.byEvents.worstHandOffMs)} (${ms(sw.byEvents.dieToStartMs)} + ${ms(sw.byEvents.startToReadyMs)}); sampled ${sw.idleGpuMs.toFixed(0)} GPU·ms`,
+  `swarm campaign of ${sw.runs} runs on 4 GPUs (2 workers), GPU idle while runs waited (target 0): from the engines' events, a GPU busy from the run's first phase to its container's death; hand-off: a death → the next run's first phase on that node`,
+  `${sw.byEvents.idleGpuMs.toFixed(0)} GPU·ms; ${sw.byEvents.handOffs} hand-offs, median ${ms(sw.byEvents.handOffMedianMs)}, longest ${ms(sw.byEvents.worstHandOffMs)}`,
 ]);
 const bl = benchBuild();
 rows.push([

@@ -24,11 +24,8 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   console.log(
     `  0.3 s benchmark: plain host ${r.shortPlainMs.toFixed(0).padStart(6)} ms, swarm run on a worker ${r.shortSwarmMs.toFixed(0).padStart(6)} ms  (fixed cost ${(r.shortSwarmMs - r.shortPlainMs).toFixed(0)} ms)`,
   );
-  console.log(
-    `  campaign of ${r.runs} runs on 4 GPUs: GPU idle while runs waited (target 0), sampled every 50 ms with a GPU busy from assignment: ${r.idleGpuMs.toFixed(0)} GPU·ms, longest hand-off ${r.worstHandOffMs.toFixed(0)} ms`,
-  );
   const e = r.byEvents;
   console.log(
-    `  the same from the engines' events, a GPU busy from the ready marker to the container's death: ${e.idleGpuMs.toFixed(0)} GPU·ms, longest hand-off ${e.worstHandOffMs.toFixed(0)} ms; medians: death → next start ${e.dieToStartMs.toFixed(0)} ms, start → ready ${e.startToReadyMs.toFixed(0)} ms, container created → first file put ${e.createToFirstFileMs.toFixed(0)} ms, first file → ready marker ${e.firstFileToReadyMs.toFixed(0)} ms (${e.runsSeen} runs seen)`,
+    `  campaign of ${r.runs} runs on 4 GPUs, from the engines' events (a GPU busy from a run's first phase to its container's death): GPU idle while runs waited ${e.idleGpuMs.toFixed(0)} GPU·ms (target 0); ${e.handOffs} hand-offs (a death → the next run's first phase on that node): median ${e.handOffMedianMs.toFixed(0)} ms, longest ${e.worstHandOffMs.toFixed(0)} ms; the next run's container started a median ${e.startedAheadMs.toFixed(0)} ms ahead (${e.runsSeen} runs seen)`,
   );
 }

@@ -3,6 +3,8 @@ import * as path from 'node:path';
 import type { AgentRun, Commit, Role } from '../core/model';
 import { DockerRuntime } from '../runner/dockerRuntime';
 import { SwarmRuntime } from '../runner/swarmRuntime';
+/** Gives the swarm back the GPU slots this process holds and no run uses (a command's end, the extension's deactivation). */
+export { releaseSwarmSlots } from '../runner/swarmRuntime';
 import { Runner, type RunEvents } from '../runner/execute';
 import { HostQueue } from '../runner/hostQueue';
 import { gpuRefusal, hostKind, runSlots, type HostConfig } from '../core/run/hosts';

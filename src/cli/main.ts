@@ -17,8 +17,9 @@ import { METRICS, metricDef, OVERRIDE_KEYS, type PrimaryOverride } from '../core
 function runner(): typeof RunnerCommands {
   const file = join(__dirname, 'cli-runner.js');
   if (!existsSync(file)) throw new Error(`${file} is missing beside ${__filename} (an incomplete install: \`npm run build\` writes both)`);
-  return require(file) as typeof RunnerCommands;
+  return (runnerLoaded = require(file) as typeof RunnerCommands);
 }
+let runnerLoaded: typeof RunnerCommands | null = null;
 
 const USAGE = `usage: bench-triage <command> [options]
 
@@ -610,7 +611,10 @@ export async function main(argv: string[]): Promise<number> {
 
 if (require.main === module) {
   // Exit explicitly: a Docker host over SSH or TLS can keep idle sockets open after the work is done.
-  main(process.argv.slice(2)).then(code => {
+  main(process.argv.slice(2)).then(async code => {
+    // GPU slots held on a swarm go back to it before the process does (their holders would
+    // otherwise keep the GPUs until they notice, HOLDER_IDLE_S later).
+    await runnerLoaded?.releaseSwarmSlots().catch(() => undefined);
     process.stdout.write('', () => process.exit(code));
   });
 }

@@ -7,3 +7,4 @@ export { campaignCommand } from './campaignCommand';
 export { buildCommand } from './buildCommand';
 export { swarmCommand } from './swarmCommand';
 export { ablatePlanCommand, ablateReportCommand } from './ablateCommand';
+export { releaseSwarmSlots } from '../app/runs';

@@ -10,6 +10,7 @@ import { LogFolding, LogSymbols } from './logView/logLanguage';
 import { TriageLanguageClient } from './languageClient';
 import { DiffDocuments } from './patchDiff';
 import { RunService } from './runService';
+import { releaseSwarmSlots } from '../app/runs';
 import { CODELENS_SELECTOR, PerfCodeLens } from './codeLens';
 import { Webviews } from './webviews';
 import { SCHEMES } from './uris';
@@ -204,7 +205,9 @@ export function activate(context: vscode.ExtensionContext): BenchTriageApi {
   return { activationMs: performance.now() - t0, store, commitsTree, languageClient, runs, webviews, ablations, runsTreeForTests: runsTree };
 }
 
-export function deactivate(): void {
+export function deactivate(): Promise<void> {
   // Disposables do the rest; the followers of live documents are module state.
   disposeFollow();
+  // A swarm's GPU slots held by this window go back at once, not when their holders notice.
+  return releaseSwarmSlots().catch(() => undefined);
 }

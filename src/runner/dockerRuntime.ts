@@ -74,11 +74,15 @@ export class DockerRuntime implements ContainerRuntime, ImageRuntime {
    * events, or drops the stream, is simply not watched. Returns the function that stops watching;
    * the watch never keeps the process alive.
    */
-  watchTaskContainers(label: string, onContainer: (serviceId: string, containerId: string) => void): () => void {
+  watchTaskContainers(
+    label: string,
+    onContainer: (serviceId: string, containerId: string, action: string) => void,
+    events: string[] = ['create', 'start'],
+  ): () => void {
     let stream: (NodeJS.ReadableStream & { destroy?: () => void; socket?: { unref?: () => void } }) | null = null;
     let stopped = false;
     // Created: the manager names a task's container from then on (its files can go in before it starts).
-    const filters = JSON.stringify({ type: ['container'], event: ['create', 'start'], label: [label] });
+    const filters = JSON.stringify({ type: ['container'], event: events, label: [label] });
     (this.docker.getEvents as (o: object) => Promise<typeof stream>).call(this.docker, { filters }).then(
       st => {
         if (!st) return;
@@ -92,14 +96,15 @@ export class DockerRuntime implements ContainerRuntime, ImageRuntime {
           // A line is bounded by what an engine writes for one event; a stream that never ends a line is cut.
           if (rest.length > 1 << 20) rest = '';
           for (const l of lines) {
-            let actor: { ID?: unknown; Attributes?: Record<string, unknown> } | undefined;
+            let ev: { Action?: unknown; Actor?: { ID?: unknown; Attributes?: Record<string, unknown> } } | undefined;
             try {
-              actor = (JSON.parse(l) as { Actor?: typeof actor }).Actor;
+              ev = JSON.parse(l) as typeof ev;
             } catch {
               continue;
             }
+            const actor = ev?.Actor;
             const service = actor?.Attributes?.['com.docker.swarm.service.id'];
-            if (typeof service === 'string' && typeof actor?.ID === 'string') onContainer(service, actor.ID);
+            if (typeof service === 'string' && typeof actor?.ID === 'string') onContainer(service, actor.ID, String(ev?.Action ?? ''));
           }
         });
         st.on('error', () => {});
@@ -267,6 +272,39 @@ export class DockerRuntime implements ContainerRuntime, ImageRuntime {
       if (/no such container|404/i.test((e as Error).message)) return null;
       throw e;
     }
+  }
+
+  /** Sends a signal to a container's first process. */
+  async signal(id: string, signal: string): Promise<void> {
+    await this.call(s => this.docker.getContainer(id).kill(withSignal(s, { signal })));
+  }
+
+  /** Whether a path exists in a container (the engine's stat of it: nothing runs in the container). */
+  async hasPath(id: string, file: string): Promise<boolean> {
+    try {
+      const res = (await this.call(s => this.docker.getContainer(id).infoArchive(withSignal(s, { path: file })))) as { resume?: () => void };
+      res.resume?.();
+      return true;
+    } catch (e) {
+      if (/no such file|not found|404/i.test(String((e as Error).message))) return false;
+      throw e;
+    }
+  }
+
+  /** Kills a container and returns once it has died (every process of it gone), leaving its removal for later; absent or stopped is no error. */
+  async killAndWait(id: string): Promise<void> {
+    const c = this.docker.getContainer(id);
+    const gone = (e: unknown) => {
+      if (!/not running|no such container|404|409/i.test(String((e as Error).message))) throw e;
+    };
+    await this.call(s => c.kill(withSignal(s, { signal: 'SIGKILL' }))).catch(gone);
+    await this.call(s => c.wait(withSignal(s, { condition: 'not-running' }))).catch(gone);
+  }
+
+  /** The `DOCKER_RESOURCE_*` variables a swarm task's container was given: the generic resources (GPUs) the swarm assigned it. */
+  async resourceEnvOf(id: string): Promise<string[]> {
+    const i = await this.call(s => this.docker.getContainer(id).inspect(withSignal(s)));
+    return (i.Config?.Env ?? []).filter(e => e.startsWith('DOCKER_RESOURCE_'));
   }
 
   async remove(id: string): Promise<void> {

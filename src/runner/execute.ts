@@ -230,7 +230,7 @@ export class Runner {
       if (c.state === 'running' && this.runtime.filesIn && !(await this.runtime.filesIn(c.id).catch(() => true)))
         throw new RunEnd(
           'interrupted',
-          'it was still waiting to start (its files were being put into its container) when the process driving it ended: nothing ran; removed so that it can run again',
+          'it was still waiting to start (its files were being put into its container, or it waited for its GPUs) when the process driving it ended: nothing ran; removed so that it can run again',
         );
       if (c.state !== 'running') throw new RunEnd('interrupted', `the container stopped while no runner was attached (state ${c.state}); partial logs kept`);
       // Without a secret's value its mask is unknown: stop rather than store it in clear.
@@ -364,6 +364,8 @@ export class Runner {
     } catch (e) {
       if (req.signal?.aborted) throw e;
       const why = (e as Error).message.replace(/^.*?\): /, '');
+      // A swarm node lost while the run waited for it (drained, down, removed): nothing ran, and a campaign runs it again.
+      if (e instanceof RunnerError && e.kind === 'unreachable') throw new RunEnd('interrupted', `${why}; nothing ran`);
       throw new RunEnd('failed', `${this.runtime.where} could not start the container: ${why}`);
     }
     r.startedAt = now();

@@ -1,6 +1,9 @@
+import { randomBytes } from 'node:crypto';
 import { DockerRuntime } from './dockerRuntime';
 import { RunnerError } from './errors';
+import { chooseSlot, type Slot } from './gpuSlots';
 import { hostAddressProblem, namesRegistry, repositoryOf } from '../core/run/hosts';
+import { ownerAlive, ownerHere } from '../platform/processAlive';
 import type { ContainerSpec, ContainerState, ExecOptions, ExecOutcome, LabelledContainer } from './runtime';
 
 /** The generic-resource kind a swarm node advertises its GPUs under (daemon.json `node-generic-resources`). */
@@ -9,6 +12,119 @@ export const GPU_RESOURCE = 'NVIDIA-GPU';
 export const ENGINE_LABEL = 'bench-triage.engine';
 /** Written after the run's files are in place; the task's command waits for it before it starts. */
 const READY = '/.bench-triage-ready';
+/** Made by the task's command once the run holds its slot's GPUs (after READY): the run's phases may start. */
+const HELD = '/.bench-triage-gpu';
+/** Made by a slot's run's command once it waits for its go (the signal below would be lost before). */
+const ARMED = '/.bench-triage-armed';
+/** The go of a run on a slot: a signal to its command, which takes the slot's GPUs at once (its default action is to ignore it). */
+const GO_SIGNAL = 'SIGWINCH';
+/** The labels of a GPU slot's holder service (never the run label: a holder is not a run). */
+export const SLOT_LABEL = 'bench-triage.slot';
+const SLOT_OWNER_LABEL = 'bench-triage.slot-owner';
+/**
+ * A node-local volume (made by the node on first use) where a slot's lock files live: every
+ * container of a slot on that node mounts it, so the kernel hands the slot's GPUs from one run's
+ * container to the next the moment the first dies.
+ */
+const SLOT_VOLUME = 'bench-triage-slots';
+const SLOT_DIR = '/.bench-triage-slots';
+/** A slot no run has is given back to the swarm after this (a campaign's next run comes at once). */
+const SLOT_LINGER_MS = 2000;
+/** A holder whose slot no container has claimed, and whose process has not renewed it, for this long ends itself (its process died). */
+const HOLDER_IDLE_S = 20;
+/**
+ * How often a process renews the holders of its slots that have runs: a run's container may take
+ * minutes to claim its slot (its node pulling a vLLM image), and its holder must not end meanwhile.
+ */
+const RENEW_MS = 5000;
+const OWNER = ownerHere();
+/**
+ * The run's command: claims its slot (a shared lock held for the container's life: its holder stays
+ * while any run of the slot exists), waits for its files (the ready marker), then on a slot for its
+ * go, then takes the slot's GPUs (an exclusive lock) before the run may start. The runner gives the
+ * go once the run before has died: the lock alone is given back as that run's first process
+ * exits, while the rest of its processes may still hold GPU memory. The lock guards against any
+ * mistake in that order.
+ */
+const KEEPER = [
+  'import fcntl,os,signal,sys,time',
+  `s=os.environ.get('BENCH_TRIAGE_SLOT')`,
+  'class Go(Exception): pass',
+  'def go(*a): raise Go()',
+  `if s: signal.signal(signal.${GO_SIGNAL}, go)`,
+  'def lock(name, how):',
+  `  fd=os.open('${SLOT_DIR}/'+s+'.'+name, os.O_RDWR|os.O_CREAT, 0o666)`,
+  '  fcntl.flock(fd, how)',
+  '  os.set_inheritable(fd, True)',
+  `if s: lock('claim', fcntl.LOCK_SH)`,
+  `while not os.path.exists(${JSON.stringify(READY)}): time.sleep(0.02)`,
+  'if s:',
+  '  try:',
+  `    open(${JSON.stringify(ARMED)},'w').close()`,
+  '    while True: time.sleep(3600)',
+  '  except Go:',
+  `    signal.signal(signal.${GO_SIGNAL}, signal.SIG_IGN)`,
+  `  lock('lock', fcntl.LOCK_EX)`,
+  `open(${JSON.stringify(HELD)},'w').close()`,
+  'os.execvp(sys.argv[1], sys.argv[1:])',
+].join('\n');
+/** A holder's command: keeps the reservation while its slot is claimed or renewed (the go signal); ends itself after HOLDER_IDLE_S without either. */
+const HOLDER = [
+  'import fcntl,os,signal,sys,time',
+  `d='${SLOT_DIR}/'+sys.argv[1]`,
+  `c=os.open(d+'.claim', os.O_RDWR|os.O_CREAT, 0o666)`,
+  'idle=time.monotonic()',
+  'def renew(*a):',
+  '  global idle',
+  '  idle=time.monotonic()',
+  `signal.signal(signal.${GO_SIGNAL}, renew)`,
+  'while True:',
+  '  time.sleep(1)',
+  '  try: fcntl.flock(c, fcntl.LOCK_EX|fcntl.LOCK_NB)',
+  '  except OSError:',
+  '    idle=time.monotonic(); continue',
+  '  fcntl.flock(c, fcntl.LOCK_UN)',
+  `  if time.monotonic()-idle > ${HOLDER_IDLE_S}: break`,
+  "for f in ('.claim','.lock'):",
+  '  try: os.unlink(d+f)',
+  '  except OSError: pass',
+].join('\n');
+/** Run in a holder's container: exit 0 when no run of its slot exists (nothing claims it). */
+const UNCLAIMED = `import fcntl,os,sys\nfd=os.open('${SLOT_DIR}/'+sys.argv[1]+'.claim', os.O_RDWR|os.O_CREAT, 0o666)\ntry: fcntl.flock(fd, fcntl.LOCK_EX|fcntl.LOCK_NB)\nexcept OSError: sys.exit(1)`;
+/** Run in a run's container: returns once its command holds the slot's GPUs. */
+const GATE = `import os,time\nwhile not os.path.exists(${JSON.stringify(HELD)}): time.sleep(0.002)`;
+
+/** Where a slot's holder landed: its node, container, and the GPUs the swarm assigned it. */
+interface SlotPlace {
+  nodeId: string;
+  node: string;
+  engine: DockerRuntime | null;
+  container: string;
+  /** `DOCKER_RESOURCE_NVIDIA-GPU=…` as the swarm set it in the holder: its runs get the same, for the NVIDIA runtime. */
+  resourceEnv: string[];
+}
+interface HeldSlot extends Slot {
+  image: string;
+  owner: SwarmRuntime;
+  service: Promise<string>;
+  place: Promise<SlotPlace>;
+  /** The holder's place once known. */
+  at: SlotPlace | null;
+  /** The node's pull of the image for the holder, given to the first run of the slot. */
+  pull: { node: string; seconds: number } | null;
+  linger: ReturnType<typeof setTimeout> | null;
+  /** Told of every change of the slot's runs or its death (runs waiting for their turn). */
+  wake: Set<() => void>;
+}
+/** This process's slots, per manager (by `where`). */
+const slotPools = new Map<string, Map<string, HeldSlot>>();
+interface DeathWatch {
+  /** Resolvers of deaths awaited, by container id. */
+  waiting: Map<string, () => void>;
+  stop: () => void;
+}
+/** Per manager and node: the node engine's `die` events of run containers, while this process has slots there. */
+const deathWatches = new Map<string, DeathWatch>();
 const POLL_MS = 300;
 /**
  * Nodes this process lost a run on, by manager and node id, with when: a run queued again right
@@ -127,11 +243,14 @@ export class SwarmRuntime extends DockerRuntime {
     return this.pulls.get(id) ?? null;
   }
 
+  /**
+   * A GPU run's service is made paused (`MaxConcurrent: 0`, no task) and without a reservation of
+   * its own: `start` gives it a slot (a holder that keeps the swarm's reservation on a node), pins it
+   * to that node with the holder's GPUs, and lets it run. A run without GPUs runs at once.
+   */
   override async create(spec: ContainerSpec): Promise<string> {
     const gpus = spec.gpuIds.length;
     const image = namesRegistry(spec.image) ? ((await this.digestOf(spec.image)) ?? spec.image) : spec.image;
-    // The task starts at once when scheduled; it waits for the run's files (put after it is placed).
-    const wait = `import os,sys,time\nwhile not os.path.exists(${JSON.stringify(READY)}): time.sleep(0.02)\nos.execvp(sys.argv[1], sys.argv[1:])`;
     const service = await this.call(s =>
       this.docker.createService({
         Name: spec.name,
@@ -141,21 +260,239 @@ export class SwarmRuntime extends DockerRuntime {
             Image: image,
             Labels: spec.labels,
             Env: Object.entries(spec.env).map(([k, v]) => `${k}=${v}`),
-            Command: ['python3', '-c', wait, ...spec.cmd],
+            // The task starts at once when scheduled; it waits for the run's files (put after it is placed), then for its GPUs.
+            Command: ['python3', '-c', KEEPER, ...spec.cmd],
             Dir: spec.workdir,
+            Mounts: gpus ? [{ Type: 'volume', Source: SLOT_VOLUME, Target: SLOT_DIR }] : [],
           },
-          Resources: gpus ? { Reservations: { GenericResources: [{ DiscreteResourceSpec: { Kind: GPU_RESOURCE, Value: gpus } }] } } : {},
           RestartPolicy: { Condition: 'none' },
           Placement: { Constraints: this.avoided().map(n => `node.id!=${n}`) },
         },
-        Mode: { ReplicatedJob: { MaxConcurrent: 1, TotalCompletions: 1 } },
+        Mode: { ReplicatedJob: { MaxConcurrent: gpus ? 0 : 1, TotalCompletions: 1 } },
         abortSignal: s,
       } as never),
     );
     const id = (service as { id?: string; ID?: string }).id ?? (service as { ID?: string }).ID;
     if (!id) throw new RunnerError(`${this.where}: the swarm did not return a service id`, 'docker');
     this.images.set(id, image);
+    if (gpus) this.slotless.set(id, { gpus, image });
     return id;
+  }
+
+  /** GPU runs made paused, not yet given a slot. */
+  private readonly slotless = new Map<string, { gpus: number; image: string }>();
+  /** The slot of each run given one. */
+  private readonly slotOf = new Map<string, HeldSlot>();
+
+  /**
+   * Gives run `id` a slot (a free one, a new holder, or the slot of a run under way, to take its GPUs
+   * as that run's container dies), waits until the holder is placed, then pins the run's service to
+   * the holder's node with its GPUs and lets the swarm run it.
+   */
+  private async takeSlot(id: string, signal?: AbortSignal): Promise<void> {
+    const want = this.slotless.get(id)!;
+    let pool = slotPools.get(this.where);
+    if (!pool) slotPools.set(this.where, (pool = new Map()));
+    const cap = this.host.gpus && this.host.gpus > 0 ? this.host.gpus : Infinity;
+    let slot: HeldSlot;
+    for (;;) {
+      slot = chooseSlot(pool.values(), want.gpus, cap, () => this.newSlot(pool!, want.gpus, want.image)).slot;
+      // A slot whose node was drained, went down or left the swarm is given up, and another chosen.
+      const why = slot.at ? await this.nodeTrouble({ container: '', engine: slot.at.engine, node: slot.at.node, nodeId: slot.at.nodeId }) : null;
+      if (!why) break;
+      this.markLost({ container: '', engine: slot.at!.engine, node: slot.at!.node, nodeId: slot.at!.nodeId });
+    }
+    slot.runs.add(id);
+    if (slot.linger) clearTimeout(slot.linger);
+    slot.linger = null;
+    this.slotless.delete(id);
+    this.slotOf.set(id, slot);
+    const place = await new Promise<SlotPlace>((resolve, reject) => {
+      const onAbort = () => reject(new RunnerError(`${this.where}: cancelled while the swarm held the run`, 'cancelled'));
+      if (signal?.aborted) return onAbort();
+      signal?.addEventListener('abort', onAbort, { once: true });
+      slot.place.then(resolve, reject).finally(() => signal?.removeEventListener('abort', onAbort));
+    });
+    if (slot.pull) this.pulls.set(id, slot.pull);
+    slot.pull = null;
+    this.deathWatch(place);
+    const svc = this.docker.getService(id);
+    const info = await this.call(s =>
+      (svc.inspect as (o: object) => Promise<{ Version?: { Index?: number }; Spec?: Record<string, any> }>).call(svc, { abortSignal: s }),
+    );
+    const spec = info.Spec!;
+    const cs = spec.TaskTemplate.ContainerSpec;
+    await this.call(s =>
+      (svc.update as (o: object) => Promise<unknown>).call(svc, {
+        ...spec,
+        version: info.Version?.Index,
+        TaskTemplate: {
+          ...spec.TaskTemplate,
+          ContainerSpec: { ...cs, Env: [...(cs.Env ?? []), `BENCH_TRIAGE_SLOT=${slot.id}`, ...place.resourceEnv] },
+          Placement: { Constraints: [`node.id==${place.nodeId}`] },
+        },
+        Mode: { ReplicatedJob: { MaxConcurrent: 1, TotalCompletions: 1 } },
+        abortSignal: s,
+      }),
+    );
+  }
+
+  /** A new slot: its holder service reserving `gpus` GPUs, placed by the swarm when a node has them free. */
+  private newSlot(pool: Map<string, HeldSlot>, gpus: number, image: string): HeldSlot {
+    const slot = {
+      id: `s${randomBytes(6).toString('hex')}`,
+      gpus,
+      runs: new Set<string>(),
+      placed: false,
+      dead: false,
+      since: Date.now(),
+      image,
+      owner: this,
+      pull: null,
+      linger: null,
+      at: null,
+      wake: new Set(),
+    } as unknown as HeldSlot;
+    const labels = { [SLOT_LABEL]: slot.id, [SLOT_OWNER_LABEL]: OWNER };
+    slot.service = this.call(s =>
+      this.docker.createService({
+        Name: `bench-triage-slot-${slot.id}`,
+        Labels: labels,
+        TaskTemplate: {
+          ContainerSpec: {
+            Image: image,
+            Labels: labels,
+            Command: ['python3', '-c', HOLDER, slot.id],
+            Mounts: [{ Type: 'volume', Source: SLOT_VOLUME, Target: SLOT_DIR }],
+          },
+          Resources: { Reservations: { GenericResources: [{ DiscreteResourceSpec: { Kind: GPU_RESOURCE, Value: gpus } }] } },
+          RestartPolicy: { Condition: 'none' },
+          Placement: { Constraints: this.avoided().map(n => `node.id!=${n}`) },
+        },
+        Mode: { ReplicatedJob: { MaxConcurrent: 1, TotalCompletions: 1 } },
+        abortSignal: s,
+      } as never),
+    ).then(svc => {
+      const id = (svc as { id?: string; ID?: string }).id ?? (svc as { ID?: string }).ID;
+      if (!id) throw new RunnerError(`${this.where}: the swarm did not return a service id`, 'docker');
+      return id;
+    });
+    slot.place = slot.service.then(svc => this.holderPlaced(slot, svc));
+    slot.place.then(
+      p => {
+        slot.placed = true;
+        slot.at = p;
+      },
+      () => {
+        slot.dead = true;
+        if (pool.get(slot.id) === slot) pool.delete(slot.id);
+      },
+    );
+    pool.set(slot.id, slot);
+    renewHolders(this.where);
+    return slot;
+  }
+
+  /** Waits until the holder's task runs: its node, container and assigned GPUs (the node's pull of the image timed). */
+  private async holderPlaced(slot: HeldSlot, svc: string): Promise<SlotPlace> {
+    let pullSince: number | null = null;
+    let checked = false;
+    let polls = 0;
+    for (;;) {
+      if (slot.dead) throw new RunnerError(`${this.where}: the GPU slot was given up`, 'cancelled');
+      const [t] = await this.tasks(svc);
+      const state = t?.Status?.State ?? 'new';
+      if (t?.NodeID && !checked && ['assigned', 'accepted', 'preparing'].includes(state)) {
+        checked = true;
+        if (slot.image.includes('@') && namesRegistry(slot.image)) {
+          const node = await this.engineOfNode(t.NodeID).catch(() => null);
+          const has = node ? await (node.engine ? node.engine.hasImage(slot.image) : super.hasImage(slot.image)).catch(() => true) : true;
+          if (!has) pullSince = Date.now();
+        }
+      }
+      if (state === 'preparing' && pullSince === null) pullSince = Date.now();
+      // Held for lack of GPUs: holders of a process that died may keep them with nothing left to run.
+      if (state === 'pending' && ++polls % 30 === 0) await this.sweepHolders().catch(() => undefined);
+      if (['failed', 'rejected', 'shutdown', 'orphaned', 'remove', 'complete'].includes(state)) {
+        const node = t?.NodeID ? await this.engineOfNode(t.NodeID).catch(() => null) : null;
+        const why = t?.NodeID ? await this.nodeTrouble({ container: '', engine: null, node: node?.name ?? t.NodeID.slice(0, 12), nodeId: t.NodeID }) : null;
+        if (why) throw new RunnerError(`${this.where}: ${why} before the run started`, 'unreachable');
+        throw new RunnerError(
+          `${this.where}: the swarm could not hold GPUs for the run (${state}: ${t?.Status?.Err ?? t?.Status?.Message ?? 'no reason given'})`,
+          'docker',
+        );
+      }
+      const cid = t?.Status?.ContainerStatus?.ContainerID;
+      if (state === 'running' && cid && t?.NodeID) {
+        const node = await this.engineOfNode(t.NodeID);
+        const resourceEnv = await (node.engine ? node.engine.resourceEnvOf(cid) : super.resourceEnvOf(cid));
+        if (pullSince !== null) slot.pull = { node: node.name, seconds: (Date.now() - pullSince) / 1000 };
+        return { nodeId: t.NodeID, node: node.name, engine: node.engine, container: cid, resourceEnv };
+      }
+      await new Promise(r => setTimeout(r, 100));
+    }
+  }
+
+  /** A run no longer has its slot: a slot left without runs is given back to the swarm after a moment. */
+  private releaseSlot(id: string): void {
+    this.slotless.delete(id);
+    const slot = this.slotOf.get(id);
+    if (!slot) return;
+    this.slotOf.delete(id);
+    slot.runs.delete(id);
+    for (const w of [...slot.wake]) w();
+    if (slot.runs.size || slot.dead) return;
+    slot.linger = setTimeout(() => void retireSlot(slot), SLOT_LINGER_MS);
+    slot.linger.unref?.();
+  }
+
+  /** Removes a holder: its container on its node first (a job's container outlived its service on 20.10), then its service. */
+  async removeHolder(svc: string, place: SlotPlace | null): Promise<void> {
+    let at: { engine: DockerRuntime | null; container: string } | null = place;
+    if (!at) {
+      // Placed as it was given up: its container is found through the manager.
+      await this.defuse(svc).catch(() => undefined);
+      const [t] = await this.tasks(svc).catch(() => [] as Task[]);
+      const cid = t?.Status?.ContainerStatus?.ContainerID;
+      const node = cid && t?.NodeID ? await this.engineOfNode(t.NodeID).catch(() => null) : null;
+      if (cid && node) at = { engine: node.engine, container: cid };
+    }
+    if (at) await (at.engine ? at.engine.remove(at.container) : super.remove(at.container)).catch(() => undefined);
+    try {
+      const s = this.docker.getService(svc);
+      await this.call(sig => (s.remove as (o: object) => Promise<unknown>).call(s, { abortSignal: sig }));
+    } catch (e) {
+      if (!/no such service|not found|404/i.test(String((e as Error).message))) throw e;
+    }
+  }
+
+  /**
+   * Holders of processes that are gone: removed once no run of theirs is left (a run re-attached by
+   * another process still claims its slot). Their own command ends them after HOLDER_IDLE_S too.
+   */
+  async sweepHolders(): Promise<void> {
+    const listServices = this.docker.listServices as (o: object) => Promise<Array<{ ID: string; Spec?: { Labels?: Record<string, string> } }>>;
+    const services = await this.call(s => listServices.call(this.docker, { filters: JSON.stringify({ label: [SLOT_LABEL] }), abortSignal: s }));
+    const mine = new Set([...(slotPools.get(this.where)?.values() ?? [])].map(x => x.id));
+    for (const svc of services) {
+      const labels = svc.Spec?.Labels ?? {};
+      if (mine.has(labels[SLOT_LABEL] ?? '') || ownerAlive(labels[SLOT_OWNER_LABEL])) continue;
+      const [t] = await this.tasks(svc.ID).catch(() => [] as Task[]);
+      const cid = t?.Status?.ContainerStatus?.ContainerID;
+      let place: SlotPlace | null = null;
+      if (t?.Status?.State === 'running' && cid && t.NodeID) {
+        const node = await this.engineOfNode(t.NodeID).catch(() => null);
+        if (!node) continue;
+        place = { nodeId: t.NodeID, node: node.name, engine: node.engine, container: cid, resourceEnv: [] };
+        const probe = await (
+          node.engine
+            ? node.engine.exec(cid, ['python3', '-c', UNCLAIMED, labels[SLOT_LABEL]!], { timeoutMs: 15_000 })
+            : super.exec(cid, ['python3', '-c', UNCLAIMED, labels[SLOT_LABEL]!], { timeoutMs: 15_000 })
+        ).catch(() => null);
+        if (!probe || probe.exitCode !== 0) continue;
+      }
+      await this.removeHolder(svc.ID, place).catch(() => undefined);
+    }
   }
 
   override async putArchive(id: string, dir: string, tar: Buffer | NodeJS.ReadableStream): Promise<void> {
@@ -229,7 +566,10 @@ export class SwarmRuntime extends DockerRuntime {
   }
 
   private markLost(p: Placement): void {
-    if (p.nodeId) lostNodes.set(`${this.where}\0${p.nodeId}`, Date.now());
+    if (!p.nodeId) return;
+    lostNodes.set(`${this.where}\0${p.nodeId}`, Date.now());
+    // This process's slots there are gone with the node: no run is pinned there any more.
+    for (const slot of slotPools.get(this.where)?.values() ?? []) if (slot.at?.nodeId === p.nodeId) void retireSlot(slot);
   }
 
   /** The node a run's task landed on (its host name), once placed; null before. */
@@ -284,19 +624,34 @@ export class SwarmRuntime extends DockerRuntime {
   override async start(id: string, signal?: AbortSignal): Promise<void> {
     const asked = Date.now();
     let seenBy: 'event' | 'poll' = 'poll';
+    if (this.slotless.has(id)) await this.takeSlot(id, signal);
     const watch = await this.placementWatch();
     // After its container's event the manager may not yet name the container: asked again soon, a few times.
     let soon = 0;
+    let checks = 0;
     try {
       for (;;) {
         if (signal?.aborted) throw new RunnerError(`${this.where}: cancelled while the swarm held the run`, 'cancelled');
         const c = await this.placed(id);
         if (c) {
-          this.waits.set(id, { seconds: (Date.now() - asked) / 1000, seenBy });
           for (const f of this.pendingFiles.get(id) ?? []) await this.putArchive(id, f.dir, f.tar);
           this.pendingFiles.delete(id);
-          await this.putArchive(id, '/', markerTar(READY));
+          const slot = this.slotOf.get(id);
+          // A run of a slot waits here until the run before it there has died.
+          if (slot) await this.takeGpus(id, slot, c, signal);
+          else await this.putArchive(id, '/', markerTar(READY));
+          this.waits.set(id, { seconds: (Date.now() - asked) / 1000, seenBy });
           return;
+        }
+        // A slot's node drained, down or removed while its run waited to be placed there.
+        const slot = this.slotOf.get(id);
+        if (slot && ++checks % 4 === 0) {
+          const place = await slot.place;
+          const why = await this.nodeTrouble({ container: '', engine: place.engine, node: place.node, nodeId: place.nodeId });
+          if (why) {
+            slot.dead = true;
+            throw new RunnerError(`${this.where}: ${why} before the run started`, 'unreachable');
+          }
         }
         const woken = await placedOrPoll(watch, id, signal, soon > 0 ? SOON_MS : POLL_MS);
         soon = woken ? SOON_TRIES : Math.max(0, soon - 1);
@@ -314,6 +669,100 @@ export class SwarmRuntime extends DockerRuntime {
   }
 
   private readonly waits = new Map<string, { seconds: number; seenBy: 'event' | 'poll' }>();
+
+  /**
+   * Per node this process has slots on: its engine's pushed `die` events of run containers (one
+   * stream per node, opened when a slot is placed there, so that it is open before any kill).
+   */
+  private deathWatch(p: { nodeId: string; engine: DockerRuntime | null }): DeathWatch {
+    const key = `${this.where}\0${p.nodeId}`;
+    let w = deathWatches.get(key);
+    if (w) return w;
+    const waiting = new Map<string, () => void>();
+    const seen = (_svc: string, container: string) => waiting.get(container)?.();
+    const stop = p.engine ? p.engine.watchTaskContainers(LABEL_RUN, seen, ['die']) : super.watchTaskContainers(LABEL_RUN, seen, ['die']);
+    w = { waiting, stop };
+    deathWatches.set(key, w);
+    return w;
+  }
+
+  /** The death of a placed run's container as its node reports it (never resolves if the node cannot say). */
+  private deathOf(c: Placement): { died: Promise<void>; forget: () => void } {
+    const w = this.deathWatch(c);
+    let forget = () => {};
+    const died = new Promise<void>(resolve => {
+      w.waiting.set(c.container, resolve);
+      forget = () => w.waiting.delete(c.container);
+    });
+    return { died, forget };
+  }
+
+  /** Resolves when run `id` is the first of its slot's runs (those before it have died); rejects on cancel or the slot's loss. */
+  private turn(id: string, slot: HeldSlot, signal?: AbortSignal): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      const check = () => {
+        if (signal?.aborted) return done(new RunnerError(`${this.where}: cancelled while the run waited for its GPUs`, 'cancelled'));
+        if (slot.dead) return done(new RunnerError(`${this.where}: the GPU slot's node ${slot.at?.node ?? ''} was lost`, 'unreachable'));
+        if (slot.runs.values().next().value === id) done();
+      };
+      const done = (e?: Error) => {
+        slot.wake.delete(check);
+        signal?.removeEventListener('abort', check);
+        if (e) reject(e);
+        else resolve();
+      };
+      slot.wake.add(check);
+      signal?.addEventListener('abort', check, { once: true });
+      check();
+    });
+  }
+
+  /**
+   * Lets the run take its slot's GPUs once the run before it there has died, and returns once its
+   * container holds them. Its node lost meanwhile (engine gone, drained, removed) is said as such:
+   * nothing ran.
+   */
+  private async takeGpus(id: string, slot: HeldSlot, c: Placement, signal?: AbortSignal): Promise<void> {
+    let failure: unknown = null;
+    const ctl = new AbortController();
+    const stop = signal ? AbortSignal.any([signal, ctl.signal]) : ctl.signal;
+    const engine = c.engine ?? this;
+    try {
+      await this.putArchive(id, '/', markerTar(READY));
+      // Its command waits for the go before the turn comes; the gate (a process in the container
+      // that returns once the GPUs are held) is started now too: neither costs the hand-off.
+      for (let i = 0; !(await engine.hasPath(c.container, ARMED)); i++) {
+        if (signal?.aborted) throw new RunnerError(`${this.where}: cancelled`, 'cancelled');
+        if (i >= 600) throw new RunnerError(`${this.where}: the run's command did not get ready within 30 s`, 'docker');
+        await new Promise(r => setTimeout(r, 50));
+      }
+      const gate = this.exec(id, ['python3', '-c', GATE], { signal: stop });
+      gate.catch(() => undefined);
+      try {
+        await this.turn(id, slot, signal);
+      } catch (e) {
+        ctl.abort();
+        throw e;
+      }
+      await engine.signal(c.container, GO_SIGNAL);
+      const out = await gate;
+      if (out.exitCode === 0) return;
+      failure = new RunnerError(`${this.where}: the run's container ended while it waited for its GPUs (exit code ${out.exitCode})`, 'docker');
+    } catch (e) {
+      if (signal?.aborted) throw e;
+      failure = e;
+    }
+    const answers = await (c.engine ? c.engine.ping() : this.ping()).then(
+      () => true,
+      () => false,
+    );
+    const why = answers ? await this.nodeTrouble(c) : `node ${c.node} (its engine does not answer)`;
+    if (why) {
+      this.markLost(c);
+      throw new RunnerError(`${this.where}: ${why} before the run started`, 'unreachable');
+    }
+    throw failure;
+  }
 
   async waitOf(id: string): Promise<{ seconds: number; seenBy: 'event' | 'poll' } | null> {
     return this.waits.get(id) ?? null;
@@ -345,9 +794,12 @@ export class SwarmRuntime extends DockerRuntime {
     return watch;
   }
 
-  /** Whether the task's container has the ready marker, put after the run's files: a process killed before it left them half put. */
+  /**
+   * Whether the task's container holds its GPUs (made after the ready marker, itself put after the
+   * run's files): a process killed before then left a run that never started.
+   */
   async filesIn(id: string): Promise<boolean> {
-    const out = await this.exec(id, ['test', '-e', READY], { timeoutMs: 15_000 });
+    const out = await this.exec(id, ['test', '-e', HELD], { timeoutMs: 15_000 });
     return out.exitCode === 0;
   }
 
@@ -474,6 +926,14 @@ export class SwarmRuntime extends DockerRuntime {
   override async remove(id: string): Promise<void> {
     const c = this.containers.get(id) ?? (await this.placed(id).catch(() => null));
     this.containers.delete(id);
+    // The next run of its slot may take the GPUs once every process of this one is gone: as its
+    // node's engine says it died (pushed), or as the kill returns, whichever comes first.
+    if (c && this.slotOf.has(id)) {
+      const death = this.deathOf(c);
+      await Promise.race([death.died, (c.engine ? c.engine.killAndWait(c.container) : super.killAndWait(c.container)).catch(() => undefined)]);
+      death.forget();
+    }
+    this.releaseSlot(id);
     this.pendingFiles.delete(id);
     this.waits.delete(id);
     this.pullChecked.delete(id);
@@ -521,6 +981,11 @@ export class SwarmRuntime extends DockerRuntime {
     const listServices = this.docker.listServices as (o: object) => Promise<Array<{ ID: string; Spec?: { Labels?: Record<string, string> } }>>;
     const services = await this.call(s => listServices.call(this.docker, { filters: JSON.stringify({ label: [label] }), abortSignal: s }));
     await this.sweep(label, new Set(services.map(x => x.ID))).catch(() => undefined);
+    // Holders' containers left on a node that was lost and came back, as for runs.
+    const holders = await this.call(s => listServices.call(this.docker, { filters: JSON.stringify({ label: [SLOT_LABEL] }), abortSignal: s })).catch(
+      () => null,
+    );
+    if (holders) await this.sweep(SLOT_LABEL, new Set(holders.map(x => x.ID))).catch(() => undefined);
     const out: LabelledContainer[] = [];
     for (const svc of services) {
       const [t] = await this.tasks(svc.ID).catch(() => [] as Task[]);
@@ -598,4 +1063,60 @@ function releaseWatch(where: string, w: PlacementWatch): void {
     if (placementWatches.get(where) === w) placementWatches.delete(where);
   }, WATCH_LINGER_MS);
   w.linger.unref?.();
+}
+
+/** Per manager: the timer that renews the holders of this process's slots with runs, while it has slots. */
+const renewals = new Map<string, ReturnType<typeof setInterval>>();
+function renewHolders(where: string): void {
+  if (renewals.has(where)) return;
+  const timer = setInterval(() => {
+    const pool = slotPools.get(where);
+    if (!pool?.size) {
+      clearInterval(timer);
+      renewals.delete(where);
+      return;
+    }
+    for (const slot of pool.values())
+      if (slot.runs.size && slot.at) {
+        const at = slot.at;
+        void (at.engine ? at.engine.signal(at.container, GO_SIGNAL) : slot.owner.signal(at.container, GO_SIGNAL)).catch(() => undefined);
+      }
+  }, RENEW_MS);
+  timer.unref?.();
+  renewals.set(where, timer);
+}
+
+/** Gives a slot back to the swarm: no run is given it any more, and its holder goes. */
+async function retireSlot(slot: HeldSlot): Promise<void> {
+  if (slot.linger) clearTimeout(slot.linger);
+  slot.linger = null;
+  slot.dead = true;
+  for (const w of [...slot.wake]) w();
+  const pool = slotPools.get(slot.owner.where);
+  if (pool?.get(slot.id) === slot) pool.delete(slot.id);
+  const node = slot.at?.nodeId;
+  if (node && ![...(pool?.values() ?? [])].some(x => x.at?.nodeId === node)) {
+    const key = `${slot.owner.where}\0${node}`;
+    deathWatches.get(key)?.stop();
+    deathWatches.delete(key);
+  }
+  const svc = await slot.service.catch(() => null);
+  if (!svc) return;
+  await slot.owner.removeHolder(svc, slot.at).catch(() => undefined);
+}
+
+/**
+ * Gives back every slot of this process that no run has (a command's end, the extension's
+ * deactivation), and removes holders of processes that are gone once nothing claims them.
+ */
+export async function releaseSwarmSlots(): Promise<void> {
+  const owners = new Map<string, SwarmRuntime>();
+  const idle: HeldSlot[] = [];
+  for (const pool of slotPools.values())
+    for (const slot of pool.values()) {
+      owners.set(slot.owner.where, slot.owner);
+      if (!slot.runs.size) idle.push(slot);
+    }
+  await Promise.all(idle.map(retireSlot));
+  for (const rt of owners.values()) await rt.sweepHolders().catch(() => undefined);
 }

@@ -50,13 +50,13 @@ export class SwarmInspector extends DockerRuntime {
               .reduce((a, g) => a + (g.DiscreteResourceSpec?.Value ?? 0), 0),
           0,
         );
+        // Runs only (a GPU slot's holder holds the reservation, and is not a run), each with its task's state.
         const runs = mine
-          .map(t => t.Spec?.ContainerSpec?.Labels ?? {})
-          .filter(l => l[LABEL.runId])
-          .map(l => ({ runId: l[LABEL.runId], commit: l[LABEL.commit] ?? '', role: l[LABEL.role] ?? '', state: '' }));
-        mine.forEach((t, i) => {
-          if (runs[i]) runs[i].state = t.Status?.State ?? '';
-        });
+          .filter(t => t.Spec?.ContainerSpec?.Labels?.[LABEL.runId])
+          .map(t => {
+            const l = t.Spec!.ContainerSpec!.Labels!;
+            return { runId: l[LABEL.runId], commit: l[LABEL.commit] ?? '', role: l[LABEL.role] ?? '', state: t.Status?.State ?? '' };
+          });
         return {
           id: n.ID,
           name: n.Description?.Hostname ?? n.ID.slice(0, 12),

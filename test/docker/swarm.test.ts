@@ -5,6 +5,7 @@ import * as path from 'node:path';
 import Docker from 'dockerode';
 import { buildFakeImage, missingPrerequisites, startEngine, type Engine } from '../support/dockerEngine';
 import { makeRunFixture, removeRunFixtures, type RunFixture } from '../support/runFixture';
+import { labelled, runContainers, watchGpuHolders } from './swarmRuns';
 
 const REPO = path.resolve(__dirname, '../..');
 const CLI = path.join(REPO, 'dist/cli.js');
@@ -16,15 +17,16 @@ let docker: Docker;
 let fx: RunFixture;
 const swarmHost = () => `swarm+${engine.unix}`;
 
-/** The swarm's view every 150 ms: how many run containers run at once, and whether the scheduler held a task for lack of GPUs. */
+/**
+ * The swarm's view: how many run containers held GPUs at once (watchGpuHolders), and whether the
+ * scheduler held a task (a GPU slot's holder) for lack of GPUs.
+ */
 function watch() {
-  let max = 0;
+  const holders = watchGpuHolders([{ name: 'node', docker }]);
   let held = false;
   let stopped = false;
   const loop = (async () => {
     while (!stopped) {
-      const running = await docker.listContainers({ filters: JSON.stringify({ label: [LABEL], status: ['running'] }) }).catch(() => []);
-      max = Math.max(max, running.length);
       const tasks = (await docker.listTasks().catch(() => [])) as Array<{
         Status?: { State?: string; Err?: string };
       }>;
@@ -36,7 +38,7 @@ function watch() {
     async stop() {
       stopped = true;
       await loop;
-      return { max, held };
+      return { max: (await holders.stop()).get('node')!, held };
     },
   };
 }
@@ -53,10 +55,9 @@ function cliAsync(args: string[]): { proc: ChildProcess; done: Promise<{ code: n
 
 const common = () => ['--checkout', fx.checkout, '--image-human', IMAGE, '--image-baseline', IMAGE];
 
+/** Services and containers of runs and of GPU slot holders. */
 async function leftovers(): Promise<{ services: number; containers: number }> {
-  const services = await docker.listServices({ filters: JSON.stringify({ label: [LABEL] }) });
-  const containers = await docker.listContainers({ all: true, filters: JSON.stringify({ label: [LABEL] }) });
-  return { services: services.length, containers: containers.length };
+  return { services: await labelled(docker, 'services'), containers: await labelled(docker, 'containers') };
 }
 
 async function settle(): Promise<void> {
@@ -128,7 +129,7 @@ describe('Docker Swarm as the cluster backend (a one-node swarm with 2 fake NVID
     const out = await r.done;
     const seen = await w.stop();
     assert.equal(out.code, 0, out.stderr);
-    assert.ok(seen.max <= 2, `at most 2 run containers at once (saw ${seen.max})`);
+    assert.ok(seen.max <= 2, `at most 2 run containers held GPUs at once (saw ${seen.max})`);
     assert.equal(seen.max, 2, 'two ran together');
     assert.ok(seen.held, 'the swarm held a task: "insufficient resources"');
     const results = out.stdout.trim().split('\n');
@@ -169,7 +170,7 @@ describe('Docker Swarm as the cluster backend (a one-node swarm with 2 fake NVID
     assert.equal(ra.code, 0, ra.stderr);
     assert.equal(rb.code, 0, rb.stderr);
     assert.ok(seen.max <= 2, `at most 2 at once across both processes (saw ${seen.max})`);
-    assert.ok(seen.held, 'the swarm held the runs that found no free GPU');
+    assert.ok(seen.held, 'the swarm held the GPU slots of the process that found no free GPU');
     assert.equal(resultsOf(fx.folder).length - before, 4);
   });
 
@@ -211,15 +212,14 @@ describe('Docker Swarm as the cluster backend (a one-node swarm with 2 fake NVID
       if (states.filter(s => s === 'running').length >= 2) break;
       await new Promise(r => setTimeout(r, 200));
     }
-    // A swarm takes one run more than its GPUs: that run's task waits in the swarm for a GPU (the
-    // two running hold theirs until a runner removes them, even once their benchmark has ended).
+    // A swarm takes a run more than its GPUs per GPU: such a run is placed on a slot and waits for
+    // the GPUs of the run before it there (the two running hold theirs until a runner removes them).
     let waiting = false;
     for (let i = 0; i < 100 && !waiting; i++) {
-      const tasks = (await docker.listTasks().catch(() => [])) as Array<{ Status?: { State?: string; Err?: string } }>;
-      waiting = tasks.some(t => t.Status?.State === 'pending' && /insufficient resources/i.test(t.Status.Err ?? ''));
+      waiting = (await runContainers(docker)).waiting > 0;
       if (!waiting) await new Promise(r => setTimeout(r, 200));
     }
-    assert.ok(waiting, 'a third run waited in the swarm for a GPU when the CLI was killed');
+    assert.ok(waiting, "a third run waited for its slot's GPUs when the CLI was killed");
     // At once: the two placed runs may still be getting their files (killed then, they ran nothing either).
     start.proc.kill('SIGKILL');
     await start.done;
@@ -252,7 +252,7 @@ describe('Docker Swarm as the cluster backend (a one-node swarm with 2 fake NVID
     // The run waiting in the swarm ran again; the two placed were re-attached, or ran again if
     // they were still getting their files.
     assert.ok(
-      earlier.some(e => /state pending/.test(e.error)),
+      earlier.some(e => /it waited for its GPUs|state pending/.test(e.error)),
       JSON.stringify(earlier),
     );
     for (const e of earlier) assert.match(e.error, /still waiting to start \(.+\) when the process driving it ended: nothing ran/);

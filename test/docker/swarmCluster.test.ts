@@ -6,6 +6,7 @@ import type Docker from 'dockerode';
 import { buildFakeImage, missingPrerequisites } from '../support/dockerEngine';
 import { copyImage, NODE_NVIDIA_CONFIG, startCluster, type Cluster, type ClusterNode } from './swarmCluster';
 import { makeRunFixture, removeRunFixtures, type RunFixture } from '../support/runFixture';
+import { labelled, watchGpuHolders } from './swarmRuns';
 
 const REPO = path.resolve(__dirname, '../..');
 const CLI = path.join(REPO, 'dist/cli.js');
@@ -38,31 +39,10 @@ function cli(args: string[]): Promise<{ code: number | null; stdout: string; std
 
 const running = async (d: Docker) => (await d.listContainers({ filters: JSON.stringify({ label: [LABEL], status: ['running'] }) }).catch(() => [])).length;
 
-/** Run containers on each worker every 150 ms: the most seen at once on each. */
-function watchWorkers(workers: ClusterNode[]) {
-  const max = new Map(workers.map(w => [w.name, 0]));
-  let stopped = false;
-  const loop = (async () => {
-    while (!stopped) {
-      for (const w of workers) max.set(w.name, Math.max(max.get(w.name)!, await running(w.docker)));
-      await new Promise(r => setTimeout(r, 150));
-    }
-  })();
-  return {
-    async stop() {
-      stopped = true;
-      await loop;
-      return max;
-    },
-  };
-}
-
+/** Services and containers (any state) of runs and of GPU slot holders, per node. */
 async function leftovers(): Promise<Record<string, number>> {
-  const out: Record<string, number> = {
-    services: (await cluster.manager.docker.listServices({ filters: JSON.stringify({ label: [LABEL] }) })).length,
-  };
-  for (const n of [cluster.manager, ...cluster.workers])
-    out[n.name] = (await n.docker.listContainers({ all: true, filters: JSON.stringify({ label: [LABEL] }) }).catch(() => [])).length;
+  const out: Record<string, number> = { services: await labelled(cluster.manager.docker, 'services') };
+  for (const n of [cluster.manager, ...cluster.workers]) out[n.name] = await labelled(n.docker, 'containers');
   return out;
 }
 
@@ -188,7 +168,7 @@ describe('a swarm of one manager and two workers, each a dockerd of its own (own
 
   it('8 single-GPU runs of a campaign use both workers, never more than 2 at once on either; each runs where it landed, its logs complete, its node recorded', async () => {
     const before = new Set(runRecords(fx.folder).map(r => r.runId));
-    const w = watchWorkers(cluster.workers);
+    const w = watchGpuHolders(cluster.workers);
     const out = await cli([
       'campaign',
       'start',
@@ -216,7 +196,7 @@ describe('a swarm of one manager and two workers, each a dockerd of its own (own
     const byNode = new Map<string, number>();
     for (const r of fresh) byNode.set(String(r.node), (byNode.get(String(r.node)) ?? 0) + 1);
     assert.deepEqual([...byNode.keys()].sort(), ['bt-sw-worker1', 'bt-sw-worker2'], `runs per node: ${JSON.stringify([...byNode])}`);
-    for (const [name, m] of max) assert.ok(m <= 2, `${name}: at most 2 runs at once (saw ${m})`);
+    for (const [name, m] of max) assert.ok(m <= 2, `${name}: at most 2 runs held GPUs at once (saw ${m}): ${w.spans()}`);
     for (const r of fresh) {
       assert.match(readFileSync(path.join(r.dir, 'logs/benchmark.stdout.log'), 'utf8'), /=+ Serving Benchmark Result =+\nSuccessful requests: +20/);
       assert.match(readFileSync(path.join(r.dir, 'logs/server.stderr.log'), 'utf8'), /Uvicorn running on/);

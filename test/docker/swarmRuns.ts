@@ -1,0 +1,123 @@
+import type Docker from 'dockerode';
+
+/** The run label (runner/execute.ts) and a GPU slot holder's (runner/swarmRuntime.ts). */
+export const RUN_LABEL = 'bench-triage.run-id';
+export const SLOT_LABEL = 'bench-triage.slot';
+/** Made in a run's container by its command once it holds its slot's GPUs (swarmRuntime.ts HELD). */
+const HELD = '/.bench-triage-gpu';
+
+/**
+ * An engine's run containers that are up: those holding their GPUs (the marker is there) and those
+ * placed but waiting for them (the run before them on their slot still runs). A container's marker
+ * is asked of the engine (a HEAD of the path), never of the runner.
+ */
+export async function runContainers(d: Docker): Promise<{ holding: number; waiting: number }> {
+  const up = await d.listContainers({ filters: JSON.stringify({ label: [RUN_LABEL], status: ['running'] }) }).catch(() => []);
+  let holding = 0;
+  for (const c of up) {
+    const has = await d
+      .getContainer(c.Id)
+      .infoArchive({ path: HELD })
+      .then(
+        () => true,
+        () => false,
+      );
+    if (has) holding++;
+  }
+  return { holding, waiting: up.length - holding };
+}
+
+/** Services and containers (any state) of runs and of GPU slot holders on an engine. */
+export async function labelled(d: Docker, what: 'services' | 'containers'): Promise<number> {
+  let n = 0;
+  for (const label of [RUN_LABEL, SLOT_LABEL])
+    n +=
+      what === 'services'
+        ? (await d.listServices({ filters: JSON.stringify({ label: [label] }) })).length
+        : (await d.listContainers({ all: true, filters: JSON.stringify({ label: [label] }) }).catch(() => [])).length;
+  return n;
+}
+
+/** When the run's command took its GPUs: the marker's modification time, from the engine's stat of the path (null: not yet). */
+async function heldSince(d: Docker, id: string): Promise<number | null> {
+  const res = (await d
+    .getContainer(id)
+    .infoArchive({ path: HELD })
+    .catch(() => null)) as { headers?: Record<string, string>; resume?: () => void } | null;
+  res?.resume?.();
+  const stat = res?.headers?.['x-docker-container-path-stat'];
+  if (!stat) return null;
+  const mtime = (JSON.parse(Buffer.from(stat, 'base64').toString('utf8')) as { mtime?: string }).mtime;
+  return mtime ? Date.parse(mtime) : null;
+}
+
+/**
+ * Runs holding GPUs at once on each engine, exactly: each run container is found while it is up
+ * (every 100 ms) with the time its command took its slot's GPUs (the marker's mtime), and its
+ * death comes from the engine's own `die` event. The most overlapping [took, died) spans per
+ * engine is the answer, whatever the sampling saw at any one moment (a run's container dying as
+ * the next takes its GPUs is one run, not two).
+ */
+export function watchGpuHolders(engines: Array<{ name: string; docker: Docker }>) {
+  const spans = new Map<string, { node: string; from: number; to: number }>();
+  const died = new Map<string, number>();
+  let stopped = false;
+  const streams: Array<{ destroy(): void }> = [];
+  for (const e of engines)
+    void (e.docker.getEvents as (o: object) => Promise<unknown>)
+      .call(e.docker, { filters: JSON.stringify({ type: ['container'], event: ['die'], label: [RUN_LABEL] }) })
+      .then(st => {
+        const s = st as unknown as NodeJS.ReadableStream & { destroy(): void };
+        if (stopped) return s.destroy();
+        streams.push(s);
+        let rest = '';
+        s.on('data', (b: Buffer) => {
+          const lines = (rest + b.toString('utf8')).split('\n');
+          rest = lines.pop() ?? '';
+          for (const l of lines)
+            if (l.trim()) {
+              const ev = JSON.parse(l) as { id?: string; timeNano?: number };
+              if (ev.id && ev.timeNano) died.set(ev.id, ev.timeNano / 1e6);
+            }
+        });
+        s.on('error', () => {});
+      })
+      .catch(() => {});
+  const loop = (async () => {
+    while (!stopped) {
+      for (const e of engines) {
+        const up = await e.docker.listContainers({ filters: JSON.stringify({ label: [RUN_LABEL], status: ['running'] }) }).catch(() => []);
+        for (const c of up) {
+          if (spans.has(c.Id)) continue;
+          const from = await heldSince(e.docker, c.Id);
+          if (from !== null) spans.set(c.Id, { node: e.name, from, to: Infinity });
+        }
+      }
+      await new Promise(r => setTimeout(r, 100));
+    }
+  })();
+  return {
+    /** Each run container's span, for a failing assertion's message. */
+    spans(): string {
+      return JSON.stringify([...spans].map(([id, s]) => [s.node, id.slice(0, 12), s.from, died.get(id) ?? null]));
+    },
+    async stop(): Promise<Map<string, number>> {
+      stopped = true;
+      await loop;
+      // Deaths still on their way from the engines.
+      await new Promise(r => setTimeout(r, 300));
+      for (const s of streams) s.destroy();
+      const most = new Map(engines.map(e => [e.name, 0]));
+      const edges: Array<[string, number, number]> = [];
+      for (const [id, s] of spans) edges.push([s.node, s.from, 1], [s.node, died.get(id) ?? Infinity, -1]);
+      // Ends before starts at the same instant: a span is [took, died).
+      edges.sort((a, b) => a[1] - b[1] || a[2] - b[2]);
+      const now = new Map<string, number>();
+      for (const [node, , d] of edges) {
+        now.set(node, (now.get(node) ?? 0) + d);
+        most.set(node, Math.max(most.get(node) ?? 0, now.get(node)!));
+      }
+      return most;
+    },
+  };
+}
