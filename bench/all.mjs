@@ -140,7 +140,7 @@ rows.push([
 ]);
 rows.push([
   `swarm campaign of ${sw.runs} runs on 4 GPUs (2 workers), GPU idle while runs waited (target 0): from the engines' events, a GPU busy from the run's first phase to its container's death; hand-off: a death → the next run's first phase on that node`,
-  `${sw.byEvents.idleGpuMs.toFixed(0)} GPU·ms; ${sw.byEvents.handOffs} hand-offs, median ${ms(sw.byEvents.handOffMedianMs)}, longest ${ms(sw.byEvents.worstHandOffMs)}`,
+  `${sw.byEvents.idleGpuMs.toFixed(0)} GPU·ms (${sw.byEvents.idleBeforeAllGpuMs.toFixed(0)} before every GPU had a run, ${sw.byEvents.idleBetweenGpuMs.toFixed(0)} between runs); ${sw.byEvents.handOffs} hand-offs, median ${ms(sw.byEvents.handOffMedianMs)}, longest ${ms(sw.byEvents.worstHandOffMs)}`,
 ]);
 const bl = benchBuild();
 rows.push([

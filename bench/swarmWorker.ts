@@ -116,13 +116,19 @@ function idleFromEvents(created: Event[], nodeEvents: Array<Event & { node: stri
   let waiting = 0,
     busy = 0,
     idle = 0,
+    idleBeforeAll = 0,
+    all = false,
     started = false,
     last = 0;
   for (const [t, dw, db] of steps) {
-    if (started) idle += Math.max(0, Math.min(gpus - busy, waiting)) * (t - last);
+    const lost = started ? Math.max(0, Math.min(gpus - busy, waiting)) * (t - last) : 0;
+    idle += lost;
+    // Until every GPU has had a run: the campaign's start-up (holders and first runs placed).
+    if (!all) idleBeforeAll += lost;
     waiting += dw;
     busy += db;
     if (db > 0) started = true;
+    if (busy >= gpus) all = true;
     last = t;
   }
   const med = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
@@ -133,6 +139,8 @@ function idleFromEvents(created: Event[], nodeEvents: Array<Event & { node: stri
   return {
     runsSeen: done.length,
     idleGpuMs: idle,
+    idleBeforeAllGpuMs: idleBeforeAll,
+    idleBetweenGpuMs: idle - idleBeforeAll,
     handOffs: handOffs.length,
     handOffMedianMs: med(handOffs),
     worstHandOffMs: handOffs.length ? Math.max(...handOffs) : 0,

@@ -301,12 +301,6 @@ export class DockerRuntime implements ContainerRuntime, ImageRuntime {
     await this.call(s => c.wait(withSignal(s, { condition: 'not-running' }))).catch(gone);
   }
 
-  /** The `DOCKER_RESOURCE_*` variables a swarm task's container was given: the generic resources (GPUs) the swarm assigned it. */
-  async resourceEnvOf(id: string): Promise<string[]> {
-    const i = await this.call(s => this.docker.getContainer(id).inspect(withSignal(s)));
-    return (i.Config?.Env ?? []).filter(e => e.startsWith('DOCKER_RESOURCE_'));
-  }
-
   async remove(id: string): Promise<void> {
     try {
       await this.call(s => this.docker.getContainer(id).remove(withSignal(s, { force: true, v: true })));

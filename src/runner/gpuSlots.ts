@@ -13,15 +13,15 @@ export interface Slot {
   placed: boolean;
   /** Its holder is gone or going (retired, its node lost): no run is given it any more. */
   dead: boolean;
-  /** When it was made (older slots are preferred for a waiting run: their run began first). */
-  readonly since: number;
+  /** When its present run took its GPUs (Infinity before): a run that must wait follows the run that began first, the likeliest to end first. */
+  busySince: number;
 }
 
 /**
  * The slot for a run of `gpus` GPUs, in this order:
  * 1. a live slot of that size with no run;
  * 2. a new slot, while this process's slots hold fewer than `cap` GPUs (the host's `gpus`);
- * 3. a live slot of that size with one run, as the run after it (placed slots first, then the oldest);
+ * 3. a live slot of that size with one run, as the run after it (placed slots first, then the one whose run began first);
  * 4. a new slot anyway (the swarm holds it until GPUs free: a size no slot has, or every slot taken twice).
  */
 export function chooseSlot<S extends Slot>(slots: Iterable<S>, gpus: number, cap: number, make: () => S): { slot: S; made: boolean } {
@@ -30,7 +30,7 @@ export function chooseSlot<S extends Slot>(slots: Iterable<S>, gpus: number, cap
   if (free) return { slot: free, made: false };
   const held = live.reduce((n, s) => n + s.gpus, 0);
   if (held + gpus <= cap) return { slot: make(), made: true };
-  const next = live.filter(s => s.gpus === gpus && s.runs.size === 1).sort((a, b) => Number(b.placed) - Number(a.placed) || a.since - b.since)[0];
+  const next = live.filter(s => s.gpus === gpus && s.runs.size === 1).sort((a, b) => Number(b.placed) - Number(a.placed) || a.busySince - b.busySince)[0];
   if (next) return { slot: next, made: false };
   return { slot: make(), made: true };
 }

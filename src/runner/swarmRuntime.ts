@@ -110,8 +110,6 @@ interface HeldSlot extends Slot {
   place: Promise<SlotPlace>;
   /** The holder's place once known. */
   at: SlotPlace | null;
-  /** The node's pull of the image for the holder, given to the first run of the slot. */
-  pull: { node: string; seconds: number } | null;
   linger: ReturnType<typeof setTimeout> | null;
   /** Told of every change of the slot's runs or its death (runs waiting for their turn). */
   wake: Set<() => void>;
@@ -155,8 +153,33 @@ const NODE_WATCH_MS = 3000;
 interface Task {
   ID: string;
   NodeID?: string;
+  /** The generic resources (GPUs) the swarm assigned the task, from its assignment on. */
+  GenericResources?: GenericResource[];
   Status?: { State?: string; Err?: string; Message?: string; ContainerStatus?: { ContainerID?: string; ExitCode?: number } };
   DesiredState?: string;
+}
+
+interface GenericResource {
+  NamedResourceSpec?: { Kind?: string; Value?: string };
+  DiscreteResourceSpec?: { Kind?: string; Value?: number };
+}
+
+/**
+ * The `DOCKER_RESOURCE_<KIND>` variables the engine gives a task's container for the generic
+ * resources the swarm assigned it (names joined by commas; a count for a discrete kind): the run
+ * pinned beside a holder gets its holder's, for the NVIDIA runtime's `swarm-resource`.
+ */
+export function resourceEnv(assigned: GenericResource[]): string[] {
+  const named = new Map<string, string[]>();
+  const out: string[] = [];
+  for (const g of assigned) {
+    if (g.NamedResourceSpec?.Kind && g.NamedResourceSpec.Value !== undefined) {
+      const k = g.NamedResourceSpec.Kind.toUpperCase();
+      named.set(k, [...(named.get(k) ?? []), g.NamedResourceSpec.Value]);
+    } else if (g.DiscreteResourceSpec?.Kind) out.push(`DOCKER_RESOURCE_${g.DiscreteResourceSpec.Kind.toUpperCase()}=${g.DiscreteResourceSpec.Value ?? 0}`);
+  }
+  for (const [k, v] of named) out.push(`DOCKER_RESOURCE_${k}=${v.join(',')}`);
+  return out;
 }
 
 /** A tar holding one empty file (the ready marker), built by hand: 512-byte header + end blocks. */
@@ -313,8 +336,6 @@ export class SwarmRuntime extends DockerRuntime {
       signal?.addEventListener('abort', onAbort, { once: true });
       slot.place.then(resolve, reject).finally(() => signal?.removeEventListener('abort', onAbort));
     });
-    if (slot.pull) this.pulls.set(id, slot.pull);
-    slot.pull = null;
     this.deathWatch(place);
     const svc = this.docker.getService(id);
     const info = await this.call(s =>
@@ -345,10 +366,9 @@ export class SwarmRuntime extends DockerRuntime {
       runs: new Set<string>(),
       placed: false,
       dead: false,
-      since: Date.now(),
+      busySince: Infinity,
       image,
       owner: this,
-      pull: null,
       linger: null,
       at: null,
       wake: new Set(),
@@ -393,26 +413,19 @@ export class SwarmRuntime extends DockerRuntime {
     return slot;
   }
 
-  /** Waits until the holder's task runs: its node, container and assigned GPUs (the node's pull of the image timed). */
+  /**
+   * Waits until the swarm has given the holder its node and GPUs (the task's assignment, before
+   * its container starts: the run is pinned there at once and starts beside it). Its container is
+   * looked up in the background; the run's own task times a pull of the image on the node.
+   */
   private async holderPlaced(slot: HeldSlot, svc: string): Promise<SlotPlace> {
-    let pullSince: number | null = null;
-    let checked = false;
     let polls = 0;
     for (;;) {
       if (slot.dead) throw new RunnerError(`${this.where}: the GPU slot was given up`, 'cancelled');
       const [t] = await this.tasks(svc);
       const state = t?.Status?.State ?? 'new';
-      if (t?.NodeID && !checked && ['assigned', 'accepted', 'preparing'].includes(state)) {
-        checked = true;
-        if (slot.image.includes('@') && namesRegistry(slot.image)) {
-          const node = await this.engineOfNode(t.NodeID).catch(() => null);
-          const has = node ? await (node.engine ? node.engine.hasImage(slot.image) : super.hasImage(slot.image)).catch(() => true) : true;
-          if (!has) pullSince = Date.now();
-        }
-      }
-      if (state === 'preparing' && pullSince === null) pullSince = Date.now();
       // Held for lack of GPUs: holders of a process that died may keep them with nothing left to run.
-      if (state === 'pending' && ++polls % 30 === 0) await this.sweepHolders().catch(() => undefined);
+      if (state === 'pending' && ++polls % 60 === 0) await this.sweepHolders().catch(() => undefined);
       if (['failed', 'rejected', 'shutdown', 'orphaned', 'remove', 'complete'].includes(state)) {
         const node = t?.NodeID ? await this.engineOfNode(t.NodeID).catch(() => null) : null;
         const why = t?.NodeID ? await this.nodeTrouble({ container: '', engine: null, node: node?.name ?? t.NodeID.slice(0, 12), nodeId: t.NodeID }) : null;
@@ -422,14 +435,24 @@ export class SwarmRuntime extends DockerRuntime {
           'docker',
         );
       }
-      const cid = t?.Status?.ContainerStatus?.ContainerID;
-      if (state === 'running' && cid && t?.NodeID) {
+      if (t?.NodeID && t.GenericResources && !['new', 'pending'].includes(state)) {
         const node = await this.engineOfNode(t.NodeID);
-        const resourceEnv = await (node.engine ? node.engine.resourceEnvOf(cid) : super.resourceEnvOf(cid));
-        if (pullSince !== null) slot.pull = { node: node.name, seconds: (Date.now() - pullSince) / 1000 };
-        return { nodeId: t.NodeID, node: node.name, engine: node.engine, container: cid, resourceEnv };
+        const place: SlotPlace = { nodeId: t.NodeID, node: node.name, engine: node.engine, container: '', resourceEnv: resourceEnv(t.GenericResources) };
+        void this.holderContainer(slot, svc, place);
+        return place;
       }
-      await new Promise(r => setTimeout(r, 100));
+      await new Promise(r => setTimeout(r, 50));
+    }
+  }
+
+  /** The holder's container, once its node has made it (to renew, probe or remove it there). */
+  private async holderContainer(slot: HeldSlot, svc: string, place: SlotPlace): Promise<void> {
+    while (!slot.dead && !place.container) {
+      const [t] = await this.tasks(svc).catch(() => [] as Task[]);
+      const cid = t?.Status?.ContainerStatus?.ContainerID;
+      if (cid) place.container = cid;
+      else if (['failed', 'rejected', 'shutdown', 'orphaned', 'remove', 'complete'].includes(t?.Status?.State ?? '')) return;
+      else await new Promise(r => setTimeout(r, 250));
     }
   }
 
@@ -448,7 +471,7 @@ export class SwarmRuntime extends DockerRuntime {
 
   /** Removes a holder: its container on its node first (a job's container outlived its service on 20.10), then its service. */
   async removeHolder(svc: string, place: SlotPlace | null): Promise<void> {
-    let at: { engine: DockerRuntime | null; container: string } | null = place;
+    let at: { engine: DockerRuntime | null; container: string } | null = place?.container ? place : null;
     if (!at) {
       // Placed as it was given up: its container is found through the manager.
       await this.defuse(svc).catch(() => undefined);
@@ -703,7 +726,10 @@ export class SwarmRuntime extends DockerRuntime {
       const check = () => {
         if (signal?.aborted) return done(new RunnerError(`${this.where}: cancelled while the run waited for its GPUs`, 'cancelled'));
         if (slot.dead) return done(new RunnerError(`${this.where}: the GPU slot's node ${slot.at?.node ?? ''} was lost`, 'unreachable'));
-        if (slot.runs.values().next().value === id) done();
+        if (slot.runs.values().next().value === id) {
+          slot.busySince = Date.now();
+          done();
+        }
       };
       const done = (e?: Error) => {
         slot.wake.delete(check);
@@ -1077,7 +1103,7 @@ function renewHolders(where: string): void {
       return;
     }
     for (const slot of pool.values())
-      if (slot.runs.size && slot.at) {
+      if (slot.runs.size && slot.at?.container) {
         const at = slot.at;
         void (at.engine ? at.engine.signal(at.container, GO_SIGNAL) : slot.owner.signal(at.container, GO_SIGNAL)).catch(() => undefined);
       }

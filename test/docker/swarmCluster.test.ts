@@ -197,6 +197,8 @@ describe('a swarm of one manager and two workers, each a dockerd of its own (own
     for (const r of fresh) byNode.set(String(r.node), (byNode.get(String(r.node)) ?? 0) + 1);
     assert.deepEqual([...byNode.keys()].sort(), ['bt-sw-worker1', 'bt-sw-worker2'], `runs per node: ${JSON.stringify([...byNode])}`);
     for (const [name, m] of max) assert.ok(m <= 2, `${name}: at most 2 runs held GPUs at once (saw ${m}): ${w.spans()}`);
+    // Each run got the GPUs the swarm gave its slot's holder, and no GPU served two runs at once.
+    assert.deepEqual(w.gpuProblems(), [], w.spans());
     for (const r of fresh) {
       assert.match(readFileSync(path.join(r.dir, 'logs/benchmark.stdout.log'), 'utf8'), /=+ Serving Benchmark Result =+\nSuccessful requests: +20/);
       assert.match(readFileSync(path.join(r.dir, 'logs/server.stderr.log'), 'utf8'), /Uvicorn running on/);

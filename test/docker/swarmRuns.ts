@@ -59,7 +59,20 @@ async function heldSince(d: Docker, id: string): Promise<number | null> {
  * the next takes its GPUs is one run, not two).
  */
 export function watchGpuHolders(engines: Array<{ name: string; docker: Docker }>) {
-  const spans = new Map<string, { node: string; from: number; to: number }>();
+  const spans = new Map<string, { node: string; from: number; to: number; gpus: string }>();
+  /** Per engine: the GPUs the swarm gave each slot holder seen there (its container's DOCKER_RESOURCE_NVIDIA-GPU). */
+  const holderGpus = new Map<string, Set<string>>();
+  const gpusOf = async (d: Docker, id: string) =>
+    (
+      (
+        await d
+          .getContainer(id)
+          .inspect()
+          .catch(() => null)
+      )?.Config?.Env ?? []
+    )
+      .find(e => e.startsWith('DOCKER_RESOURCE_NVIDIA-GPU='))
+      ?.split('=')[1] ?? '';
   const died = new Map<string, number>();
   let stopped = false;
   const streams: Array<{ destroy(): void }> = [];
@@ -90,7 +103,12 @@ export function watchGpuHolders(engines: Array<{ name: string; docker: Docker }>
         for (const c of up) {
           if (spans.has(c.Id)) continue;
           const from = await heldSince(e.docker, c.Id);
-          if (from !== null) spans.set(c.Id, { node: e.name, from, to: Infinity });
+          if (from !== null) spans.set(c.Id, { node: e.name, from, to: Infinity, gpus: await gpusOf(e.docker, c.Id) });
+        }
+        const holders = await e.docker.listContainers({ filters: JSON.stringify({ label: [SLOT_LABEL], status: ['running'] }) }).catch(() => []);
+        for (const h of holders) {
+          const set = holderGpus.get(e.name) ?? new Set<string>();
+          holderGpus.set(e.name, set.add(await gpusOf(e.docker, h.Id)));
         }
       }
       await new Promise(r => setTimeout(r, 100));
@@ -99,7 +117,22 @@ export function watchGpuHolders(engines: Array<{ name: string; docker: Docker }>
   return {
     /** Each run container's span, for a failing assertion's message. */
     spans(): string {
-      return JSON.stringify([...spans].map(([id, s]) => [s.node, id.slice(0, 12), s.from, died.get(id) ?? null]));
+      return JSON.stringify([...spans].map(([id, s]) => [s.node, id.slice(0, 12), s.gpus, s.from, died.get(id) ?? null]));
+    },
+    /**
+     * After stop: runs whose GPUs (DOCKER_RESOURCE_NVIDIA-GPU) are not those of a holder seen on
+     * their node, or that held the same GPU as another run at the same time on one node.
+     */
+    gpuProblems(): string[] {
+      const out: string[] = [];
+      const all = [...spans].map(([id, s]) => ({ id, ...s, to: died.get(id) ?? Infinity }));
+      for (const r of all) {
+        if (!r.gpus || !holderGpus.get(r.node)?.has(r.gpus)) out.push(`${r.id.slice(0, 12)} on ${r.node}: GPUs '${r.gpus}' are no holder's there`);
+        for (const o of all)
+          if (o.id < r.id && o.node === r.node && o.gpus === r.gpus && o.from < r.to && r.from < o.to)
+            out.push(`${r.id.slice(0, 12)} and ${o.id.slice(0, 12)} held ${r.gpus} at once on ${r.node}`);
+      }
+      return out;
     },
     async stop(): Promise<Map<string, number>> {
       stopped = true;

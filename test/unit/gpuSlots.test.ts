@@ -1,6 +1,7 @@
 import * as assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { chooseSlot, type Slot } from '../../src/runner/gpuSlots';
+import { resourceEnv } from '../../src/runner/swarmRuntime';
 
 const slot = (id: string, gpus: number, runs: string[] = [], extra: Partial<Slot> = {}): Slot => ({
   id,
@@ -8,7 +9,7 @@ const slot = (id: string, gpus: number, runs: string[] = [], extra: Partial<Slot
   runs: new Set(runs),
   placed: true,
   dead: false,
-  since: 0,
+  busySince: 0,
   ...extra,
 });
 
@@ -19,7 +20,9 @@ describe('GPU slots on a swarm: which slot a run takes', () => {
     assert.equal(chooseSlot([slot('a', 1, ['r1']), slot('b', 1)], 1, 2, make).slot.id, 'b');
     assert.deepEqual((({ slot: s, made }) => [s.id, made])(chooseSlot([slot('a', 1, ['r1'])], 1, 2, make)), ['new1', true]);
     // At the cap: the run waits on a slot under way, a placed one before one still held by the swarm.
-    const next = chooseSlot([slot('a', 1, ['r1'], { placed: false, since: 1 }), slot('b', 1, ['r2'], { since: 2 })], 1, 2, make);
+    const next = chooseSlot([slot('a', 1, ['r1'], { placed: false, busySince: 1 }), slot('b', 1, ['r2'], { busySince: 2 })], 1, 2, make);
+    // Among placed slots, the one whose run began first (the likeliest to end first).
+    assert.equal(chooseSlot([slot('late', 1, ['r1'], { busySince: 9 }), slot('early', 1, ['r2'], { busySince: 3 })], 1, 2, make).slot.id, 'early');
     assert.equal(next.slot.id, 'b');
     assert.equal(next.made, false);
   });
@@ -60,5 +63,19 @@ describe('GPU slots on a swarm: which slot a run takes', () => {
         }
       }),
     );
+  });
+});
+
+describe("a holder's GPUs as its run's environment", () => {
+  it('named GPUs of a kind joined by commas, a discrete kind as its count, as the engine sets them for a task', () => {
+    assert.deepEqual(
+      resourceEnv([
+        { NamedResourceSpec: { Kind: 'NVIDIA-GPU', Value: 'GPU-3b2f' } },
+        { DiscreteResourceSpec: { Kind: 'ssd', Value: 2 } },
+        { NamedResourceSpec: { Kind: 'NVIDIA-GPU', Value: 'GPU-9c41' } },
+      ]),
+      ['DOCKER_RESOURCE_SSD=2', 'DOCKER_RESOURCE_NVIDIA-GPU=GPU-3b2f,GPU-9c41'],
+    );
+    assert.deepEqual(resourceEnv([]), []);
   });
 });
