@@ -23,8 +23,8 @@ export const SLOT_LABEL = 'bench-triage.slot';
 const SLOT_OWNER_LABEL = 'bench-triage.slot-owner';
 /**
  * A node-local volume (made by the node on first use) where a slot's lock files live: every
- * container of a slot on that node mounts it, so the kernel hands the slot's GPUs from one run's
- * container to the next the moment the first dies.
+ * container of a slot on that node mounts it, so that two of them never hold the slot's GPUs at
+ * once, whatever the order of the runner's steps.
  */
 const SLOT_VOLUME = 'bench-triage-slots';
 const SLOT_DIR = '/.bench-triage-slots';
