@@ -26,6 +26,6 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   );
   const e = r.byEvents;
   console.log(
-    `  campaign of ${r.runs} runs on 4 GPUs, from the engines' events (a GPU busy from a run's first phase to its container's death): GPU idle while runs waited ${e.idleGpuMs.toFixed(0)} GPU·ms (target 0): ${e.idleBeforeAllGpuMs.toFixed(0)} before every GPU had a run, ${e.idleBetweenGpuMs.toFixed(0)} between runs; ${e.handOffs} hand-offs (a death → the next run's first phase on that node): median ${e.handOffMedianMs.toFixed(0)} ms, longest ${e.worstHandOffMs.toFixed(0)} ms; the next run's container started a median ${e.startedAheadMs.toFixed(0)} ms ahead (${e.runsSeen} runs seen)`,
+    `  campaign of ${r.runs} runs on 4 GPUs, from the engines' events and the runs' records (a GPU busy from a run's first phase, as its record has it, to its container's death): GPU idle while runs waited ${e.idleGpuMs.toFixed(0)} GPU·ms (target 0): ${e.idleBeforeAllGpuMs.toFixed(0)} before every GPU had a run, ${e.idleBetweenGpuMs.toFixed(0)} between runs; ${e.handOffs} hand-offs (a death → the next run's first phase on that node): median ${e.handOffMedianMs.toFixed(0)} ms, longest ${e.worstHandOffMs.toFixed(0)} ms; the next run's container started a median ${e.startedAheadMs.toFixed(0)} ms ahead (${e.runsSeen} runs seen)`,
   );
 }

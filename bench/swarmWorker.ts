@@ -8,7 +8,7 @@
 // Prints one JSON line. BENCH_SWARM_DUMP=FILE writes the engines' events of the campaign there;
 // BENCH_ITERS and BENCH_SWARM_REPEATS shorten the overhead part.
 import { execFileSync, spawn } from 'node:child_process';
-import { rmSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { scan } from '../src/core/ingest';
 import { nodeFileSource } from '../src/platform/nodeFileSource';
@@ -81,14 +81,16 @@ async function collectEvents(docker: Cluster['manager']['docker'], filters: Reco
 }
 
 /**
- * GPU idle from the engines' own events, after the fact. A run waits from its service's creation
- * (the manager's event; GPU slot holders' services are not runs) until its first phase starts in
- * its container (the node's `exec_start` of the helper's `launch`), and holds its GPU until its
- * container dies. Placement, container start-up, files, the wait for the run before it on its slot
- * and the runner's own steps up to the first phase all count as idle. A hand-off is a run's first
- * phase after the death of the run before it on the same node while it waited.
+ * GPU idle from the engines' own events and the runs' records, after the fact. A run waits from
+ * its service's creation (the manager's event; GPU slot holders' services are not runs) until its
+ * first phase has begun as its record says (`launchedAt`: the runner's time once it knew, which is
+ * after the phase began whoever launched it: the runner by an exec, or the container as it took its
+ * GPUs), and holds its GPU until its container dies (the node's event; all on one clock here).
+ * Placement, container start-up, files, the wait for the run before it on its slot and the
+ * runner's own steps up to the first phase all count as idle. A hand-off is a run's first phase
+ * after the death of the run before it on the same node while it waited.
  */
-function idleFromEvents(created: Event[], nodeEvents: Array<Event & { node: string }>, gpus: number) {
+function idleFromEvents(created: Event[], nodeEvents: Array<Event & { node: string }>, gpus: number, launchedAt: Map<string, number>) {
   const ms = (e: Event) => (e.timeNano ?? 0) / 1e6;
   const runs = new Map<string, { created: number; node?: string; started?: number; launched?: number; died?: number }>();
   for (const e of created) if (e.Actor?.ID && !(e.Actor.Attributes?.name ?? '').startsWith('bench-triage-slot-')) runs.set(e.Actor.ID, { created: ms(e) });
@@ -100,7 +102,10 @@ function idleFromEvents(created: Event[], nodeEvents: Array<Event & { node: stri
     const action = e.Action ?? '';
     if (action === 'die') r.died = ms(e);
     if (action === 'start') r.started = ms(e);
-    if (action.startsWith('exec_start') && / launch /.test(action) && r.launched === undefined) r.launched = ms(e);
+  }
+  for (const [svc, t] of launchedAt) {
+    const r = runs.get(svc);
+    if (r) r.launched = t;
   }
   const done = [...runs.values()].filter(r => r.launched !== undefined && r.died !== undefined) as Array<{
     created: number;
@@ -152,6 +157,18 @@ function idleFromEvents(created: Event[], nodeEvents: Array<Event & { node: stri
       }),
     ),
   };
+}
+
+/** Each run's service id (its record's container id) → when its first phase began, from every run record under `folder`. */
+function firstLaunches(folder: string): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const f of readdirSync(folder, { recursive: true, encoding: 'utf8' })) {
+    if (path.basename(f) !== 'run.json') continue;
+    const r = JSON.parse(readFileSync(path.join(folder, f), 'utf8')) as { containerId?: string; phases?: Array<{ launchedAt?: string | null }> };
+    const t = (r.phases ?? []).map(p => (p.launchedAt ? Date.parse(p.launchedAt) : NaN)).filter(Number.isFinite);
+    if (r.containerId && t.length) out.set(r.containerId, Math.min(...t));
+  }
+  return out;
 }
 
 /** The campaign through the CLI, the manager's service creations and each worker's container events recorded. */
@@ -210,6 +227,7 @@ async function campaignIdle(cluster: Cluster, runs: number, fx: ReturnType<typeo
     created.events,
     onNodes.flatMap((n, i) => n.events.map(e => ({ ...e, node: cluster.workers[i].name }))),
     gpus,
+    firstLaunches(fx.folder),
   );
   return { runs, byEvents };
 }

@@ -6,8 +6,8 @@ import HELPER from './assets/bt_helper.py';
 import { C } from '../core/run/containerPaths';
 export { C } from '../core/run/containerPaths';
 
-/** A tar (as a Buffer) of small files, for `putArchive` at `/`. */
-export async function tarOf(files: Array<{ name: string; body: string | Buffer; mode?: number }>): Promise<Buffer> {
+/** A tar (as a Buffer) of small files, for `putArchive` at `/`; with the run's folders unless `bare`. */
+export async function tarOf(files: Array<{ name: string; body: string | Buffer; mode?: number }>, opts: { bare?: boolean } = {}): Promise<Buffer> {
   const p = pack();
   const chunks: Buffer[] = [];
   p.on('data', (b: unknown) => {
@@ -18,8 +18,9 @@ export async function tarOf(files: Array<{ name: string; body: string | Buffer; 
     p.on('error', reject);
   });
   for (const f of files) p.entry({ name: f.name.replace(/^\//, ''), mode: f.mode ?? 0o644 }, f.body);
-  for (const d of ['bench-triage/logs', 'bench-triage/src', 'bench-triage/files', 'results']) p.entry({ name: d, type: 'directory', mode: 0o777 });
-  p.entry({ name: 'bench-triage/secrets', type: 'directory', mode: 0o700 });
+  if (!opts.bare)
+    for (const d of ['bench-triage/logs', 'bench-triage/src', 'bench-triage/files', 'results']) p.entry({ name: d, type: 'directory', mode: 0o777 });
+  if (!opts.bare) p.entry({ name: 'bench-triage/secrets', type: 'directory', mode: 0o700 });
   p.finalize();
   await done;
   return Buffer.concat(chunks);

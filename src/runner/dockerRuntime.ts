@@ -291,16 +291,6 @@ export class DockerRuntime implements ContainerRuntime, ImageRuntime {
     }
   }
 
-  /** Kills a container and returns once it has died (every process of it gone), leaving its removal for later; absent or stopped is no error. */
-  async killAndWait(id: string): Promise<void> {
-    const c = this.docker.getContainer(id);
-    const gone = (e: unknown) => {
-      if (!/not running|no such container|404|409/i.test(String((e as Error).message))) throw e;
-    };
-    await this.call(s => c.kill(withSignal(s, { signal: 'SIGKILL' }))).catch(gone);
-    await this.call(s => c.wait(withSignal(s, { condition: 'not-running' }))).catch(gone);
-  }
-
   async remove(id: string): Promise<void> {
     try {
       await this.call(s => this.docker.getContainer(id).remove(withSignal(s, { force: true, v: true })));

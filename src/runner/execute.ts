@@ -359,8 +359,17 @@ export class Runner {
     await this.runtime.putArchive(id, '/', await tarOf(files));
     if (scripts) await this.runtime.putArchive(id, C.src, scripts);
     // The engine's own reason (no bridge, no GPU, a bad mount …) is what the user needs to read.
+    // The first phase, when nothing needs asking of the container before it: a cluster's GPU slot
+    // launches it the moment the run takes its GPUs, with no round trip from the death before.
+    const fromCheckout = r.benchmarkScripts?.startsWith('git archive') ?? false;
+    const first = this.phaseList(p, fromCheckout)[0];
+    const firstRec = first && !(first.kind === 'benchmark' && p.benchmark.detailed === 'check-at-launch') ? this.phaseRecord(first) : null;
     try {
-      await this.runtime.start(id, req.signal);
+      await this.runtime.start(
+        id,
+        req.signal,
+        firstRec ? { argv: this.launchArgv(firstRec, 'launch-claimed'), marker: `${C.logs}/${firstRec.name}.launched` } : undefined,
+      );
     } catch (e) {
       if (req.signal?.aborted) throw e;
       const why = (e as Error).message.replace(/^.*?\): /, '');
@@ -369,6 +378,12 @@ export class Runner {
       throw new RunEnd('failed', `${this.runtime.where} could not start the container: ${why}`);
     }
     r.startedAt = now();
+    const launched = firstRec && this.runtime.launchedFirst?.(id) ? firstRec : null;
+    if (launched) {
+      launched.launchedAt = r.startedAt;
+      r.phases.push(launched);
+      await this.save(dir, r);
+    }
     r.node = (await this.runtime.nodeOf?.(id)) ?? null;
     r.imageRef = (await this.runtime.imageOf?.(id)) ?? null;
     const pulled = (await this.runtime.pullOf?.(id)) ?? null;
@@ -383,6 +398,7 @@ export class Runner {
       r,
       `container ${id.slice(0, 12)} started from ${r.image}${r.gpuIds.length ? ` on GPUs ${r.gpuIds.join(',')}` : ''}${r.node ? ` on node ${r.node}` : ''}${placed}`,
     );
+    if (launched) this.note(dir, r, `${launched.name} launched by the container as it took its GPUs`);
   }
 
   /**
@@ -426,6 +442,27 @@ export class Runner {
     return list;
   }
 
+  private phaseRecord(spec: { name: string; argv: string[]; cwd: string }): PhaseRecord {
+    return {
+      name: spec.name,
+      argv: spec.argv,
+      cwd: spec.cwd,
+      launchedAt: null,
+      endedAt: null,
+      exitCode: null,
+      stdout: `logs/${spec.name}.stdout.log`,
+      stderr: `logs/${spec.name}.stderr.log`,
+    };
+  }
+
+  /**
+   * The helper's launch of a phase (its output spooled): once only per container, by its marker
+   * `logs/<phase>.launched`, which `launch-claimed` finds already made by whoever launches it.
+   */
+  private launchArgv(ph: PhaseRecord, how: 'launch' | 'launch-claimed' = 'launch'): string[] {
+    return ['python3', C.helper, how, ph.name, ph.cwd, '--', ...ph.argv];
+  }
+
   private async phases(dir: string, r: RunRecord, req: RunRequest): Promise<void> {
     // The server's log stream lives until the run ends; it is closed explicitly (an open hijacked
     // connection would otherwise outlive the container).
@@ -444,21 +481,12 @@ export class Runner {
       let ph = r.phases.find(x => x.name === spec.name);
       if (ph?.exitCode != null && spec.kind !== 'server') continue;
       if (!ph) {
-        ph = {
-          name: spec.name,
-          argv: spec.argv,
-          cwd: spec.cwd,
-          launchedAt: null,
-          endedAt: null,
-          exitCode: null,
-          stdout: `logs/${spec.name}.stdout.log`,
-          stderr: `logs/${spec.name}.stderr.log`,
-        };
+        ph = this.phaseRecord(spec);
         r.phases.push(ph);
       }
       if (!ph.launchedAt) {
         if (spec.kind === 'benchmark' && req.plan.benchmark.detailed === 'check-at-launch') ph.argv = await this.withDetailed(dir, r, ph.argv, req);
-        await this.runtime.exec(id, ['python3', C.helper, 'launch', ph.name, ph.cwd, '--', ...ph.argv], { detach: true, signal: req.signal });
+        await this.runtime.exec(id, this.launchArgv(ph), { detach: true, signal: req.signal });
         ph.launchedAt = now();
         await this.save(dir, r);
       }

@@ -48,6 +48,12 @@ export interface ExecOptions {
   timeoutMs?: number;
 }
 
+/** A run's first phase as the container may launch it: the helper's launch argv, and the marker that claims the launch (made before it). */
+export interface FirstPhase {
+  argv: string[];
+  marker: string;
+}
+
 export interface ContainerRuntime {
   /** `label (url)`, for messages. */
   readonly where: string;
@@ -58,8 +64,13 @@ export interface ContainerRuntime {
   create(spec: ContainerSpec): Promise<string>;
   /** Extracts a tar archive into `dir` of the container. */
   putArchive(id: string, dir: string, tar: Buffer | NodeJS.ReadableStream): Promise<void>;
-  /** Starts it; on a cluster engine, waits (cancellably) until the scheduler has placed it. */
-  start(id: string, signal?: AbortSignal): Promise<void>;
+  /**
+   * Starts it; on a cluster engine, waits (cancellably) until the scheduler has placed it. A
+   * cluster's GPU slot may launch `first` inside the container itself as it takes its GPUs (no
+   * round trip between the run before's death and the phase); `launchedFirst` says whether it did.
+   */
+  start(id: string, signal?: AbortSignal, first?: FirstPhase): Promise<void>;
+  launchedFirst?(id: string): boolean;
   /** On a cluster engine, the node (its host name) the run was placed on, once started. */
   nodeOf?(id: string): Promise<string | null>;
   /** On a cluster engine, what was lost when a run's container could not be reached (its node down, drained, removed). */

@@ -4,7 +4,8 @@ import { RunnerError } from './errors';
 import { chooseSlot, type Slot } from './gpuSlots';
 import { hostAddressProblem, namesRegistry, repositoryOf } from '../core/run/hosts';
 import { ownerAlive, ownerHere } from '../platform/processAlive';
-import type { ContainerSpec, ContainerState, ExecOptions, ExecOutcome, LabelledContainer } from './runtime';
+import { tarOf } from './containerFiles';
+import type { ContainerSpec, ContainerState, ExecOptions, ExecOutcome, FirstPhase, LabelledContainer } from './runtime';
 
 /** The generic-resource kind a swarm node advertises its GPUs under (daemon.json `node-generic-resources`). */
 export const GPU_RESOURCE = 'NVIDIA-GPU';
@@ -16,6 +17,11 @@ const READY = '/.bench-triage-ready';
 const HELD = '/.bench-triage-gpu';
 /** Made by a slot's run's command once it waits for its go (the signal below would be lost before). */
 const ARMED = '/.bench-triage-armed';
+/**
+ * The run's first phase (JSON: the helper's launch argv and the marker it claims), put beside READY on a slot: the task's command
+ * launches it itself the moment it holds the GPUs, so the hand-off costs no round trip to the runner.
+ */
+const FIRST = '/.bench-triage-first';
 /** The go of a run on a slot: a signal to its command, which takes the slot's GPUs at once (its default action is to ignore it). */
 const GO_SIGNAL = 'SIGWINCH';
 /** The labels of a GPU slot's holder service (never the run label: a holder is not a run). */
@@ -44,10 +50,11 @@ const OWNER = ownerHere();
  * go, then takes the slot's GPUs (an exclusive lock) before the run may start. The runner gives the
  * go once the run before has died: the lock alone is given back as that run's first process
  * exits, while the rest of its processes may still hold GPU memory. The lock guards against any
- * mistake in that order.
+ * mistake in that order. With the GPUs held it launches the run's first phase (FIRST), detached
+ * and in a session of its own, then becomes the container's own command (which reaps it).
  */
 const KEEPER = [
-  'import fcntl,os,signal,sys,time',
+  'import fcntl,json,os,signal,sys,time',
   `s=os.environ.get('BENCH_TRIAGE_SLOT')`,
   'class Go(Exception): pass',
   'def go(*a): raise Go()',
@@ -65,6 +72,29 @@ const KEEPER = [
   '  except Go:',
   `    signal.signal(signal.${GO_SIGNAL}, signal.SIG_IGN)`,
   `  lock('lock', fcntl.LOCK_EX)`,
+  // The first phase: its launch claimed (its marker made) before the GPUs are said held, so the
+  // gate knows at once whether it is under way; a launch that cannot start says so in its files.
+  'try: first=json.load(open(' + JSON.stringify(FIRST) + '))',
+  'except (OSError,ValueError): first=None',
+  "if not (isinstance(first,dict) and isinstance(first.get('marker'),str) and isinstance(first.get('argv'),list) and first['argv'] and all(isinstance(a,str) for a in first['argv'])): first=None",
+  'if first:',
+  "  m=first['marker']",
+  '  try:',
+  '    os.makedirs(os.path.dirname(m),exist_ok=True)',
+  '    os.close(os.open(m,os.O_CREAT|os.O_EXCL|os.O_WRONLY,0o644))',
+  '  except OSError: first=None',
+  'if first and os.fork()==0:',
+  '  try:',
+  `    signal.signal(signal.${GO_SIGNAL}, signal.SIG_DFL)`,
+  '    os.setsid()',
+  "    os.execvp(first['argv'][0], first['argv'])",
+  '  except BaseException as e:',
+  '    try:',
+  "      b=m[:-len('.launched')]",
+  "      open(b+'.err','a').write('bench-triage: cannot launch the phase: %s\\n'%e)",
+  "      open(b+'.exit','w').write('127')",
+  '    except BaseException: pass',
+  '  finally: os._exit(127)',
   `open(${JSON.stringify(HELD)},'w').close()`,
   'os.execvp(sys.argv[1], sys.argv[1:])',
 ].join('\n');
@@ -91,8 +121,15 @@ const HOLDER = [
 ].join('\n');
 /** Run in a holder's container: exit 0 when no run of its slot exists (nothing claims it). */
 const UNCLAIMED = `import fcntl,os,sys\nfd=os.open('${SLOT_DIR}/'+sys.argv[1]+'.claim', os.O_RDWR|os.O_CREAT, 0o666)\ntry: fcntl.flock(fd, fcntl.LOCK_EX|fcntl.LOCK_NB)\nexcept OSError: sys.exit(1)`;
-/** Run in a run's container: returns once its command holds the slot's GPUs. */
-const GATE = `import os,time\nwhile not os.path.exists(${JSON.stringify(HELD)}): time.sleep(0.002)`;
+/**
+ * Run in a run's container: returns once its command holds the slot's GPUs; with the first phase's
+ * marker, exit code 3 when the command did not launch it (the runner launches it then).
+ */
+const GATE = [
+  'import os,sys,time',
+  `while not os.path.exists(${JSON.stringify(HELD)}): time.sleep(0.002)`,
+  'if len(sys.argv)>1 and not os.path.exists(sys.argv[1]): sys.exit(3)',
+].join('\n');
 
 /** Where a slot's holder landed: its node, container, and the GPUs the swarm assigned it. */
 interface SlotPlace {
@@ -456,7 +493,10 @@ export class SwarmRuntime extends DockerRuntime {
     }
   }
 
-  /** A run no longer has its slot: a slot left without runs is given back to the swarm after a moment. */
+  /**
+   * A run no longer has its slot: a slot left without runs is given back to the swarm after a
+   * moment (a campaign's next run comes at once), or at once after a cancel.
+   */
   private releaseSlot(id: string): void {
     this.slotless.delete(id);
     const slot = this.slotOf.get(id);
@@ -464,12 +504,15 @@ export class SwarmRuntime extends DockerRuntime {
     this.slotOf.delete(id);
     slot.runs.delete(id);
     for (const w of [...slot.wake]) w();
+    const cancelled = this.cancels.get(id)?.aborted ?? false;
+    this.cancels.delete(id);
     if (slot.runs.size || slot.dead) return;
+    if (cancelled) return void retireSlot(slot);
     slot.linger = setTimeout(() => void retireSlot(slot), SLOT_LINGER_MS);
     slot.linger.unref?.();
   }
 
-  /** Removes a holder: its container on its node first (a job's container outlived its service on 20.10), then its service. */
+  /** Removes a holder: its container on its node (a job's container outlived its service on 20.10) and its service. */
   async removeHolder(svc: string, place: SlotPlace | null): Promise<void> {
     let at: { engine: DockerRuntime | null; container: string } | null = place?.container ? place : null;
     if (!at) {
@@ -480,13 +523,9 @@ export class SwarmRuntime extends DockerRuntime {
       const node = cid && t?.NodeID ? await this.engineOfNode(t.NodeID).catch(() => null) : null;
       if (cid && node) at = { engine: node.engine, container: cid };
     }
-    if (at) await (at.engine ? at.engine.remove(at.container) : super.remove(at.container)).catch(() => undefined);
-    try {
-      const s = this.docker.getService(svc);
-      await this.call(sig => (s.remove as (o: object) => Promise<unknown>).call(s, { abortSignal: sig }));
-    } catch (e) {
-      if (!/no such service|not found|404/i.test(String((e as Error).message))) throw e;
-    }
+    // Both at once: its slot has no run left, so its reservation may go as its container does.
+    const removal = at ? (at.engine ? at.engine.remove(at.container) : super.remove(at.container)).catch(() => undefined) : null;
+    await Promise.all([removal, this.removeService(svc)]);
   }
 
   /**
@@ -644,9 +683,10 @@ export class SwarmRuntime extends DockerRuntime {
    * lets it start. The placement is seen as the node's engine creates the task's container (its
    * event), or at the latest by the next poll of the manager.
    */
-  override async start(id: string, signal?: AbortSignal): Promise<void> {
+  override async start(id: string, signal?: AbortSignal, first?: FirstPhase): Promise<void> {
     const asked = Date.now();
     let seenBy: 'event' | 'poll' = 'poll';
+    if (signal) this.cancels.set(id, signal);
     if (this.slotless.has(id)) await this.takeSlot(id, signal);
     const watch = await this.placementWatch();
     // After its container's event the manager may not yet name the container: asked again soon, a few times.
@@ -661,7 +701,7 @@ export class SwarmRuntime extends DockerRuntime {
           this.pendingFiles.delete(id);
           const slot = this.slotOf.get(id);
           // A run of a slot waits here until the run before it there has died.
-          if (slot) await this.takeGpus(id, slot, c, signal);
+          if (slot) await this.takeGpus(id, slot, c, signal, first);
           else await this.putArchive(id, '/', markerTar(READY));
           this.waits.set(id, { seconds: (Date.now() - asked) / 1000, seenBy });
           return;
@@ -692,6 +732,14 @@ export class SwarmRuntime extends DockerRuntime {
   }
 
   private readonly waits = new Map<string, { seconds: number; seenBy: 'event' | 'poll' }>();
+  /** Each started run's cancel: a cancelled run's slot left without runs is given back at once (a campaign cancelled). */
+  private readonly cancels = new Map<string, AbortSignal>();
+  /** Runs whose container launched their first phase itself as it took its GPUs. */
+  private readonly firstLaunched = new Set<string>();
+
+  launchedFirst(id: string): boolean {
+    return this.firstLaunched.has(id);
+  }
 
   /**
    * Per node this process has slots on: its engine's pushed `die` events of run containers (one
@@ -748,12 +796,13 @@ export class SwarmRuntime extends DockerRuntime {
    * container holds them. Its node lost meanwhile (engine gone, drained, removed) is said as such:
    * nothing ran.
    */
-  private async takeGpus(id: string, slot: HeldSlot, c: Placement, signal?: AbortSignal): Promise<void> {
+  private async takeGpus(id: string, slot: HeldSlot, c: Placement, signal?: AbortSignal, first?: FirstPhase): Promise<void> {
     let failure: unknown = null;
     const ctl = new AbortController();
     const stop = signal ? AbortSignal.any([signal, ctl.signal]) : ctl.signal;
     const engine = c.engine ?? this;
     try {
+      if (first) await this.putArchive(id, '/', await tarOf([{ name: FIRST, body: JSON.stringify(first) }], { bare: true }));
       await this.putArchive(id, '/', markerTar(READY));
       // Its command waits for the go before the turn comes; the gate (a process in the container
       // that returns once the GPUs are held) is started now too: neither costs the hand-off.
@@ -762,7 +811,7 @@ export class SwarmRuntime extends DockerRuntime {
         if (i >= 600) throw new RunnerError(`${this.where}: the run's command did not get ready within 30 s`, 'docker');
         await new Promise(r => setTimeout(r, 50));
       }
-      const gate = this.exec(id, ['python3', '-c', GATE], { signal: stop });
+      const gate = this.exec(id, ['python3', '-c', GATE, ...(first ? [first.marker] : [])], { signal: stop });
       gate.catch(() => undefined);
       try {
         await this.turn(id, slot, signal);
@@ -772,7 +821,8 @@ export class SwarmRuntime extends DockerRuntime {
       }
       await engine.signal(c.container, GO_SIGNAL);
       const out = await gate;
-      if (out.exitCode === 0) return;
+      if (out.exitCode === 0 && first) this.firstLaunched.add(id);
+      if (out.exitCode === 0 || (first && out.exitCode === 3)) return;
       failure = new RunnerError(`${this.where}: the run's container ended while it waited for its GPUs (exit code ${out.exitCode})`, 'docker');
     } catch (e) {
       if (signal?.aborted) throw e;
@@ -952,20 +1002,39 @@ export class SwarmRuntime extends DockerRuntime {
   override async remove(id: string): Promise<void> {
     const c = this.containers.get(id) ?? (await this.placed(id).catch(() => null));
     this.containers.delete(id);
-    // The next run of its slot may take the GPUs once every process of this one is gone: as its
-    // node's engine says it died (pushed), or as the kill returns, whichever comes first.
-    if (c && this.slotOf.has(id)) {
+    // Removed at once (forced: killed, then removed, in one call), its service beside it: a run's
+    // service reserves nothing (its slot's holder does), and the container does not outlive it as
+    // a job's did on 20.10 when only the service went, since it is being removed here. The next
+    // run of its slot may take the GPUs once every process of this one is gone: as its node's
+    // engine says it died (pushed), or as the removal returns, whichever comes first.
+    const removal = c ? (c.engine ? c.engine.remove(c.container) : super.remove(c.container)).catch(() => undefined) : null;
+    const service = removal
+      ? this.removeService(id).then(
+          () => null,
+          (e: unknown) => e,
+        )
+      : null;
+    if (c && removal && this.slotOf.has(id)) {
       const death = this.deathOf(c);
-      await Promise.race([death.died, (c.engine ? c.engine.killAndWait(c.container) : super.killAndWait(c.container)).catch(() => undefined)]);
+      await Promise.race([death.died, removal]);
       death.forget();
     }
     this.releaseSlot(id);
     this.pendingFiles.delete(id);
     this.waits.delete(id);
+    this.firstLaunched.delete(id);
     this.pullChecked.delete(id);
     this.preparingSince.delete(id);
-    if (c) await (c.engine ? c.engine.remove(c.container) : super.remove(c.container)).catch(() => undefined);
-    else await this.defuse(id).catch(() => undefined);
+    if (removal && service) {
+      const [, failed] = await Promise.all([removal, service]);
+      if (failed) throw failed;
+      return;
+    }
+    await this.defuse(id).catch(() => undefined);
+    await this.removeService(id);
+  }
+
+  private async removeService(id: string): Promise<void> {
     try {
       const svc = this.docker.getService(id);
       await this.call(s => (svc.remove as (o: object) => Promise<unknown>).call(svc, { abortSignal: s }));
@@ -1112,8 +1181,17 @@ function renewHolders(where: string): void {
   renewals.set(where, timer);
 }
 
+/** Slots being given back: a command's end waits for them (its holders gone before it exits). */
+const retiring = new Set<Promise<void>>();
+
 /** Gives a slot back to the swarm: no run is given it any more, and its holder goes. */
-async function retireSlot(slot: HeldSlot): Promise<void> {
+function retireSlot(slot: HeldSlot): Promise<void> {
+  const p = retire(slot).finally(() => retiring.delete(p));
+  retiring.add(p);
+  return p;
+}
+
+async function retire(slot: HeldSlot): Promise<void> {
   if (slot.linger) clearTimeout(slot.linger);
   slot.linger = null;
   slot.dead = true;
@@ -1143,6 +1221,6 @@ export async function releaseSwarmSlots(): Promise<void> {
       owners.set(slot.owner.where, slot.owner);
       if (!slot.runs.size) idle.push(slot);
     }
-  await Promise.all(idle.map(retireSlot));
+  await Promise.all([...idle.map(retireSlot), ...retiring]);
   for (const rt of owners.values()) await rt.sweepHolders().catch(() => undefined);
 }

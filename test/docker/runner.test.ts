@@ -6,6 +6,7 @@ import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import Docker from 'dockerode';
 import { DockerRuntime } from '../../src/runner/dockerRuntime';
+import { C, helperFile, tarOf } from '../../src/runner/containerFiles';
 import { LABEL, Runner, type RunEvents } from '../../src/runner/execute';
 import { HostQueue } from '../../src/runner/hostQueue';
 import type { HostConfig } from '../../src/core/run/hosts';
@@ -526,6 +527,34 @@ describe('runner on a real Docker engine with the fake vLLM image', function () 
     assert.equal(runner.match(/re-attached by a new runner/g)?.length, 1, runner);
     const out = readFileSync(path.join(dir, 'logs/benchmark.stdout.log'), 'utf8');
     assert.equal(out.match(/Serving Benchmark Result/g)?.length, 1);
+  });
+
+  it("the helper launches a phase once per container: a second launch (a runner re-attaching) and a launch the container claimed (a cluster slot's first phase) run nothing more", async function () {
+    const rt = new DockerRuntime(host());
+    const id = await rt.create({ image: IMAGE, name: `bt-once-${Date.now()}`, labels: {}, env: {}, cmd: ['sleep', '300'], gpuIds: [] });
+    try {
+      await rt.start(id);
+      await rt.putArchive(id, '/', await tarOf([helperFile()]));
+      const sh = async (...argv: string[]) => {
+        const out = await rt.exec(id, argv);
+        assert.equal(out.exitCode, 0, out.stderr.toString());
+        return out.stdout.toString();
+      };
+      const launch = (how: string, phase: string) => sh('python3', C.helper, how, phase, '/', '--', 'sh', '-c', `echo ran >> /tmp/${phase}`);
+      await launch('launch', 'one');
+      await launch('launch', 'one');
+      assert.equal(await sh('cat', '/tmp/one'), 'ran\n', 'launched twice, ran once');
+      // Claimed by the container (its marker made before it launched): the runner's own launch does nothing.
+      await sh('sh', '-c', `mkdir -p ${C.logs} && : > ${C.logs}/two.launched`);
+      await launch('launch', 'two');
+      assert.equal(await sh('sh', '-c', 'cat /tmp/two 2>/dev/null || echo none'), 'none\n');
+      await launch('launch-claimed', 'two');
+      await launch('launch', 'two');
+      assert.equal(await sh('cat', '/tmp/two'), 'ran\n');
+      assert.equal(await sh('cat', `${C.logs}/two.exit`), '0');
+    } finally {
+      await rt.remove(id);
+    }
   });
 
   it('runs per host ≤ its capacity: the second run waits in the queue', async function () {

@@ -201,8 +201,25 @@ describe('a swarm of one manager and two workers, each a dockerd of its own (own
     assert.deepEqual(w.gpuProblems(), [], w.spans());
     for (const r of fresh) {
       assert.match(readFileSync(path.join(r.dir, 'logs/benchmark.stdout.log'), 'utf8'), /=+ Serving Benchmark Result =+\nSuccessful requests: +20/);
-      assert.match(readFileSync(path.join(r.dir, 'logs/server.stderr.log'), 'utf8'), /Uvicorn running on/);
+      assert.equal(readFileSync(path.join(r.dir, 'logs/server.stderr.log'), 'utf8').match(/Uvicorn running on/g)?.length, 1, `${r.runId}: the server ran once`);
     }
+    // Each run's first phase was launched by its container as it took its GPUs (no round trip from
+    // the run before's death), never again by the runner; the later phases by the runner's exec.
+    const firsts = new Set<string>();
+    for (const r of fresh) {
+      const rec = JSON.parse(readFileSync(path.join(r.dir, 'run.json'), 'utf8')) as { startedAt: string; phases: Array<{ name: string; launchedAt: string }> };
+      const first = rec.phases[0];
+      firsts.add(first.name);
+      assert.equal(first.launchedAt, rec.startedAt, `${r.runId}: its first phase was under way as the container started`);
+      assert.match(readFileSync(path.join(r.dir, 'logs/runner.log'), 'utf8'), new RegExp(`${first.name} launched by the container as it took its GPUs`));
+    }
+    const byExec = w.execLaunches();
+    assert.deepEqual(
+      byExec.filter(n => firsts.has(n)),
+      [],
+      `first phases (${[...firsts]}) launched by an exec: ${byExec}`,
+    );
+    assert.ok(byExec.filter(n => n === 'benchmark').length >= 8, `the benchmark phases were launched by exec: ${byExec}`);
     // Each run's log says how long the swarm held it and how its placement was seen. The four
     // runs queued behind the first four waited for a GPU to free: the runner watches the workers'
     // engines, so such a placement is seen as the node makes its container, not at a later poll.
@@ -428,20 +445,29 @@ describe('a swarm of one manager and two workers, each a dockerd of its own (own
       if (n >= 3) break;
       await new Promise(res => setTimeout(res, 200));
     }
-    assert.ok((await leftovers()).services >= 3, 'runs were under way when cancelled');
+    const before = await leftovers();
+    assert.ok(before.services >= 3, `runs were under way when cancelled: ${JSON.stringify(before)}`);
     const asked = await cli(['campaign', 'cancel', '--folder', fx.folder, '--id', id]);
     const t0 = Date.now();
     assert.equal(asked.code, 0, asked.stderr);
     const ids = new Set(runRecords(fx.folder).map(r => r.runId));
     let left = await leftovers();
     let tasks = await liveTasks(ids);
+    // What was left as time went on, for the failure message (which part was slow).
+    const seen: string[] = [];
+    const note = () => {
+      const s = JSON.stringify({ ...left, tasks });
+      if (seen.at(-1)?.endsWith(s) !== true) seen.push(`${Date.now() - t0} ms ${s}`);
+    };
+    note();
     while ((Object.values(left).some(Boolean) || tasks) && Date.now() - t0 < 10_000) {
       await new Promise(res => setTimeout(res, 50));
       [left, tasks] = [await leftovers(), await liveTasks(ids)];
+      note();
     }
     const took = Date.now() - t0;
-    assert.deepEqual({ ...left, tasks }, { services: 0, 'bt-sw-manager': 0, 'bt-sw-worker1': 0, 'bt-sw-worker2': 0, tasks: 0 });
-    assert.ok(took <= 2000, `the campaign's tasks, services and containers were gone ${took} ms after the cancel (at most 2000)`);
+    assert.deepEqual({ ...left, tasks }, { services: 0, 'bt-sw-manager': 0, 'bt-sw-worker1': 0, 'bt-sw-worker2': 0, tasks: 0 }, seen.join('\n'));
+    assert.ok(took <= 2000, `the campaign's tasks, services and containers were gone ${took} ms after the cancel (at most 2000):\n${seen.join('\n')}`);
     const out = await campaign;
     assert.equal(out.code, 1, 'a cancelled campaign exits 1');
     const states = readdirSync(path.join(fx.folder, '.bench-triage/campaigns', id, 'runs')).map(

@@ -74,11 +74,13 @@ export function watchGpuHolders(engines: Array<{ name: string; docker: Docker }>
       .find(e => e.startsWith('DOCKER_RESOURCE_NVIDIA-GPU='))
       ?.split('=')[1] ?? '';
   const died = new Map<string, number>();
+  /** The phases the runner launched by an exec in a run container (the helper's `launch <phase>`). */
+  const launchedByExec: string[] = [];
   let stopped = false;
   const streams: Array<{ destroy(): void }> = [];
   for (const e of engines)
     void (e.docker.getEvents as (o: object) => Promise<unknown>)
-      .call(e.docker, { filters: JSON.stringify({ type: ['container'], event: ['die'], label: [RUN_LABEL] }) })
+      .call(e.docker, { filters: JSON.stringify({ type: ['container'], event: ['die', 'exec_start'], label: [RUN_LABEL] }) })
       .then(st => {
         const s = st as unknown as NodeJS.ReadableStream & { destroy(): void };
         if (stopped) return s.destroy();
@@ -89,8 +91,10 @@ export function watchGpuHolders(engines: Array<{ name: string; docker: Docker }>
           rest = lines.pop() ?? '';
           for (const l of lines)
             if (l.trim()) {
-              const ev = JSON.parse(l) as { id?: string; timeNano?: number };
-              if (ev.id && ev.timeNano) died.set(ev.id, ev.timeNano / 1e6);
+              const ev = JSON.parse(l) as { id?: string; Action?: string; timeNano?: number };
+              const launch = /^exec_start: python3 \S+ launch (\S+) /.exec(ev.Action ?? '');
+              if (launch) launchedByExec.push(launch[1]);
+              else if (ev.id && ev.timeNano && ev.Action === 'die') died.set(ev.id, ev.timeNano / 1e6);
             }
         });
         s.on('error', () => {});
@@ -118,6 +122,10 @@ export function watchGpuHolders(engines: Array<{ name: string; docker: Docker }>
     /** Each run container's span, for a failing assertion's message. */
     spans(): string {
       return JSON.stringify([...spans].map(([id, s]) => [s.node, id.slice(0, 12), s.gpus, s.from, died.get(id) ?? null]));
+    },
+    /** After stop: each phase name the runner launched by an exec, once per launch. */
+    execLaunches(): string[] {
+      return [...launchedByExec];
     },
     /**
      * After stop: runs whose GPUs (DOCKER_RESOURCE_NVIDIA-GPU) are not those of a holder seen on

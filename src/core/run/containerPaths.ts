@@ -5,6 +5,8 @@ export const C = {
   /** One file per secret (mode 0400): the helper puts them in each phase's environment. */
   secrets: '/bench-triage/secrets',
   files: '/bench-triage/files',
+  /** The helper's spool of each phase's output, exit code and launch marker. */
+  logs: '/bench-triage/logs',
   src: '/bench-triage/src',
   benchmarks: '/bench-triage/src/benchmarks',
   results: '/results',

@@ -41,16 +41,34 @@ def write_atomic(path, text):
     os.replace(path + ".tmp", path)
 
 
+def reap(*_):
+    try:
+        while os.waitpid(-1, os.WNOHANG)[0] > 0:
+            pass
+    except ChildProcessError:
+        pass
+
+
 def cmd_idle(_args):
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    # A phase the container launched itself as it took its GPUs is this process's child.
+    signal.signal(signal.SIGCHLD, reap)
+    reap()
     while True:
         time.sleep(3600)
 
 
-def cmd_launch(args):
+def cmd_launch(args, claimed=False):
     phase, cwd, argv = args[0], args[1], args[3:]
     out, err, ex, pidf = paths(phase)
     os.makedirs(LOGS, exist_ok=True)
+    # Once only per container: a runner re-attaching may launch again a phase already under way,
+    # and a cluster's run container launches its first phase itself, its claim made first.
+    if not claimed:
+        try:
+            os.close(os.open(os.path.join(LOGS, phase) + ".launched", os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644))
+        except FileExistsError:
+            return 0
     with open(out, "wb") as o, open(err, "wb") as e, open(os.devnull, "rb") as i:
         try:
             child = subprocess.Popen(argv, cwd=cwd, stdin=i, stdout=o, stderr=e, start_new_session=True, env=phase_env())
@@ -257,7 +275,7 @@ def cmd_secret(args):
     return 0
 
 
-COMMANDS = {"idle": cmd_idle, "launch": cmd_launch, "follow": cmd_follow, "status": cmd_status, "stop": cmd_stop, "probe": cmd_probe,
+COMMANDS = {"idle": cmd_idle, "launch": cmd_launch, "launch-claimed": lambda a: cmd_launch(a, claimed=True), "follow": cmd_follow, "status": cmd_status, "stop": cmd_stop, "probe": cmd_probe,
             "result": cmd_result, "apply-patch": cmd_apply_patch, "copy-into-vllm": cmd_copy_into_vllm, "provide-benchmarks": cmd_provide_benchmarks, "secret": cmd_secret,
             "takes-flag": cmd_takes_flag}
 
