@@ -18,9 +18,10 @@ export async function tarOf(files: Array<{ name: string; body: string | Buffer; 
     p.on('error', reject);
   });
   for (const f of files) p.entry({ name: f.name.replace(/^\//, ''), mode: f.mode ?? 0o644 }, f.body);
-  if (!opts.bare)
+  if (!opts.bare) {
     for (const d of ['bench-triage/logs', 'bench-triage/src', 'bench-triage/files', 'results']) p.entry({ name: d, type: 'directory', mode: 0o777 });
-  if (!opts.bare) p.entry({ name: 'bench-triage/secrets', type: 'directory', mode: 0o700 });
+    p.entry({ name: 'bench-triage/secrets', type: 'directory', mode: 0o700 });
+  }
   p.finalize();
   await done;
   return Buffer.concat(chunks);

@@ -358,12 +358,11 @@ export class Runner {
     await this.save(dir, r);
     await this.runtime.putArchive(id, '/', await tarOf(files));
     if (scripts) await this.runtime.putArchive(id, C.src, scripts);
-    // The engine's own reason (no bridge, no GPU, a bad mount …) is what the user needs to read.
     // The first phase, when nothing needs asking of the container before it: a cluster's GPU slot
     // launches it the moment the run takes its GPUs, with no round trip from the death before.
-    const fromCheckout = r.benchmarkScripts?.startsWith('git archive') ?? false;
-    const first = this.phaseList(p, fromCheckout)[0];
+    const first = this.phaseList(p, r)[0];
     const firstRec = first && !(first.kind === 'benchmark' && p.benchmark.detailed === 'check-at-launch') ? this.phaseRecord(first) : null;
+    // The engine's own reason (no bridge, no GPU, a bad mount …) is what the user needs to read.
     try {
       await this.runtime.start(
         id,
@@ -422,11 +421,12 @@ export class Runner {
   /** The phase list of a plan, in order (setup steps, patch, server, benchmark). */
   private phaseList(
     p: RunPlan,
-    fromCheckout: boolean,
+    r: RunRecord,
   ): Array<Omit<PhaseRecord, 'launchedAt' | 'endedAt' | 'exitCode' | 'stdout' | 'stderr'> & { kind: 'step' | 'patch' | 'server' | 'benchmark' }> {
     const list: ReturnType<Runner['phaseList']> = [];
     // Without a checkout the scripts come from the image (the helper copies them into place).
-    if (!fromCheckout) list.push({ name: 'benchmarks', kind: 'step', argv: ['python3', C.helper, 'provide-benchmarks', C.benchmarks], cwd: '/' });
+    if (!(r.benchmarkScripts?.startsWith('git archive') ?? false))
+      list.push({ name: 'benchmarks', kind: 'step', argv: ['python3', C.helper, 'provide-benchmarks', C.benchmarks], cwd: '/' });
     p.recipes.forEach(rec =>
       rec.steps.forEach((s, i) => {
         const argv =
@@ -477,7 +477,7 @@ export class Runner {
 
   private async runPhases(dir: string, r: RunRecord, req: RunRequest, serverReq: RunRequest): Promise<void> {
     const id = r.containerId!;
-    for (const spec of this.phaseList(req.plan, r.benchmarkScripts?.startsWith('git archive') ?? false)) {
+    for (const spec of this.phaseList(req.plan, r)) {
       let ph = r.phases.find(x => x.name === spec.name);
       if (ph?.exitCode != null && spec.kind !== 'server') continue;
       if (!ph) {

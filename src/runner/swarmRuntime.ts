@@ -18,8 +18,9 @@ const HELD = '/.bench-triage-gpu';
 /** Made by a slot's run's command once it waits for its go (the signal below would be lost before). */
 const ARMED = '/.bench-triage-armed';
 /**
- * The run's first phase (JSON: the helper's launch argv and the marker it claims), put beside READY on a slot: the task's command
- * launches it itself the moment it holds the GPUs, so the hand-off costs no round trip to the runner.
+ * The run's first phase (JSON: the helper's launch argv and the marker it claims), put beside READY
+ * on a slot: the task's command launches it the moment it holds the GPUs, so the hand-off costs no
+ * round trip to the runner.
  */
 const FIRST = '/.bench-triage-first';
 /** The go of a run on a slot: a signal to its command, which takes the slot's GPUs at once (its default action is to ignore it). */
@@ -499,13 +500,13 @@ export class SwarmRuntime extends DockerRuntime {
    */
   private releaseSlot(id: string): void {
     this.slotless.delete(id);
+    const cancelled = this.cancels.get(id)?.aborted ?? false;
+    this.cancels.delete(id);
     const slot = this.slotOf.get(id);
     if (!slot) return;
     this.slotOf.delete(id);
     slot.runs.delete(id);
     for (const w of [...slot.wake]) w();
-    const cancelled = this.cancels.get(id)?.aborted ?? false;
-    this.cancels.delete(id);
     if (slot.runs.size || slot.dead) return;
     if (cancelled) return void retireSlot(slot);
     slot.linger = setTimeout(() => void retireSlot(slot), SLOT_LINGER_MS);
