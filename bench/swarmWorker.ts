@@ -2,9 +2,9 @@
 // each, every node a dockerd of its own in its own network namespace):
 //   1. the same latency benchmark run on a worker's engine as a plain host, and as a swarm run the
 //      manager places on a worker: the swarm's per-run overhead as a ratio (target ≤ 1.2×);
-//   2. a campaign of 12 single-GPU runs through the CLI, from the engines' own events: GPU·ms left
-//      idle while runs were waiting (target 0), and the hand-offs from a run's death to the next
-//      run's first phase on that node.
+//   2. a campaign of 12 single-GPU runs through the CLI, from the engines' own events and the runs'
+//      records: GPU·ms left idle while runs were waiting (target 0), and the hand-offs from a run's
+//      end to the next run's start on that node (two measures: see idleFromEvents).
 // Prints one JSON line. BENCH_SWARM_DUMP=FILE writes the engines' events of the campaign there;
 // BENCH_ITERS and BENCH_SWARM_REPEATS shorten the overhead part.
 import { execFileSync, spawn } from 'node:child_process';
@@ -80,17 +80,34 @@ async function collectEvents(docker: Cluster['manager']['docker'], filters: Reco
   return { events, stop: () => stream.destroy() };
 }
 
+/** A run's GPU span as its record has it: the runner's launch of the first phase, and, on a slot, the container's own clock. */
+interface RecordTimes {
+  launched: number;
+  held?: number;
+  freed?: number;
+}
+
 /**
  * GPU idle from the engines' own events and the runs' records, after the fact. A run waits from
- * its service's creation (the manager's event; GPU slot holders' services are not runs) until its
- * first phase has begun as its record says (`launchedAt`: the runner's time once it knew, which is
- * after the phase began whoever launched it: the runner by an exec, or the container as it took its
- * GPUs), and holds its GPU until its container dies (the node's event; all on one clock here).
- * Placement, container start-up, files, the wait for the run before it on its slot and the
- * runner's own steps up to the first phase all count as idle. A hand-off is a run's first phase
- * after the death of the run before it on the same node while it waited.
+ * its service's creation (the manager's event; GPU slot holders' services are not runs) until it
+ * holds its GPU, and holds it until it gives it back. Two measures of that span:
+ * - `runner` (the measure of the earlier sessions): from its first phase as its record says
+ *   (`launchedAt`: the runner's time once it knew, after the phase began) to its container's death
+ *   (the node's event), so the runner's steps after the benchmark count as busy;
+ * - `container`: from the moment its container took the GPUs to the moment no process of it was
+ *   left (both written by the container itself, the node's clock), falling back to the first where
+ *   the record lacks them.
+ * All on one clock here. Placement, container start-up, files, the wait for the run before it on
+ * its slot and the runner's own steps up to the first phase count as idle. A hand-off is a run's
+ * start after the end of the run before it on the same node while it waited.
  */
-function idleFromEvents(created: Event[], nodeEvents: Array<Event & { node: string }>, gpus: number, launchedAt: Map<string, number>) {
+function idleFromEvents(
+  created: Event[],
+  nodeEvents: Array<Event & { node: string }>,
+  gpus: number,
+  times: Map<string, RecordTimes>,
+  measure: 'runner' | 'container',
+) {
   const ms = (e: Event) => (e.timeNano ?? 0) / 1e6;
   const runs = new Map<string, { created: number; node?: string; started?: number; launched?: number; died?: number }>();
   for (const e of created) if (e.Actor?.ID && !(e.Actor.Attributes?.name ?? '').startsWith('bench-triage-slot-')) runs.set(e.Actor.ID, { created: ms(e) });
@@ -103,9 +120,13 @@ function idleFromEvents(created: Event[], nodeEvents: Array<Event & { node: stri
     if (action === 'die') r.died = ms(e);
     if (action === 'start') r.started = ms(e);
   }
-  for (const [svc, t] of launchedAt) {
+  let handedOver = 0;
+  for (const [svc, t] of times) {
     const r = runs.get(svc);
-    if (r) r.launched = t;
+    if (!r) continue;
+    r.launched = measure === 'container' ? (t.held ?? t.launched) : t.launched;
+    if (t.freed !== undefined) handedOver++;
+    if (measure === 'container' && t.freed !== undefined) r.died = t.freed;
   }
   const done = [...runs.values()].filter(r => r.launched !== undefined && r.died !== undefined) as Array<{
     created: number;
@@ -114,10 +135,11 @@ function idleFromEvents(created: Event[], nodeEvents: Array<Event & { node: stri
     launched: number;
     died: number;
   }>;
-  // +1 waiting at creation; waiting → busy at the first phase; busy ends at death.
+  // +1 waiting at creation; waiting → busy as it holds its GPU; busy ends as it gives it back.
   const steps: Array<[number, number, number]> = [];
   for (const r of done) steps.push([r.created, 1, 0], [r.launched, -1, 1], [r.died, 0, -1]);
-  steps.sort((a, b) => a[0] - b[0]);
+  // At one instant a give-back comes before the take it allows.
+  steps.sort((a, b) => a[0] - b[0] || a[2] - b[2]);
   let waiting = 0,
     busy = 0,
     idle = 0,
@@ -143,13 +165,14 @@ function idleFromEvents(created: Event[], nodeEvents: Array<Event & { node: stri
   });
   return {
     runsSeen: done.length,
-    idleGpuMs: idle,
-    idleBeforeAllGpuMs: idleBeforeAll,
-    idleBetweenGpuMs: idle - idleBeforeAll,
+    handedOver,
+    idleGpuMs: Math.round(idle),
+    idleBeforeAllGpuMs: Math.round(idleBeforeAll),
+    idleBetweenGpuMs: Math.round(idle - idleBeforeAll),
     handOffs: handOffs.length,
-    handOffMedianMs: med(handOffs),
-    worstHandOffMs: handOffs.length ? Math.max(...handOffs) : 0,
-    // How early a run was ready on its node: its container's start before the death it waited for.
+    handOffMedianMs: Math.round(med(handOffs) * 10) / 10,
+    worstHandOffMs: handOffs.length ? Math.round(Math.max(...handOffs) * 10) / 10 : 0,
+    // How early a run was ready on its node: its container's start before the end it waited for.
     startedAheadMs: med(
       done.flatMap(r => {
         const before = done.filter(o => o !== r && o.node === r.node && o.died <= r.launched && o.died > r.created).map(o => o.died);
@@ -159,14 +182,22 @@ function idleFromEvents(created: Event[], nodeEvents: Array<Event & { node: stri
   };
 }
 
-/** Each run's service id (its record's container id) → when its first phase began, from every run record under `folder`. */
-function firstLaunches(folder: string): Map<string, number> {
-  const out = new Map<string, number>();
+/** Each run's service id (its record's container id) → its GPU span's times, from every run record under `folder`. */
+function recordTimes(folder: string): Map<string, RecordTimes> {
+  const out = new Map<string, RecordTimes>();
   for (const f of readdirSync(folder, { recursive: true, encoding: 'utf8' })) {
     if (path.basename(f) !== 'run.json') continue;
-    const r = JSON.parse(readFileSync(path.join(folder, f), 'utf8')) as { containerId?: string; phases?: Array<{ launchedAt?: string | null }> };
+    const r = JSON.parse(readFileSync(path.join(folder, f), 'utf8')) as {
+      containerId?: string;
+      phases?: Array<{ launchedAt?: string | null }>;
+      slotGpus?: { heldAt: string; freedAt: string | null } | null;
+    };
     const t = (r.phases ?? []).map(p => (p.launchedAt ? Date.parse(p.launchedAt) : NaN)).filter(Number.isFinite);
-    if (r.containerId && t.length) out.set(r.containerId, Math.min(...t));
+    if (!r.containerId || !t.length) continue;
+    const at: RecordTimes = { launched: Math.min(...t) };
+    if (r.slotGpus?.heldAt) at.held = Date.parse(r.slotGpus.heldAt);
+    if (r.slotGpus?.freedAt) at.freed = Date.parse(r.slotGpus.freedAt);
+    out.set(r.containerId, at);
   }
   return out;
 }
@@ -223,13 +254,13 @@ async function campaignIdle(cluster: Cluster, runs: number, fx: ReturnType<typeo
       process.env.BENCH_SWARM_DUMP,
       JSON.stringify({ created: created.events, nodes: onNodes.map((n, i) => ({ node: cluster.workers[i].name, events: n.events })) }),
     );
-  const byEvents = idleFromEvents(
-    created.events,
-    onNodes.flatMap((n, i) => n.events.map(e => ({ ...e, node: cluster.workers[i].name }))),
-    gpus,
-    firstLaunches(fx.folder),
-  );
-  return { runs, byEvents };
+  const nodeEvents = onNodes.flatMap((n, i) => n.events.map(e => ({ ...e, node: cluster.workers[i].name })));
+  const times = recordTimes(fx.folder);
+  return {
+    runs,
+    byEvents: idleFromEvents(created.events, nodeEvents, gpus, times, 'runner'),
+    byContainers: idleFromEvents(created.events, nodeEvents, gpus, times, 'container'),
+  };
 }
 
 async function main(): Promise<void> {

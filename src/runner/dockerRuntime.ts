@@ -76,7 +76,7 @@ export class DockerRuntime implements ContainerRuntime, ImageRuntime {
    */
   watchTaskContainers(
     label: string,
-    onContainer: (serviceId: string, containerId: string, action: string) => void,
+    onContainer: (serviceId: string, containerId: string, action: string, attributes: Record<string, unknown>) => void,
     events: string[] = ['create', 'start'],
   ): () => void {
     let stream: (NodeJS.ReadableStream & { destroy?: () => void; socket?: { unref?: () => void } }) | null = null;
@@ -104,7 +104,7 @@ export class DockerRuntime implements ContainerRuntime, ImageRuntime {
             }
             const actor = ev?.Actor;
             const service = actor?.Attributes?.['com.docker.swarm.service.id'];
-            if (typeof service === 'string' && typeof actor?.ID === 'string') onContainer(service, actor.ID, String(ev?.Action ?? ''));
+            if (typeof service === 'string' && typeof actor?.ID === 'string') onContainer(service, actor.ID, String(ev?.Action ?? ''), actor.Attributes ?? {});
           }
         });
         st.on('error', () => {});

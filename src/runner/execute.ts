@@ -377,6 +377,8 @@ export class Runner {
       throw new RunEnd('failed', `${this.runtime.where} could not start the container: ${why}`);
     }
     r.startedAt = now();
+    const heldAt = this.runtime.gpusHeldAt?.(id) ?? null;
+    if (heldAt) r.slotGpus = { heldAt, freedAt: null };
     const launched = firstRec && this.runtime.launchedFirst?.(id) ? firstRec : null;
     if (launched) {
       launched.launchedAt = r.startedAt;
@@ -727,6 +729,14 @@ export class Runner {
     r.endedAt = now();
     r.durationS = r.startedAt ? (Date.parse(r.endedAt) - Date.parse(r.startedAt)) / 1000 : null;
     this.note(dir, r, `${r.status}${r.error ? `: ${r.error}` : ''}`);
+    // A cluster's GPU slot: the run's GPUs go to the slot's next run now, not at its container's death.
+    if (r.containerId && r.slotGpus && this.runtime.giveBack) {
+      const freed = await this.runtime.giveBack(r.containerId).catch(() => null);
+      if (freed) {
+        r.slotGpus.freedAt = freed;
+        this.note(dir, r, `GPUs given back to the slot at ${freed}: no process of the run was left, the container is removed after`);
+      }
+    }
     // The outcome is on disk before the container goes: a process killed while removing it (a
     // swarm service takes seconds) leaves a final record, and whoever resumes only cleans up.
     try {

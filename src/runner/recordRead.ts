@@ -46,6 +46,10 @@ const RunRecordSchema = z.looseObject({
   node: z.string().max(256).nullable().optional(),
   imageRef: z.string().max(4096).nullable().optional(),
   pullS: z.number().finite().min(0).nullable().optional(),
+  slotGpus: z
+    .object({ heldAt: z.string().max(64), freedAt: z.string().max(64).nullable() })
+    .nullable()
+    .optional(),
   gpuIds: z.array(z.string().max(64)).max(1024),
   createdAt: z.string().max(64),
   startedAt: Time,

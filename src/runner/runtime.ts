@@ -71,6 +71,14 @@ export interface ContainerRuntime {
    */
   start(id: string, signal?: AbortSignal, first?: FirstPhase): Promise<void>;
   launchedFirst?(id: string): boolean;
+  /** On a cluster's GPU slot: when the run's container took its GPUs, on its node's clock (ISO). */
+  gpusHeldAt?(id: string): string | null;
+  /**
+   * On a cluster's GPU slot, once the run is over: every other process of its container ended and
+   * its GPUs handed to the slot's next run before the container is removed; when they were free
+   * (the node's clock, ISO), or null when they are left to the container's death.
+   */
+  giveBack?(id: string): Promise<string | null>;
   /** On a cluster engine, the node (its host name) the run was placed on, once started. */
   nodeOf?(id: string): Promise<string | null>;
   /** On a cluster engine, what was lost when a run's container could not be reached (its node down, drained, removed). */

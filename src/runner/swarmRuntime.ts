@@ -5,132 +5,49 @@ import { chooseSlot, type Slot } from './gpuSlots';
 import { hostAddressProblem, namesRegistry, repositoryOf } from '../core/run/hosts';
 import { ownerAlive, ownerHere } from '../platform/processAlive';
 import { tarOf } from './containerFiles';
+import {
+  ARMED,
+  FIRST,
+  FREED,
+  GATE,
+  GIVE_BACK_SIGNAL,
+  GO_SIGNAL,
+  HELD,
+  HOLDER,
+  KEEPER,
+  NEXT_SIGNAL,
+  READY,
+  SLOT_DIR,
+  SLOT_VOLUME,
+  UNCLAIMED,
+} from './slotScripts';
 import type { ContainerSpec, ContainerState, ExecOptions, ExecOutcome, FirstPhase, LabelledContainer } from './runtime';
 
 /** The generic-resource kind a swarm node advertises its GPUs under (daemon.json `node-generic-resources`). */
 export const GPU_RESOURCE = 'NVIDIA-GPU';
 /** The node label that names a node's own engine address (the manager reaches a task's container there). */
 export const ENGINE_LABEL = 'bench-triage.engine';
-/** Written after the run's files are in place; the task's command waits for it before it starts. */
-const READY = '/.bench-triage-ready';
-/** Made by the task's command once the run holds its slot's GPUs (after READY): the run's phases may start. */
-const HELD = '/.bench-triage-gpu';
-/** Made by a slot's run's command once it waits for its go (the signal below would be lost before). */
-const ARMED = '/.bench-triage-armed';
-/**
- * The run's first phase (JSON: the helper's launch argv and the marker it claims), put beside READY
- * on a slot: the task's command launches it the moment it holds the GPUs, so the hand-off costs no
- * round trip to the runner.
- */
-const FIRST = '/.bench-triage-first';
-/** The go of a run on a slot: a signal to its command, which takes the slot's GPUs at once (its default action is to ignore it). */
-const GO_SIGNAL = 'SIGWINCH';
 /** The labels of a GPU slot's holder service (never the run label: a holder is not a run). */
 export const SLOT_LABEL = 'bench-triage.slot';
 const SLOT_OWNER_LABEL = 'bench-triage.slot-owner';
-/**
- * A node-local volume (made by the node on first use) where a slot's lock files live: every
- * container of a slot on that node mounts it, so that two of them never hold the slot's GPUs at
- * once, whatever the order of the runner's steps.
- */
-const SLOT_VOLUME = 'bench-triage-slots';
-const SLOT_DIR = '/.bench-triage-slots';
 /** A slot no run has is given back to the swarm after this (a campaign's next run comes at once). */
 const SLOT_LINGER_MS = 2000;
-/** A holder whose slot no container has claimed, and whose process has not renewed it, for this long ends itself (its process died). */
-const HOLDER_IDLE_S = 20;
 /**
  * How often a process renews the holders of its slots that have runs: a run's container may take
  * minutes to claim its slot (its node pulling a vLLM image), and its holder must not end meanwhile.
  */
 const RENEW_MS = 5000;
 const OWNER = ownerHere();
-/**
- * The run's command: claims its slot (a shared lock held for the container's life: its holder stays
- * while any run of the slot exists), waits for its files (the ready marker), then on a slot for its
- * go, then takes the slot's GPUs (an exclusive lock) before the run may start. The runner gives the
- * go once the run before has died: the lock alone is given back as that run's first process
- * exits, while the rest of its processes may still hold GPU memory. The lock guards against any
- * mistake in that order. With the GPUs held it launches the run's first phase (FIRST), detached
- * and in a session of its own, then becomes the container's own command (which reaps it).
- */
-const KEEPER = [
-  'import fcntl,json,os,signal,sys,time',
-  `s=os.environ.get('BENCH_TRIAGE_SLOT')`,
-  'class Go(Exception): pass',
-  'def go(*a): raise Go()',
-  `if s: signal.signal(signal.${GO_SIGNAL}, go)`,
-  'def lock(name, how):',
-  `  fd=os.open('${SLOT_DIR}/'+s+'.'+name, os.O_RDWR|os.O_CREAT, 0o666)`,
-  '  fcntl.flock(fd, how)',
-  '  os.set_inheritable(fd, True)',
-  `if s: lock('claim', fcntl.LOCK_SH)`,
-  `while not os.path.exists(${JSON.stringify(READY)}): time.sleep(0.02)`,
-  'if s:',
-  '  try:',
-  `    open(${JSON.stringify(ARMED)},'w').close()`,
-  '    while True: time.sleep(3600)',
-  '  except Go:',
-  `    signal.signal(signal.${GO_SIGNAL}, signal.SIG_IGN)`,
-  `  lock('lock', fcntl.LOCK_EX)`,
-  // The first phase: its launch claimed (its marker made) before the GPUs are said held, so the
-  // gate knows at once whether it is under way; a launch that cannot start says so in its files.
-  'try: first=json.load(open(' + JSON.stringify(FIRST) + '))',
-  'except (OSError,ValueError): first=None',
-  "if not (isinstance(first,dict) and isinstance(first.get('marker'),str) and isinstance(first.get('argv'),list) and first['argv'] and all(isinstance(a,str) for a in first['argv'])): first=None",
-  'if first:',
-  "  m=first['marker']",
-  '  try:',
-  '    os.makedirs(os.path.dirname(m),exist_ok=True)',
-  '    os.close(os.open(m,os.O_CREAT|os.O_EXCL|os.O_WRONLY,0o644))',
-  '  except OSError: first=None',
-  'if first and os.fork()==0:',
-  '  try:',
-  `    signal.signal(signal.${GO_SIGNAL}, signal.SIG_DFL)`,
-  '    os.setsid()',
-  "    os.execvp(first['argv'][0], first['argv'])",
-  '  except BaseException as e:',
-  '    try:',
-  "      b=m[:-len('.launched')]",
-  "      open(b+'.err','a').write('bench-triage: cannot launch the phase: %s\\n'%e)",
-  "      open(b+'.exit','w').write('127')",
-  '    except BaseException: pass',
-  '  finally: os._exit(127)',
-  `open(${JSON.stringify(HELD)},'w').close()`,
-  'os.execvp(sys.argv[1], sys.argv[1:])',
-].join('\n');
-/** A holder's command: keeps the reservation while its slot is claimed or renewed (the go signal); ends itself after HOLDER_IDLE_S without either. */
-const HOLDER = [
-  'import fcntl,os,signal,sys,time',
-  `d='${SLOT_DIR}/'+sys.argv[1]`,
-  `c=os.open(d+'.claim', os.O_RDWR|os.O_CREAT, 0o666)`,
-  'idle=time.monotonic()',
-  'def renew(*a):',
-  '  global idle',
-  '  idle=time.monotonic()',
-  `signal.signal(signal.${GO_SIGNAL}, renew)`,
-  'while True:',
-  '  time.sleep(1)',
-  '  try: fcntl.flock(c, fcntl.LOCK_EX|fcntl.LOCK_NB)',
-  '  except OSError:',
-  '    idle=time.monotonic(); continue',
-  '  fcntl.flock(c, fcntl.LOCK_UN)',
-  `  if time.monotonic()-idle > ${HOLDER_IDLE_S}: break`,
-  "for f in ('.claim','.lock'):",
-  '  try: os.unlink(d+f)',
-  '  except OSError: pass',
-].join('\n');
-/** Run in a holder's container: exit 0 when no run of its slot exists (nothing claims it). */
-const UNCLAIMED = `import fcntl,os,sys\nfd=os.open('${SLOT_DIR}/'+sys.argv[1]+'.claim', os.O_RDWR|os.O_CREAT, 0o666)\ntry: fcntl.flock(fd, fcntl.LOCK_EX|fcntl.LOCK_NB)\nexcept OSError: sys.exit(1)`;
-/**
- * Run in a run's container: returns once its command holds the slot's GPUs; with the first phase's
- * marker, exit code 3 when the command did not launch it (the runner launches it then).
- */
-const GATE = [
-  'import os,sys,time',
-  `while not os.path.exists(${JSON.stringify(HELD)}): time.sleep(0.002)`,
-  'if len(sys.argv)>1 and not os.path.exists(sys.argv[1]): sys.exit(3)',
-].join('\n');
+/** The promise `map` holds for `key`, made on first ask; a rejected one is forgotten, so that it may be asked again. */
+function once<T>(map: Map<string, Promise<T>>, key: string, make: () => Promise<T>): Promise<T> {
+  let p = map.get(key);
+  if (!p) {
+    p = make();
+    map.set(key, p);
+    p.catch(() => map.delete(key));
+  }
+  return p;
+}
 
 /** Where a slot's holder landed: its node, container, and the GPUs the swarm assigned it. */
 interface SlotPlace {
@@ -151,15 +68,19 @@ interface HeldSlot extends Slot {
   linger: ReturnType<typeof setTimeout> | null;
   /** Told of every change of the slot's runs or its death (runs waiting for their turn). */
   wake: Set<() => void>;
+  /** The run whose container holds the slot's GPUs now (its gate answered), or null. */
+  holding: string | null;
 }
 /** This process's slots, per manager (by `where`). */
 const slotPools = new Map<string, Map<string, HeldSlot>>();
 interface DeathWatch {
   /** Resolvers of deaths awaited, by container id. */
   waiting: Map<string, () => void>;
+  /** Resolvers of SIGKILLs awaited (the engine has sent it), by container id. */
+  killing: Map<string, () => void>;
   stop: () => void;
 }
-/** Per manager and node: the node engine's `die` events of run containers, while this process has slots there. */
+/** Per manager and node: the node engine's `die` and `kill` events of run containers, while this process has slots there. */
 const deathWatches = new Map<string, DeathWatch>();
 const POLL_MS = 300;
 /**
@@ -410,6 +331,7 @@ export class SwarmRuntime extends DockerRuntime {
       linger: null,
       at: null,
       wake: new Set(),
+      holding: null,
     } as unknown as HeldSlot;
     const labels = { [SLOT_LABEL]: slot.id, [SLOT_OWNER_LABEL]: OWNER };
     slot.service = this.call(s =>
@@ -506,6 +428,7 @@ export class SwarmRuntime extends DockerRuntime {
     if (!slot) return;
     this.slotOf.delete(id);
     slot.runs.delete(id);
+    if (slot.holding === id) slot.holding = null;
     for (const w of [...slot.wake]) w();
     if (slot.runs.size || slot.dead) return;
     if (cancelled) return void retireSlot(slot);
@@ -646,13 +569,7 @@ export class SwarmRuntime extends DockerRuntime {
    * saying how to label it.
    */
   private engineOfNode(nodeId: string): Promise<NodeEngine> {
-    let e = this.nodeEngines.get(nodeId);
-    if (!e) {
-      e = this.resolveNode(nodeId);
-      this.nodeEngines.set(nodeId, e);
-      e.catch(() => this.nodeEngines.delete(nodeId));
-    }
-    return e;
+    return once(this.nodeEngines, nodeId, () => this.resolveNode(nodeId));
   }
 
   private async resolveNode(nodeId: string): Promise<NodeEngine> {
@@ -687,7 +604,12 @@ export class SwarmRuntime extends DockerRuntime {
   override async start(id: string, signal?: AbortSignal, first?: FirstPhase): Promise<void> {
     const asked = Date.now();
     let seenBy: 'event' | 'poll' = 'poll';
-    if (signal) this.cancels.set(id, signal);
+    if (signal) {
+      this.cancels.set(id, signal);
+      // A cancel removes the run at once, whatever its runner is doing then (ending a stream,
+      // writing its record): every run of a cancelled campaign goes together, not one by one.
+      signal.addEventListener('abort', () => void this.remove(id).catch(() => undefined), { once: true });
+    }
     if (this.slotless.has(id)) await this.takeSlot(id, signal);
     const watch = await this.placementWatch();
     // After its container's event the manager may not yet name the container: asked again soon, a few times.
@@ -737,6 +659,8 @@ export class SwarmRuntime extends DockerRuntime {
   private readonly cancels = new Map<string, AbortSignal>();
   /** Runs whose container launched their first phase itself as it took its GPUs. */
   private readonly firstLaunched = new Set<string>();
+  /** When each run's container took its GPUs, on its node's clock (the gate's answer). */
+  private readonly heldAt = new Map<string, string>();
 
   launchedFirst(id: string): boolean {
     return this.firstLaunched.has(id);
@@ -751,51 +675,72 @@ export class SwarmRuntime extends DockerRuntime {
     let w = deathWatches.get(key);
     if (w) return w;
     const waiting = new Map<string, () => void>();
-    const seen = (_svc: string, container: string) => waiting.get(container)?.();
-    const stop = p.engine ? p.engine.watchTaskContainers(LABEL_RUN, seen, ['die']) : super.watchTaskContainers(LABEL_RUN, seen, ['die']);
-    w = { waiting, stop };
+    const killing = new Map<string, () => void>();
+    const seen = (_svc: string, container: string, action: string, attrs: Record<string, unknown>) => {
+      if (action === 'die') waiting.get(container)?.();
+      else if (action === 'kill' && String(attrs.signal) === '9') killing.get(container)?.();
+    };
+    const stop = p.engine ? p.engine.watchTaskContainers(LABEL_RUN, seen, ['die', 'kill']) : super.watchTaskContainers(LABEL_RUN, seen, ['die', 'kill']);
+    w = { waiting, killing, stop };
     deathWatches.set(key, w);
     return w;
   }
 
-  /** The death of a placed run's container as its node reports it (never resolves if the node cannot say). */
-  private deathOf(c: Placement): { died: Promise<void>; forget: () => void } {
+  /**
+   * The death of a placed run's container as its node reports it, and the node's SIGKILL of it (sent,
+   * its processes ending as the kernel schedules them); neither resolves if the node cannot say.
+   */
+  private deathOf(c: Placement): { died: Promise<void>; killed: Promise<void>; forget: () => void } {
     const w = this.deathWatch(c);
-    let forget = () => {};
-    const died = new Promise<void>(resolve => {
-      w.waiting.set(c.container, resolve);
-      forget = () => w.waiting.delete(c.container);
-    });
-    return { died, forget };
+    const died = new Promise<void>(resolve => w.waiting.set(c.container, resolve));
+    const killed = new Promise<void>(resolve => w.killing.set(c.container, resolve));
+    const forget = () => {
+      w.waiting.delete(c.container);
+      w.killing.delete(c.container);
+    };
+    return { died, killed, forget };
   }
 
-  /** Resolves when run `id` is the first of its slot's runs (those before it have died); rejects on cancel or the slot's loss. */
-  private turn(id: string, slot: HeldSlot, signal?: AbortSignal): Promise<void> {
+  /**
+   * Resolves when run `id` is the first of its slot's runs (those before it have died or given
+   * their GPUs back), or as `stop` is aborted; rejects on cancel or the slot's loss. `next` is
+   * called once, when the run is second in line and the first holds the GPUs.
+   */
+  private turn(id: string, slot: HeldSlot, signal: AbortSignal | undefined, next: () => void, stop: AbortSignal): Promise<void> {
+    let told = false;
     return new Promise<void>((resolve, reject) => {
       const check = () => {
         if (signal?.aborted) return done(new RunnerError(`${this.where}: cancelled while the run waited for its GPUs`, 'cancelled'));
         if (slot.dead) return done(new RunnerError(`${this.where}: the GPU slot's node ${slot.at?.node ?? ''} was lost`, 'unreachable'));
-        if (slot.runs.values().next().value === id) {
+        if (stop.aborted) return done();
+        const [head, second] = slot.runs;
+        if (head === id) {
           slot.busySince = Date.now();
-          done();
+          return done();
+        }
+        if (!told && second === id && slot.holding === head) {
+          told = true;
+          next();
         }
       };
       const done = (e?: Error) => {
         slot.wake.delete(check);
         signal?.removeEventListener('abort', check);
+        stop.removeEventListener('abort', check);
         if (e) reject(e);
         else resolve();
       };
       slot.wake.add(check);
       signal?.addEventListener('abort', check, { once: true });
+      stop.addEventListener('abort', check, { once: true });
       check();
     });
   }
 
   /**
-   * Lets the run take its slot's GPUs once the run before it there has died, and returns once its
-   * container holds them. Its node lost meanwhile (engine gone, drained, removed) is said as such:
-   * nothing ran.
+   * Lets the run take its slot's GPUs once the run before it there has died or handed them over,
+   * and returns once its container holds them. Its node lost meanwhile (engine gone, drained,
+   * removed) is said as such: nothing ran.
    */
   private async takeGpus(id: string, slot: HeldSlot, c: Placement, signal?: AbortSignal, first?: FirstPhase): Promise<void> {
     let failure: unknown = null;
@@ -814,16 +759,31 @@ export class SwarmRuntime extends DockerRuntime {
       }
       const gate = this.exec(id, ['python3', '-c', GATE, ...(first ? [first.marker] : [])], { signal: stop });
       gate.catch(() => undefined);
+      // The run next in line waits on the slot's lock in its container: the run before hands its
+      // GPUs over there as its last process goes, and this one may hold them before its turn here.
+      const held = new AbortController();
+      void gate.then(
+        () => held.abort(),
+        () => held.abort(),
+      );
+      const tell = () => void engine.signal(c.container, NEXT_SIGNAL).catch(() => undefined);
       try {
-        await this.turn(id, slot, signal);
+        await this.turn(id, slot, signal, tell, held.signal);
       } catch (e) {
         ctl.abort();
         throw e;
       }
-      await engine.signal(c.container, GO_SIGNAL);
+      if (!held.signal.aborted) await engine.signal(c.container, GO_SIGNAL);
       const out = await gate;
-      if (out.exitCode === 0 && first) this.firstLaunched.add(id);
-      if (out.exitCode === 0 || (first && out.exitCode === 3)) return;
+      if (out.exitCode === 0 || (first && out.exitCode === 3)) {
+        if (out.exitCode === 0 && first) this.firstLaunched.add(id);
+        const at = Number(out.stdout.toString().trim());
+        if (Number.isFinite(at) && at > 0) this.heldAt.set(id, new Date(at * 1000).toISOString());
+        slot.holding = id;
+        slot.busySince = Date.now();
+        for (const w of [...slot.wake]) w();
+        return;
+      }
       failure = new RunnerError(`${this.where}: the run's container ended while it waited for its GPUs (exit code ${out.exitCode})`, 'docker');
     } catch (e) {
       if (signal?.aborted) throw e;
@@ -839,6 +799,41 @@ export class SwarmRuntime extends DockerRuntime {
       throw new RunnerError(`${this.where}: ${why} before the run started`, 'unreachable');
     }
     throw failure;
+  }
+
+  /** When the run's container took its slot's GPUs, on its node's clock (ISO), or null. */
+  gpusHeldAt(id: string): string | null {
+    return this.heldAt.get(id) ?? null;
+  }
+
+  /**
+   * Hands a finished run's GPUs to the next run of its slot now: its container's first process
+   * kills every other process of it, waits until none is left (a GPU is free once no process has
+   * it open), writes the hand-off token and gives back the slot's lock, which the next run waits
+   * on. Its container is removed after, off the next run's path. Returns when the GPUs were free
+   * (the node's clock, ISO), or null when they are left to the container's death (not a slot's
+   * run, cancelled, its container gone, or a process that would not die within 30 s).
+   */
+  async giveBack(id: string): Promise<string | null> {
+    const c = this.containers.get(id);
+    if (!c || !this.slotOf.has(id) || !this.heldAt.has(id) || this.cancels.get(id)?.aborted) return null;
+    const engine = c.engine ?? this;
+    try {
+      // The helper waits up to 30 s for the run's processes to die; a node that stops answering ends the wait too.
+      const until = Date.now() + 35_000;
+      await engine.signal(c.container, GIVE_BACK_SIGNAL);
+      while (!(await engine.hasPath(c.container, FREED))) {
+        if (Date.now() > until) return null;
+        await new Promise(r => setTimeout(r, 10));
+      }
+      const out = await this.exec(id, ['python3', '-c', `print(open(${JSON.stringify(FREED)}).read())`], { timeoutMs: 15_000 });
+      const at = Number(out.stdout.toString().trim());
+      if (out.exitCode !== 0 || !Number.isFinite(at) || at <= 0) return null;
+      this.releaseSlot(id);
+      return new Date(at * 1000).toISOString();
+    } catch {
+      return null;
+    }
   }
 
   async waitOf(id: string): Promise<{ seconds: number; seenBy: 'event' | 'poll' } | null> {
@@ -1000,7 +995,15 @@ export class SwarmRuntime extends DockerRuntime {
    * gone frees its GPU reservation at once, where removing only the service left the container
    * running on this engine (20.10) and the GPUs held.
    */
-  override async remove(id: string): Promise<void> {
+  override remove(id: string): Promise<void> {
+    // A failed removal may be asked again; a done one is not done twice.
+    return once(this.removals, id, () => this.removeNow(id));
+  }
+
+  /** Removals under way or done, by run: a cancel starts one, and the runner's own end awaits the same. */
+  private readonly removals = new Map<string, Promise<void>>();
+
+  private async removeNow(id: string): Promise<void> {
     const c = this.containers.get(id) ?? (await this.placed(id).catch(() => null));
     this.containers.delete(id);
     // Removed at once (forced: killed, then removed, in one call), its service beside it: a run's
@@ -1015,15 +1018,23 @@ export class SwarmRuntime extends DockerRuntime {
           (e: unknown) => e,
         )
       : null;
-    if (c && removal && this.slotOf.has(id)) {
+    const slot = this.slotOf.get(id);
+    if (c && removal && slot) {
       const death = this.deathOf(c);
-      await Promise.race([death.died, removal]);
+      // A slot whose runs are all cancelled goes back once the node has sent each its SIGKILL (its
+      // `kill` event: the kernel ends the processes as it schedules them, and the holder's own
+      // death takes longer), not after the engine has reported the death: a cancelled campaign
+      // leaves nothing about 0.5 s sooner. A run that waits on the slot gets it only after the death.
+      // Asked as the kill comes, not now: the runs' cancels are told one after the other.
+      const allCancelled = death.killed.then(() => ([...slot.runs].every(r => this.cancels.get(r)?.aborted) ? undefined : new Promise<void>(() => {})));
+      await Promise.race([death.died, removal, allCancelled]);
       death.forget();
     }
     this.releaseSlot(id);
     this.pendingFiles.delete(id);
     this.waits.delete(id);
     this.firstLaunched.delete(id);
+    this.heldAt.delete(id);
     this.pullChecked.delete(id);
     this.preparingSince.delete(id);
     if (removal && service) {

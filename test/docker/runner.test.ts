@@ -9,6 +9,7 @@ import { DockerRuntime } from '../../src/runner/dockerRuntime';
 import { C, helperFile, tarOf } from '../../src/runner/containerFiles';
 import { LABEL, Runner, type RunEvents } from '../../src/runner/execute';
 import { HostQueue } from '../../src/runner/hostQueue';
+import { ARMED, FIRST, FREED, GIVE_BACK_SIGNAL, GO_SIGNAL, HELD, KEEPER, NEXT_SIGNAL, READY, SLOT_DIR } from '../../src/runner/slotScripts';
 import type { HostConfig } from '../../src/core/run/hosts';
 import { planRun } from '../../src/core/run/plan';
 import { newRunId } from '../../src/runner/runRecord';
@@ -554,6 +555,84 @@ describe('runner on a real Docker engine with the fake vLLM image', function () 
       assert.equal(await sh('cat', `${C.logs}/two.exit`), '0');
     } finally {
       await rt.remove(id);
+    }
+  });
+
+  it("a swarm slot's hand-over, on the real engine: the next run waits on the lock and takes the GPUs the moment no process of the run before is left; after a death with no hand-over it waits for the go", async function () {
+    const docker = new Docker({ socketPath: engine.unix.slice(7) });
+    const volume = `bt-slot-test-${Date.now()}`;
+    const made: string[] = [];
+    const rt = new DockerRuntime(host());
+    const container = async (name: string, first?: string[]) => {
+      const c = await docker.createContainer({
+        Image: IMAGE,
+        name: `${volume}-${name}`,
+        Env: ['BENCH_TRIAGE_SLOT=s1'],
+        Cmd: ['python3', '-c', KEEPER, 'python3', C.helper, 'idle'],
+        HostConfig: { Mounts: [{ Type: 'volume', Source: volume, Target: SLOT_DIR }] },
+      });
+      made.push(c.id);
+      await c.start();
+      await rt.putArchive(c.id, '/', await tarOf([helperFile()]));
+      if (first)
+        await rt.putArchive(
+          c.id,
+          '/',
+          await tarOf([{ name: FIRST, body: JSON.stringify({ argv: first, marker: `${C.logs}/server.launched` }) }], { bare: true }),
+        );
+      await rt.putArchive(c.id, '/', await tarOf([{ name: READY, body: '' }], { bare: true }));
+      for (let i = 0; !(await rt.hasPath(c.id, ARMED)); i++) {
+        assert.ok(i < 200, `${name}: armed`);
+        await new Promise(r => setTimeout(r, 50));
+      }
+      return c.id;
+    };
+    const held = (id: string) => rt.hasPath(id, HELD);
+    const cat = async (id: string, file: string) => (await rt.exec(id, ['cat', file])).stdout.toString();
+    const waitFor = async (what: string, ok: () => Promise<boolean>) => {
+      for (let i = 0; !(await ok()); i++) {
+        assert.ok(i < 300, what);
+        await new Promise(r => setTimeout(r, 20));
+      }
+    };
+    const processes = async (id: string) => ((await docker.getContainer(id).top()) as { Processes?: string[][] }).Processes ?? [];
+    try {
+      // A: a server whose process tree holds "the GPUs" (a child that ignores SIGTERM too).
+      const a = await container('a', ['python3', C.helper, 'launch-claimed', 'server', '/', '--', 'sh', '-c', "trap '' TERM; sleep 300 & sleep 300"]);
+      await rt.signal(a, GO_SIGNAL);
+      await waitFor('a holds the GPUs', () => held(a));
+      await waitFor("a's server and its child run", async () => (await processes(a)).length >= 4);
+      // B, told it is next, waits on the lock: no go, and nothing held while A's processes live.
+      const b = await container('b');
+      await rt.signal(b, NEXT_SIGNAL);
+      await new Promise(r => setTimeout(r, 700));
+      assert.equal(await held(b), false, 'b took the GPUs while a held them');
+      await rt.signal(a, GIVE_BACK_SIGNAL);
+      await waitFor('b holds the GPUs after the hand-over, without a go', () => held(b));
+      const freedA = Number(await cat(a, FREED));
+      const heldB = Number(await cat(b, HELD));
+      assert.ok(freedA > 0 && heldB >= freedA, `b took them (${heldB}) after a gave them back (${freedA})`);
+      assert.ok(heldB - freedA < 0.5, `b took them ${((heldB - freedA) * 1000).toFixed(0)} ms after: the lock's wake, no round trip`);
+      const left = await processes(a);
+      assert.equal(left.length, 1, `only a's first process is left: ${JSON.stringify(left)}`);
+      assert.match(left[0]!.join(' '), /bt_helper\.py idle|idle/);
+      assert.equal((await docker.getContainer(a).inspect()).State.Running, true, 'a is still there: its removal is off the hand-over');
+      // C next after B; B dies abruptly (killed: its first process goes before the others, no token):
+      // C gets the lock but waits for the go.
+      const c = await container('c');
+      await rt.signal(c, NEXT_SIGNAL);
+      await new Promise(r => setTimeout(r, 300));
+      await docker.getContainer(b).kill();
+      await new Promise(r => setTimeout(r, 700));
+      assert.equal(await held(c), false, 'c took the GPUs after a death with no hand-over, before the go');
+      await rt.signal(c, GO_SIGNAL);
+      await waitFor('c holds the GPUs after the go', () => held(c));
+    } finally {
+      for (const id of made) await rt.remove(id).catch(() => undefined);
+      await docker
+        .getVolume(volume)
+        .remove()
+        .catch(() => undefined);
     }
   });
 

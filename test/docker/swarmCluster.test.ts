@@ -197,8 +197,22 @@ describe('a swarm of one manager and two workers, each a dockerd of its own (own
     for (const r of fresh) byNode.set(String(r.node), (byNode.get(String(r.node)) ?? 0) + 1);
     assert.deepEqual([...byNode.keys()].sort(), ['bt-sw-worker1', 'bt-sw-worker2'], `runs per node: ${JSON.stringify([...byNode])}`);
     for (const [name, m] of max) assert.ok(m <= 2, `${name}: at most 2 runs held GPUs at once (saw ${m}): ${w.spans()}`);
-    // Each run got the GPUs the swarm gave its slot's holder, and no GPU served two runs at once.
+    // Each run got the GPUs the swarm gave its slot's holder, and no GPU served two runs at once
+    // (a run's span ends as its own marker says no process of it is left, or at its death).
     assert.deepEqual(w.gpuProblems(), [], w.spans());
+    // The runs queued behind the first four took their GPUs as the run before them handed them
+    // over (its processes gone, its container still there): not after its death.
+    const handOvers = w.handOvers();
+    assert.ok(handOvers.length >= 4, `runs that followed another on its GPUs: ${JSON.stringify(handOvers)} ${w.spans()}`);
+    assert.ok(
+      handOvers.some(h => h.died !== null && h.took < h.died),
+      `some run took its GPUs before the run before it there had died: ${JSON.stringify(handOvers)}`,
+    );
+    for (const r of fresh) {
+      const rec = JSON.parse(readFileSync(path.join(r.dir, 'run.json'), 'utf8')) as { slotGpus?: { heldAt: string; freedAt: string | null } };
+      assert.ok(rec.slotGpus?.heldAt && rec.slotGpus.freedAt && rec.slotGpus.freedAt > rec.slotGpus.heldAt, `${r.runId}: ${JSON.stringify(rec.slotGpus)}`);
+      assert.match(readFileSync(path.join(r.dir, 'logs/runner.log'), 'utf8'), /GPUs given back to the slot at \S+: no process of the run was left/);
+    }
     for (const r of fresh) {
       assert.match(readFileSync(path.join(r.dir, 'logs/benchmark.stdout.log'), 'utf8'), /=+ Serving Benchmark Result =+\nSuccessful requests: +20/);
       assert.equal(readFileSync(path.join(r.dir, 'logs/server.stderr.log'), 'utf8').match(/Uvicorn running on/g)?.length, 1, `${r.runId}: the server ran once`);

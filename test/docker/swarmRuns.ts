@@ -3,8 +3,10 @@ import type Docker from 'dockerode';
 /** The run label (runner/execute.ts) and a GPU slot holder's (runner/swarmRuntime.ts). */
 export const RUN_LABEL = 'bench-triage.run-id';
 export const SLOT_LABEL = 'bench-triage.slot';
-/** Made in a run's container by its command once it holds its slot's GPUs (swarmRuntime.ts HELD). */
+/** Made in a run's container by its command once it holds its slot's GPUs (slotScripts.ts HELD). */
 const HELD = '/.bench-triage-gpu';
+/** Made in a run's container by its first process once no other process of it is left and its GPUs went back to the slot (slotScripts.ts FREED). */
+const FREED = '/.bench-triage-freed';
 
 /**
  * An engine's run containers that are up: those holding their GPUs (the marker is there) and those
@@ -14,16 +16,15 @@ const HELD = '/.bench-triage-gpu';
 export async function runContainers(d: Docker): Promise<{ holding: number; waiting: number }> {
   const up = await d.listContainers({ filters: JSON.stringify({ label: [RUN_LABEL], status: ['running'] }) }).catch(() => []);
   let holding = 0;
-  for (const c of up) {
-    const has = await d
-      .getContainer(c.Id)
-      .infoArchive({ path: HELD })
+  const has = (id: string, file: string) =>
+    d
+      .getContainer(id)
+      .infoArchive({ path: file })
       .then(
         () => true,
         () => false,
       );
-    if (has) holding++;
-  }
+  for (const c of up) if ((await has(c.Id, HELD)) && !(await has(c.Id, FREED))) holding++;
   return { holding, waiting: up.length - holding };
 }
 
@@ -38,11 +39,11 @@ export async function labelled(d: Docker, what: 'services' | 'containers'): Prom
   return n;
 }
 
-/** When the run's command took its GPUs: the marker's modification time, from the engine's stat of the path (null: not yet). */
-async function heldSince(d: Docker, id: string): Promise<number | null> {
+/** A marker's modification time, from the engine's stat of the path (null: not yet): when the run took its GPUs (HELD) or gave them back (FREED). */
+async function markedAt(d: Docker, id: string, file: string): Promise<number | null> {
   const res = (await d
     .getContainer(id)
-    .infoArchive({ path: HELD })
+    .infoArchive({ path: file })
     .catch(() => null)) as { headers?: Record<string, string>; resume?: () => void } | null;
   res?.resume?.();
   const stat = res?.headers?.['x-docker-container-path-stat'];
@@ -53,13 +54,14 @@ async function heldSince(d: Docker, id: string): Promise<number | null> {
 
 /**
  * Runs holding GPUs at once on each engine, exactly: each run container is found while it is up
- * (every 100 ms) with the time its command took its slot's GPUs (the marker's mtime), and its
- * death comes from the engine's own `die` event. The most overlapping [took, died) spans per
+ * (every 100 ms) with the time its command took its slot's GPUs (the marker's mtime), and the
+ * time it gave them back (its first process's marker once no other process of it was left) or
+ * else its death (the engine's own `die` event). The most overlapping [took, gave back) spans per
  * engine is the answer, whatever the sampling saw at any one moment (a run's container dying as
  * the next takes its GPUs is one run, not two).
  */
 export function watchGpuHolders(engines: Array<{ name: string; docker: Docker }>) {
-  const spans = new Map<string, { node: string; from: number; to: number; gpus: string }>();
+  const spans = new Map<string, { node: string; from: number; freed: number | null; gpus: string }>();
   /** Per engine: the GPUs the swarm gave each slot holder seen there (its container's DOCKER_RESOURCE_NVIDIA-GPU). */
   const holderGpus = new Map<string, Set<string>>();
   const gpusOf = async (d: Docker, id: string) =>
@@ -105,9 +107,14 @@ export function watchGpuHolders(engines: Array<{ name: string; docker: Docker }>
       for (const e of engines) {
         const up = await e.docker.listContainers({ filters: JSON.stringify({ label: [RUN_LABEL], status: ['running'] }) }).catch(() => []);
         for (const c of up) {
-          if (spans.has(c.Id)) continue;
-          const from = await heldSince(e.docker, c.Id);
-          if (from !== null) spans.set(c.Id, { node: e.name, from, to: Infinity, gpus: await gpusOf(e.docker, c.Id) });
+          const span = spans.get(c.Id);
+          // Its GPUs handed to the slot's next run before the container dies: the marker's time ends the span.
+          if (span) {
+            if (span.freed === null) span.freed = await markedAt(e.docker, c.Id, FREED);
+            continue;
+          }
+          const from = await markedAt(e.docker, c.Id, HELD);
+          if (from !== null) spans.set(c.Id, { node: e.name, from, freed: await markedAt(e.docker, c.Id, FREED), gpus: await gpusOf(e.docker, c.Id) });
         }
         const holders = await e.docker.listContainers({ filters: JSON.stringify({ label: [SLOT_LABEL], status: ['running'] }) }).catch(() => []);
         for (const h of holders) {
@@ -121,7 +128,19 @@ export function watchGpuHolders(engines: Array<{ name: string; docker: Docker }>
   return {
     /** Each run container's span, for a failing assertion's message. */
     spans(): string {
-      return JSON.stringify([...spans].map(([id, s]) => [s.node, id.slice(0, 12), s.gpus, s.from, died.get(id) ?? null]));
+      return JSON.stringify([...spans].map(([id, s]) => [s.node, id.slice(0, 12), s.gpus, s.from, s.freed, died.get(id) ?? null]));
+    },
+    /**
+     * After stop: each run that followed another on the same GPUs of a node, with the time its
+     * predecessor gave them back (its marker), its own taking of them, and its predecessor's death.
+     */
+    handOvers(): Array<{ id: string; freed: number; took: number; died: number | null }> {
+      const all = [...spans].map(([id, s]) => ({ id, ...s }));
+      return all.flatMap(r => {
+        const before = all.filter(o => o !== r && o.node === r.node && o.gpus === r.gpus && o.freed !== null && o.freed <= r.from);
+        const last = before.sort((a, b) => b.freed! - a.freed!)[0];
+        return last ? [{ id: r.id.slice(0, 12), freed: last.freed!, took: r.from, died: died.get(last.id) ?? null }] : [];
+      });
     },
     /** After stop: each phase name the runner launched by an exec, once per launch. */
     execLaunches(): string[] {
@@ -133,7 +152,7 @@ export function watchGpuHolders(engines: Array<{ name: string; docker: Docker }>
      */
     gpuProblems(): string[] {
       const out: string[] = [];
-      const all = [...spans].map(([id, s]) => ({ id, ...s, to: died.get(id) ?? Infinity }));
+      const all = [...spans].map(([id, s]) => ({ id, ...s, to: s.freed ?? died.get(id) ?? Infinity }));
       for (const r of all) {
         if (!r.gpus || !holderGpus.get(r.node)?.has(r.gpus)) out.push(`${r.id.slice(0, 12)} on ${r.node}: GPUs '${r.gpus}' are no holder's there`);
         for (const o of all)
@@ -150,8 +169,8 @@ export function watchGpuHolders(engines: Array<{ name: string; docker: Docker }>
       for (const s of streams) s.destroy();
       const most = new Map(engines.map(e => [e.name, 0]));
       const edges: Array<[string, number, number]> = [];
-      for (const [id, s] of spans) edges.push([s.node, s.from, 1], [s.node, died.get(id) ?? Infinity, -1]);
-      // Ends before starts at the same instant: a span is [took, died).
+      for (const [id, s] of spans) edges.push([s.node, s.from, 1], [s.node, s.freed ?? died.get(id) ?? Infinity, -1]);
+      // Ends before starts at the same instant: a span is [took, gave back or died).
       edges.sort((a, b) => a[1] - b[1] || a[2] - b[2]);
       const now = new Map<string, number>();
       for (const [node, , d] of edges) {

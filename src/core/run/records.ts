@@ -42,6 +42,11 @@ export interface RunRecord {
   imageRef?: string | null;
   /** Seconds the node took to pull the image before the run started (apart from the run's own time); null when it had it. */
   pullS?: number | null;
+  /**
+   * On a swarm's GPU slot, the node's clock: when the run's container took its GPUs, and when no
+   * process of it was left and they went back to the slot (null when left to the container's death).
+   */
+  slotGpus?: { heldAt: string; freedAt: string | null } | null;
   gpuIds: string[];
   createdAt: string;
   startedAt: string | null;

@@ -5,6 +5,7 @@ Every phase runs detached with its stdout and stderr redirected, byte for byte, 
 `follow` from the byte offsets it already has, so a new runner (after a window reload) picks up
 exactly where the previous one stopped, and nothing the phase printed is lost.
 """
+import fcntl
 import importlib.util
 import json
 import os
@@ -49,10 +50,61 @@ def reap(*_):
         pass
 
 
+FREED = "/.bench-triage-freed"
+# How long a run's processes may take to die once killed (a GPU context's teardown) before its
+# GPUs are left to the container's death instead.
+GIVE_BACK_S = 30
+
+
+def others_alive(me):
+    """Kills every other live process of this container (its pid namespace); returns those seen."""
+    seen = []
+    for d in os.listdir("/proc"):
+        if not d.isdigit() or int(d) == me:
+            continue
+        try:
+            with open(f"/proc/{d}/stat") as f:
+                stat = f.read()
+        except OSError:
+            continue
+        if stat[stat.rindex(")") + 2] in "ZX":  # exited: its files (the GPUs) are closed
+            continue
+        seen.append(int(d))
+        try:
+            os.kill(int(d), signal.SIGKILL)
+        except OSError:
+            pass
+    return seen
+
+
+def give_back(*_):
+    """On a swarm's GPU slot, as the runner asks once the run is over: every other process of the
+    container killed and gone, the hand-off token written, then the slot's lock given back, so the
+    slot's next run takes the GPUs without waiting for this container's removal and death."""
+    fd = int(os.environ.pop("BENCH_TRIAGE_LOCK_FD", "-1"))
+    token = os.environ.pop("BENCH_TRIAGE_HANDOFF", "")
+    if fd < 0 or not token:
+        return
+    me, deadline = os.getpid(), time.monotonic() + GIVE_BACK_S
+    while others_alive(me):
+        reap()
+        if time.monotonic() > deadline:
+            write_atomic(FREED, "busy")  # the lock stays until the container dies
+            return
+        time.sleep(0.002)
+    at = time.time()
+    open(token, "w").close()
+    fcntl.flock(fd, fcntl.LOCK_UN)
+    os.close(fd)
+    write_atomic(FREED, "%.6f" % at)
+
+
 def cmd_idle(_args):
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     # A phase the container launched itself as it took its GPUs is this process's child.
     signal.signal(signal.SIGCHLD, reap)
+    if os.environ.get("BENCH_TRIAGE_LOCK_FD"):
+        signal.signal(signal.SIGUSR2, give_back)
     reap()
     while True:
         time.sleep(3600)
