@@ -5,7 +5,7 @@
 //   2. a campaign of 12 single-GPU runs through the CLI, from the engines' own events and the runs'
 //      records: GPU·ms left idle while runs were waiting (target 0), and the hand-offs from a run's
 //      end to the next run's start on that node (two measures: see idleFromEvents).
-// Prints one JSON line. BENCH_SWARM_DUMP=FILE writes the engines' events of the campaign there;
+// Prints one JSON line. BENCH_SWARM_DUMP=FILE writes the engines' events of the campaign and the runs' times there;
 // BENCH_ITERS and BENCH_SWARM_REPEATS shorten the overhead part.
 import { execFileSync, spawn } from 'node:child_process';
 import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -249,13 +249,17 @@ async function campaignIdle(cluster: Cluster, runs: number, fx: ReturnType<typeo
   await new Promise(r => setTimeout(r, 1000));
   created.stop();
   for (const n of onNodes) n.stop();
+  const nodeEvents = onNodes.flatMap((n, i) => n.events.map(e => ({ ...e, node: cluster.workers[i].name })));
+  const times = recordTimes(fx.folder);
   if (process.env.BENCH_SWARM_DUMP)
     writeFileSync(
       process.env.BENCH_SWARM_DUMP,
-      JSON.stringify({ created: created.events, nodes: onNodes.map((n, i) => ({ node: cluster.workers[i].name, events: n.events })) }),
+      JSON.stringify({
+        created: created.events,
+        nodes: onNodes.map((n, i) => ({ node: cluster.workers[i].name, events: n.events })),
+        records: Object.fromEntries(times),
+      }),
     );
-  const nodeEvents = onNodes.flatMap((n, i) => n.events.map(e => ({ ...e, node: cluster.workers[i].name })));
-  const times = recordTimes(fx.folder);
   return {
     runs,
     byEvents: idleFromEvents(created.events, nodeEvents, gpus, times, 'runner'),

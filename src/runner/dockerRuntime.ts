@@ -291,6 +291,26 @@ export class DockerRuntime implements ContainerRuntime, ImageRuntime {
     }
   }
 
+  /** When a path in a container was last modified (ms since the epoch, the engine's stat of it: nothing runs in the container), or null when it is not there. */
+  async pathTime(id: string, file: string): Promise<number | null> {
+    let res: { headers?: Record<string, string | undefined>; resume?: () => void };
+    try {
+      res = (await this.call(s => this.docker.getContainer(id).infoArchive(withSignal(s, { path: file })))) as typeof res;
+    } catch (e) {
+      if (/no such file|not found|404/i.test(String((e as Error).message))) return null;
+      throw e;
+    }
+    res.resume?.();
+    const stat = res.headers?.['x-docker-container-path-stat'];
+    if (!stat) return null;
+    try {
+      const t = Date.parse(String((JSON.parse(Buffer.from(stat, 'base64').toString('utf8')) as { mtime?: unknown }).mtime));
+      return Number.isFinite(t) ? t : null;
+    } catch {
+      return null;
+    }
+  }
+
   async remove(id: string): Promise<void> {
     try {
       await this.call(s => this.docker.getContainer(id).remove(withSignal(s, { force: true, v: true })));

@@ -14,7 +14,7 @@ export const ARMED = '/.bench-triage-armed';
  * round trip to the runner.
  */
 export const FIRST = '/.bench-triage-first';
-/** Written by a run's first process once no other process of the run is left and its GPUs went back to the slot: the node's clock then (seconds), or `busy`. */
+/** Written by a run's first process once no other process of the run is left and its GPUs went back to the slot: the node's clock then (seconds; its mtime says the same). */
 export const FREED = '/.bench-triage-freed';
 /** The go of a run on a slot: it takes the slot's GPUs once they are free (the default action of SIGWINCH is to ignore it). */
 export const GO_SIGNAL = 'SIGWINCH';

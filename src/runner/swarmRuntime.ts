@@ -279,12 +279,15 @@ export class SwarmRuntime extends DockerRuntime {
     let slot: HeldSlot;
     for (;;) {
       slot = chooseSlot(pool.values(), want.gpus, cap, () => this.newSlot(pool!, want.gpus, want.image)).slot;
+      // Taken before the look at its node: runs choosing at the same time never both follow the
+      // same run (one GPU left with no run after it while two wait on another).
+      slot.runs.add(id);
       // A slot whose node was drained, went down or left the swarm is given up, and another chosen.
       const why = slot.at ? await this.nodeTrouble({ container: '', engine: slot.at.engine, node: slot.at.node, nodeId: slot.at.nodeId }) : null;
       if (!why) break;
+      slot.runs.delete(id);
       this.markLost({ container: '', engine: slot.at!.engine, node: slot.at!.node, nodeId: slot.at!.nodeId });
     }
-    slot.runs.add(id);
     if (slot.linger) clearTimeout(slot.linger);
     slot.linger = null;
     this.slotless.delete(id);
@@ -812,25 +815,26 @@ export class SwarmRuntime extends DockerRuntime {
    * it open), writes the hand-off token and gives back the slot's lock, which the next run waits
    * on. Its container is removed after, off the next run's path. Returns when the GPUs were free
    * (the node's clock, ISO), or null when they are left to the container's death (not a slot's
-   * run, cancelled, its container gone, or a process that would not die within 30 s).
+   * run, no run waiting on the slot, cancelled, its container gone, or a process that would not
+   * die within 30 s).
    */
   async giveBack(id: string): Promise<string | null> {
     const c = this.containers.get(id);
-    if (!c || !this.slotOf.has(id) || !this.heldAt.has(id) || this.cancels.get(id)?.aborted) return null;
+    const slot = this.slotOf.get(id);
+    // Only for a run that waits on the slot: a lone run's end would wait for nothing.
+    if (!c || !slot || slot.runs.size < 2 || !this.heldAt.has(id) || this.cancels.get(id)?.aborted) return null;
     const engine = c.engine ?? this;
     try {
       // The helper waits up to 30 s for the run's processes to die; a node that stops answering ends the wait too.
       const until = Date.now() + 35_000;
       await engine.signal(c.container, GIVE_BACK_SIGNAL);
-      while (!(await engine.hasPath(c.container, FREED))) {
+      let at: number | null;
+      while ((at = await engine.pathTime(c.container, FREED)) === null) {
         if (Date.now() > until) return null;
         await new Promise(r => setTimeout(r, 10));
       }
-      const out = await this.exec(id, ['python3', '-c', `print(open(${JSON.stringify(FREED)}).read())`], { timeoutMs: 15_000 });
-      const at = Number(out.stdout.toString().trim());
-      if (out.exitCode !== 0 || !Number.isFinite(at) || at <= 0) return null;
       this.releaseSlot(id);
-      return new Date(at * 1000).toISOString();
+      return new Date(at).toISOString();
     } catch {
       return null;
     }

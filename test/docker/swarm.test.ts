@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import Docker from 'dockerode';
 import { buildFakeImage, missingPrerequisites, startEngine, type Engine } from '../support/dockerEngine';
 import { makeRunFixture, removeRunFixtures, type RunFixture } from '../support/runFixture';
-import { labelled, runContainers, watchGpuHolders } from './swarmRuns';
+import { freedFromRecords, labelled, runContainers, watchGpuHolders } from './swarmRuns';
 
 const REPO = path.resolve(__dirname, '../..');
 const CLI = path.join(REPO, 'dist/cli.js');
@@ -38,7 +38,7 @@ function watch() {
     async stop() {
       stopped = true;
       await loop;
-      return { max: (await holders.stop()).get('node')!, held };
+      return { max: (await holders.stop(freedFromRecords(fx.folder))).get('node')!, held };
     },
   };
 }

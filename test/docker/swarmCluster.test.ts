@@ -6,7 +6,7 @@ import type Docker from 'dockerode';
 import { buildFakeImage, missingPrerequisites } from '../support/dockerEngine';
 import { copyImage, NODE_NVIDIA_CONFIG, startCluster, type Cluster, type ClusterNode } from './swarmCluster';
 import { makeRunFixture, removeRunFixtures, type RunFixture } from '../support/runFixture';
-import { labelled, watchGpuHolders } from './swarmRuns';
+import { freedFromRecords, labelled, watchGpuHolders } from './swarmRuns';
 
 const REPO = path.resolve(__dirname, '../..');
 const CLI = path.join(REPO, 'dist/cli.js');
@@ -185,9 +185,9 @@ describe('a swarm of one manager and two workers, each a dockerd of its own (own
       '4',
       ...common(),
     ]);
-    const max = await w.stop();
     assert.equal(out.code, 0, out.stderr);
     const fresh = runRecords(fx.folder).filter(r => !before.has(r.runId));
+    const max = await w.stop(freedFromRecords(fx.folder));
     assert.equal(fresh.length, 8, JSON.stringify(fresh));
     assert.ok(
       fresh.every(r => r.status === 'succeeded'),
@@ -200,6 +200,9 @@ describe('a swarm of one manager and two workers, each a dockerd of its own (own
     // Each run got the GPUs the swarm gave its slot's holder, and no GPU served two runs at once
     // (a run's span ends as its own marker says no process of it is left, or at its death).
     assert.deepEqual(w.gpuProblems(), [], w.spans());
+    // Eight runs on four one-GPU slots, all asked for at once: each slot serves two (the four
+    // that wait each follow a different run, even when they choose their slots at the same time).
+    assert.deepEqual(Object.values(w.runsPerGpu()), [2, 2, 2, 2], `${JSON.stringify(w.runsPerGpu())} ${w.spans()}`);
     // The runs queued behind the first four took their GPUs as the run before them handed them
     // over (its processes gone, its container still there): not after its death.
     const handOvers = w.handOvers();
@@ -208,11 +211,18 @@ describe('a swarm of one manager and two workers, each a dockerd of its own (own
       handOvers.some(h => h.died !== null && h.took < h.died),
       `some run took its GPUs before the run before it there had died: ${JSON.stringify(handOvers)}`,
     );
+    // Each run's record has when it took its GPUs; the four that had a run after them, when they gave them back.
+    let gaveBack = 0;
     for (const r of fresh) {
       const rec = JSON.parse(readFileSync(path.join(r.dir, 'run.json'), 'utf8')) as { slotGpus?: { heldAt: string; freedAt: string | null } };
-      assert.ok(rec.slotGpus?.heldAt && rec.slotGpus.freedAt && rec.slotGpus.freedAt > rec.slotGpus.heldAt, `${r.runId}: ${JSON.stringify(rec.slotGpus)}`);
-      assert.match(readFileSync(path.join(r.dir, 'logs/runner.log'), 'utf8'), /GPUs given back to the slot at \S+: no process of the run was left/);
+      assert.ok(rec.slotGpus?.heldAt, `${r.runId}: ${JSON.stringify(rec.slotGpus)}`);
+      const said = /GPUs given back to the slot at \S+: no process of the run was left/.test(readFileSync(path.join(r.dir, 'logs/runner.log'), 'utf8'));
+      assert.equal(said, rec.slotGpus.freedAt !== null, `${r.runId}: the runner log says the give-back its record has`);
+      if (rec.slotGpus.freedAt === null) continue;
+      gaveBack++;
+      assert.ok(rec.slotGpus.freedAt > rec.slotGpus.heldAt, `${r.runId}: ${JSON.stringify(rec.slotGpus)}`);
     }
+    assert.ok(gaveBack >= 4, `runs that handed their GPUs over: ${gaveBack}`);
     for (const r of fresh) {
       assert.match(readFileSync(path.join(r.dir, 'logs/benchmark.stdout.log'), 'utf8'), /=+ Serving Benchmark Result =+\nSuccessful requests: +20/);
       assert.equal(readFileSync(path.join(r.dir, 'logs/server.stderr.log'), 'utf8').match(/Uvicorn running on/g)?.length, 1, `${r.runId}: the server ran once`);

@@ -1,3 +1,5 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import * as path from 'node:path';
 import type Docker from 'dockerode';
 
 /** The run label (runner/execute.ts) and a GPU slot holder's (runner/swarmRuntime.ts). */
@@ -61,7 +63,7 @@ async function markedAt(d: Docker, id: string, file: string): Promise<number | n
  * the next takes its GPUs is one run, not two).
  */
 export function watchGpuHolders(engines: Array<{ name: string; docker: Docker }>) {
-  const spans = new Map<string, { node: string; from: number; freed: number | null; gpus: string }>();
+  const spans = new Map<string, { node: string; service: string; from: number; freed: number | null; gpus: string }>();
   /** Per engine: the GPUs the swarm gave each slot holder seen there (its container's DOCKER_RESOURCE_NVIDIA-GPU). */
   const holderGpus = new Map<string, Set<string>>();
   const gpusOf = async (d: Docker, id: string) =>
@@ -114,7 +116,14 @@ export function watchGpuHolders(engines: Array<{ name: string; docker: Docker }>
             continue;
           }
           const from = await markedAt(e.docker, c.Id, HELD);
-          if (from !== null) spans.set(c.Id, { node: e.name, from, freed: await markedAt(e.docker, c.Id, FREED), gpus: await gpusOf(e.docker, c.Id) });
+          if (from !== null)
+            spans.set(c.Id, {
+              node: e.name,
+              service: c.Labels?.['com.docker.swarm.service.id'] ?? '',
+              from,
+              freed: await markedAt(e.docker, c.Id, FREED),
+              gpus: await gpusOf(e.docker, c.Id),
+            });
         }
         const holders = await e.docker.listContainers({ filters: JSON.stringify({ label: [SLOT_LABEL], status: ['running'] }) }).catch(() => []);
         for (const h of holders) {
@@ -142,6 +151,12 @@ export function watchGpuHolders(engines: Array<{ name: string; docker: Docker }>
         return last ? [{ id: r.id.slice(0, 12), freed: last.freed!, took: r.from, died: died.get(last.id) ?? null }] : [];
       });
     },
+    /** After stop: how many runs each GPU of each node served (`node GPUs` → runs). */
+    runsPerGpu(): Record<string, number> {
+      const out: Record<string, number> = {};
+      for (const s of spans.values()) out[`${s.node} ${s.gpus}`] = (out[`${s.node} ${s.gpus}`] ?? 0) + 1;
+      return out;
+    },
     /** After stop: each phase name the runner launched by an exec, once per launch. */
     execLaunches(): string[] {
       return [...launchedByExec];
@@ -161,12 +176,18 @@ export function watchGpuHolders(engines: Array<{ name: string; docker: Docker }>
       }
       return out;
     },
-    async stop(): Promise<Map<string, number>> {
+    /**
+     * Stops watching. `freedAt`, by service (a run's record: its container id, and when its GPUs went
+     * back, as its container wrote it), stands in for a marker the sampling missed: a container
+     * removed less than a sampling round after it gave its GPUs back.
+     */
+    async stop(freedAt: (service: string) => number | null = () => null): Promise<Map<string, number>> {
       stopped = true;
       await loop;
       // Deaths still on their way from the engines.
       await new Promise(r => setTimeout(r, 300));
       for (const s of streams) s.destroy();
+      for (const s of spans.values()) if (s.freed === null) s.freed = freedAt(s.service);
       const most = new Map(engines.map(e => [e.name, 0]));
       const edges: Array<[string, number, number]> = [];
       for (const [id, s] of spans) edges.push([s.node, s.from, 1], [s.node, s.freed ?? died.get(id) ?? Infinity, -1]);
@@ -180,4 +201,17 @@ export function watchGpuHolders(engines: Array<{ name: string; docker: Docker }>
       return most;
     },
   };
+}
+
+/** From every run record under `folder`: when the run with this service id gave its GPUs back (its container's clock, ms), or null. */
+export function freedFromRecords(folder: string): (service: string) => number | null {
+  const freed = new Map<string, number>();
+  const root = path.join(folder, '.bench-triage/runs');
+  if (existsSync(root))
+    for (const f of readdirSync(root, { recursive: true, encoding: 'utf8' })) {
+      if (path.basename(f) !== 'run.json') continue;
+      const r = JSON.parse(readFileSync(path.join(root, f), 'utf8')) as { containerId?: string; slotGpus?: { freedAt: string | null } | null };
+      if (r.containerId && r.slotGpus?.freedAt) freed.set(r.containerId, Date.parse(r.slotGpus.freedAt));
+    }
+  return service => freed.get(service) ?? null;
 }

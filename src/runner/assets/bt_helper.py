@@ -89,14 +89,13 @@ def give_back(*_):
     while others_alive(me):
         reap()
         if time.monotonic() > deadline:
-            write_atomic(FREED, "busy")  # the lock stays until the container dies
-            return
+            return  # no marker: the lock stays until the container dies, and the runner stops asking
         time.sleep(0.002)
-    at = time.time()
+    # Said before the lock goes: its time (and mtime) is never after the next run took the GPUs.
+    write_atomic(FREED, "%.6f" % time.time())
     open(token, "w").close()
     fcntl.flock(fd, fcntl.LOCK_UN)
     os.close(fd)
-    write_atomic(FREED, "%.6f" % at)
 
 
 def cmd_idle(_args):
