@@ -281,18 +281,23 @@ export class DockerRuntime implements ContainerRuntime, ImageRuntime {
 
   /** Whether a path exists in a container (the engine's stat of it: nothing runs in the container). */
   async hasPath(id: string, file: string): Promise<boolean> {
+    return (await this.statPath(id, file)) !== null;
+  }
+
+  /** When a path in a container was last modified (ms since the epoch, from the engine's stat of it), or null when it is not there. */
+  async pathTime(id: string, file: string): Promise<number | null> {
+    const stat = await this.statPath(id, file);
+    if (!stat) return null;
     try {
-      const res = (await this.call(s => this.docker.getContainer(id).infoArchive(withSignal(s, { path: file })))) as { resume?: () => void };
-      res.resume?.();
-      return true;
-    } catch (e) {
-      if (/no such file|not found|404/i.test(String((e as Error).message))) return false;
-      throw e;
+      const t = Date.parse(String((JSON.parse(Buffer.from(stat, 'base64').toString('utf8')) as { mtime?: unknown }).mtime));
+      return Number.isFinite(t) ? t : null;
+    } catch {
+      return null;
     }
   }
 
-  /** When a path in a container was last modified (ms since the epoch, the engine's stat of it: nothing runs in the container), or null when it is not there. */
-  async pathTime(id: string, file: string): Promise<number | null> {
+  /** The engine's stat of a path in a container (its base64 header, '' when the engine gave none), or null when it is not there. */
+  private async statPath(id: string, file: string): Promise<string | null> {
     let res: { headers?: Record<string, string | undefined>; resume?: () => void };
     try {
       res = (await this.call(s => this.docker.getContainer(id).infoArchive(withSignal(s, { path: file })))) as typeof res;
@@ -301,14 +306,7 @@ export class DockerRuntime implements ContainerRuntime, ImageRuntime {
       throw e;
     }
     res.resume?.();
-    const stat = res.headers?.['x-docker-container-path-stat'];
-    if (!stat) return null;
-    try {
-      const t = Date.parse(String((JSON.parse(Buffer.from(stat, 'base64').toString('utf8')) as { mtime?: unknown }).mtime));
-      return Number.isFinite(t) ? t : null;
-    } catch {
-      return null;
-    }
+    return res.headers?.['x-docker-container-path-stat'] ?? '';
   }
 
   async remove(id: string): Promise<void> {

@@ -140,6 +140,7 @@ export const UNCLAIMED = `import fcntl,os,sys\nfd=os.open('${SLOT_DIR}/'+sys.arg
 export const GATE = [
   'import os,sys,time',
   `while not os.path.exists(${JSON.stringify(HELD)}): time.sleep(0.002)`,
-  `print(open(${JSON.stringify(HELD)}).read())`,
+  // A bounded read: the marker is the keeper's, but the image is the user's.
+  `print(open(${JSON.stringify(HELD)}).read(64))`,
   'if len(sys.argv)>1 and not os.path.exists(sys.argv[1]): sys.exit(3)',
 ].join('\n');
