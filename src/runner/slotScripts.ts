@@ -16,6 +16,12 @@ export const ARMED = '/.bench-triage-armed';
 export const FIRST = '/.bench-triage-first';
 /** Written by a run's first process once no other process of the run is left and its GPUs went back to the slot: the node's clock then (seconds; its mtime says the same). */
 export const FREED = '/.bench-triage-freed';
+/**
+ * Put beside READY when the run is the first of its slot's runs as its files go in: no run before
+ * it there to wait for, so its command goes as soon as it starts, with no armed marker to poll for
+ * nor go signal to send (a slot's first runs, all at a campaign's start, take their GPUs sooner).
+ */
+export const GO_NOW = '/.bench-triage-go';
 /** The go of a run on a slot: it takes the slot's GPUs once they are free (the default action of SIGWINCH is to ignore it). */
 export const GO_SIGNAL = 'SIGWINCH';
 /** Tells the run next in line on a slot to wait on the slot's lock itself (the default action of SIGURG is to ignore it). */
@@ -64,7 +70,7 @@ export const KEEPER = [
   'held=-1',
   'if s:',
   `  open(${JSON.stringify(ARMED)},'w').close()`,
-  '  went=signal.sigwaitinfo({GO,NEXT}).si_signo==GO',
+  `  went=os.path.exists(${JSON.stringify(GO_NOW)}) or signal.sigwaitinfo({GO,NEXT}).si_signo==GO`,
   `  held=lock('lock', fcntl.LOCK_EX)`,
   `  token='${SLOT_DIR}/'+s+'.handoff'`,
   '  try:',

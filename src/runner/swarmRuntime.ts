@@ -4,13 +4,14 @@ import { RunnerError } from './errors';
 import { chooseSlot, type Slot } from './gpuSlots';
 import { hostAddressProblem, namesRegistry, repositoryOf } from '../core/run/hosts';
 import { ownerAlive, ownerHere } from '../platform/processAlive';
-import { tarOf } from './containerFiles';
+import { joinTars, tarOf } from './containerFiles';
 import {
   ARMED,
   FIRST,
   FREED,
   GATE,
   GIVE_BACK_SIGNAL,
+  GO_NOW,
   GO_SIGNAL,
   HELD,
   HOLDER,
@@ -299,6 +300,11 @@ export class SwarmRuntime extends DockerRuntime {
       slot.place.then(resolve, reject).finally(() => signal?.removeEventListener('abort', onAbort));
     });
     this.deathWatch(place);
+    // A run behind another on its slot is let run once that one holds the GPUs (or has gone): its
+    // container is ready long before that run ends, and at a campaign's start it does not compete
+    // with the first runs' containers on the node's engine (the GPUs' idle time then).
+    const ahead = new AbortController();
+    await this.turn(id, slot, signal, () => ahead.abort(), ahead.signal);
     const svc = this.docker.getService(id);
     const info = await this.call(s =>
       (svc.inspect as (o: object) => Promise<{ Version?: { Index?: number }; Spec?: Record<string, any> }>).call(svc, { abortSignal: s }),
@@ -491,6 +497,13 @@ export class SwarmRuntime extends DockerRuntime {
     this.pendingFiles.set(id, [...(this.pendingFiles.get(id) ?? []), { dir, tar }]);
   }
 
+  /** Archives for a placed run, in order: joined into one extraction when all are in memory. */
+  private async putAll(id: string, parts: Array<{ dir: string; tar: Buffer | NodeJS.ReadableStream }>): Promise<void> {
+    const held = parts.filter((p): p is { dir: string; tar: Buffer } => Buffer.isBuffer(p.tar));
+    if (held.length === parts.length && parts.length > 1) return this.putArchive(id, '/', await joinTars(held));
+    for (const p of parts) await this.putArchive(id, p.dir, p.tar);
+  }
+
   private async tasks(id: string): Promise<Task[]> {
     const list = this.docker.listTasks as (o: object) => Promise<Task[]>;
     return this.call(s => list.call(this.docker, { filters: JSON.stringify({ service: [id] }), abortSignal: s }));
@@ -623,12 +636,18 @@ export class SwarmRuntime extends DockerRuntime {
         if (signal?.aborted) throw new RunnerError(`${this.where}: cancelled while the swarm held the run`, 'cancelled');
         const c = await this.placed(id);
         if (c) {
-          for (const f of this.pendingFiles.get(id) ?? []) await this.putArchive(id, f.dir, f.tar);
-          this.pendingFiles.delete(id);
           const slot = this.slotOf.get(id);
+          // The run's files, its first phase (a slot's run) and the ready marker, last.
+          const parts = [...(this.pendingFiles.get(id) ?? [])];
+          if (slot && first) parts.push({ dir: '/', tar: await tarOf([{ name: FIRST, body: JSON.stringify(first) }], { bare: true }) });
+          // First in line now means first until it ends: runs only leave a slot's line from its front.
+          const goNow = !!slot && [...slot.runs][0] === id;
+          if (goNow) parts.push({ dir: '/', tar: markerTar(GO_NOW) });
+          parts.push({ dir: '/', tar: markerTar(READY) });
+          this.pendingFiles.delete(id);
+          await this.putAll(id, parts);
           // A run of a slot waits here until the run before it there has died.
-          if (slot) await this.takeGpus(id, slot, c, signal, first);
-          else await this.putArchive(id, '/', markerTar(READY));
+          if (slot) await this.takeGpus(id, slot, c, signal, first, goNow);
           this.waits.set(id, { seconds: (Date.now() - asked) / 1000, seenBy });
           return;
         }
@@ -745,16 +764,23 @@ export class SwarmRuntime extends DockerRuntime {
    * and returns once its container holds them. Its node lost meanwhile (engine gone, drained,
    * removed) is said as such: nothing ran.
    */
-  private async takeGpus(id: string, slot: HeldSlot, c: Placement, signal?: AbortSignal, first?: FirstPhase): Promise<void> {
+  private async takeGpus(
+    id: string,
+    slot: HeldSlot,
+    c: Placement,
+    signal: AbortSignal | undefined,
+    first: FirstPhase | undefined,
+    goNow: boolean,
+  ): Promise<void> {
     let failure: unknown = null;
     const ctl = new AbortController();
     const stop = signal ? AbortSignal.any([signal, ctl.signal]) : ctl.signal;
     const engine = c.engine ?? this;
     try {
-      if (first) await this.putArchive(id, '/', await tarOf([{ name: FIRST, body: JSON.stringify(first) }], { bare: true }));
-      await this.putArchive(id, '/', markerTar(READY));
       // Its command waits for the go before the turn comes; the gate (a process in the container
-      // that returns once the GPUs are held) is started now too: neither costs the hand-off.
+      // that returns once the GPUs are held) is started now too: neither costs the hand-off. The
+      // armed marker is awaited even with the go given (the container runs then: an exec into one
+      // that has not started fails), while its command goes on its own.
       for (let i = 0; !(await engine.hasPath(c.container, ARMED)); i++) {
         if (signal?.aborted) throw new RunnerError(`${this.where}: cancelled`, 'cancelled');
         if (i >= 600) throw new RunnerError(`${this.where}: the run's command did not get ready within 30 s`, 'docker');
@@ -776,7 +802,7 @@ export class SwarmRuntime extends DockerRuntime {
         ctl.abort();
         throw e;
       }
-      if (!held.signal.aborted) await engine.signal(c.container, GO_SIGNAL);
+      if (!held.signal.aborted && !goNow) await engine.signal(c.container, GO_SIGNAL);
       const out = await gate;
       if (out.exitCode === 0 || (first && out.exitCode === 3)) {
         if (out.exitCode === 0 && first) this.firstLaunched.add(id);

@@ -6,10 +6,10 @@ import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import Docker from 'dockerode';
 import { DockerRuntime } from '../../src/runner/dockerRuntime';
-import { C, helperFile, tarOf } from '../../src/runner/containerFiles';
+import { C, helperFile, joinTars, tarOf } from '../../src/runner/containerFiles';
 import { LABEL, Runner, type RunEvents } from '../../src/runner/execute';
 import { HostQueue } from '../../src/runner/hostQueue';
-import { ARMED, FIRST, FREED, GIVE_BACK_SIGNAL, GO_SIGNAL, HELD, KEEPER, NEXT_SIGNAL, READY, SLOT_DIR } from '../../src/runner/slotScripts';
+import { ARMED, FIRST, FREED, GIVE_BACK_SIGNAL, GO_NOW, GO_SIGNAL, HELD, KEEPER, NEXT_SIGNAL, READY, SLOT_DIR } from '../../src/runner/slotScripts';
 import type { HostConfig } from '../../src/core/run/hosts';
 import { planRun } from '../../src/core/run/plan';
 import { newRunId } from '../../src/runner/runRecord';
@@ -558,12 +558,12 @@ describe('runner on a real Docker engine with the fake vLLM image', function () 
     }
   });
 
-  it("a swarm slot's hand-over, on the real engine: the next run waits on the lock and takes the GPUs the moment no process of the run before is left; after a death with no hand-over it waits for the go", async function () {
+  it("a swarm slot's hand-over, on the real engine: the next run waits on the lock and takes the GPUs the moment no process of the run before is left; after a death with no hand-over it waits for the go; one first in line (the go put with its files) goes with no signal, the lock still ruling", async function () {
     const docker = new Docker({ socketPath: engine.unix.slice(7) });
     const volume = `bt-slot-test-${Date.now()}`;
     const made: string[] = [];
     const rt = new DockerRuntime(host());
-    const container = async (name: string, first?: string[]) => {
+    const container = async (name: string, first?: string[], goNow = false) => {
       const c = await docker.createContainer({
         Image: IMAGE,
         name: `${volume}-${name}`,
@@ -573,14 +573,16 @@ describe('runner on a real Docker engine with the fake vLLM image', function () 
       });
       made.push(c.id);
       await c.start();
-      await rt.putArchive(c.id, '/', await tarOf([helperFile()]));
+      // In one extraction, as the swarm runtime puts them: the run's files, its first phase, the go (first in line), the ready marker last.
+      const parts = [{ dir: '/', tar: await tarOf([helperFile()]) }];
       if (first)
-        await rt.putArchive(
-          c.id,
-          '/',
-          await tarOf([{ name: FIRST, body: JSON.stringify({ argv: first, marker: `${C.logs}/server.launched` }) }], { bare: true }),
-        );
-      await rt.putArchive(c.id, '/', await tarOf([{ name: READY, body: '' }], { bare: true }));
+        parts.push({
+          dir: '/',
+          tar: await tarOf([{ name: FIRST, body: JSON.stringify({ argv: first, marker: `${C.logs}/server.launched` }) }], { bare: true }),
+        });
+      if (goNow) parts.push({ dir: '/', tar: await tarOf([{ name: GO_NOW, body: '' }], { bare: true }) });
+      parts.push({ dir: '/', tar: await tarOf([{ name: READY, body: '' }], { bare: true }) });
+      await rt.putArchive(c.id, '/', await joinTars(parts));
       for (let i = 0; !(await rt.hasPath(c.id, ARMED)); i++) {
         assert.ok(i < 200, `${name}: armed`);
         await new Promise(r => setTimeout(r, 50));
@@ -625,8 +627,14 @@ describe('runner on a real Docker engine with the fake vLLM image', function () 
       await docker.getContainer(b).kill();
       await new Promise(r => setTimeout(r, 700));
       assert.equal(await held(c), false, 'c took the GPUs after a death with no hand-over, before the go');
+      // D, first in line as its files went in (the go put beside them): no signal at all, but the lock still rules.
+      const d = await container('d', undefined, true);
+      await new Promise(r => setTimeout(r, 500));
+      assert.equal(await held(d), false, 'd took the GPUs while c held the lock');
       await rt.signal(c, GO_SIGNAL);
       await waitFor('c holds the GPUs after the go', () => held(c));
+      await docker.getContainer(c).kill();
+      await waitFor('d holds the GPUs once c is gone, with no signal sent to it', () => held(d));
     } finally {
       for (const id of made) await rt.remove(id).catch(() => undefined);
       await docker
