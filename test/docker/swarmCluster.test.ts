@@ -211,6 +211,12 @@ describe('a swarm of one manager and two workers, each a dockerd of its own (own
       handOvers.some(h => h.died !== null && h.took < h.died),
       `some run took its GPUs before the run before it there had died: ${JSON.stringify(handOvers)}`,
     );
+    // A run behind another on its slot got its container only once that one held the GPUs: at the
+    // campaign's start, the first runs' containers start on engines not busy with the others'.
+    assert.ok(
+      handOvers.every(h => h.made !== null && h.made > h.heldBefore),
+      `runs made before the run ahead of them held its GPUs: ${JSON.stringify(handOvers)}`,
+    );
     // Each run's record has when it took its GPUs; the four that had a run after them, when they gave them back.
     let gaveBack = 0;
     for (const r of fresh) {

@@ -78,13 +78,15 @@ export function watchGpuHolders(engines: Array<{ name: string; docker: Docker }>
       .find(e => e.startsWith('DOCKER_RESOURCE_NVIDIA-GPU='))
       ?.split('=')[1] ?? '';
   const died = new Map<string, number>();
+  /** When each run container was made (its engine's `create` event). */
+  const made = new Map<string, number>();
   /** The phases the runner launched by an exec in a run container (the helper's `launch <phase>`). */
   const launchedByExec: string[] = [];
   let stopped = false;
   const streams: Array<{ destroy(): void }> = [];
   for (const e of engines)
     void (e.docker.getEvents as (o: object) => Promise<unknown>)
-      .call(e.docker, { filters: JSON.stringify({ type: ['container'], event: ['die', 'exec_start'], label: [RUN_LABEL] }) })
+      .call(e.docker, { filters: JSON.stringify({ type: ['container'], event: ['create', 'die', 'exec_start'], label: [RUN_LABEL] }) })
       .then(st => {
         const s = st as unknown as NodeJS.ReadableStream & { destroy(): void };
         if (stopped) return s.destroy();
@@ -99,6 +101,7 @@ export function watchGpuHolders(engines: Array<{ name: string; docker: Docker }>
               const launch = /^exec_start: python3 \S+ launch (\S+) /.exec(ev.Action ?? '');
               if (launch) launchedByExec.push(launch[1]);
               else if (ev.id && ev.timeNano && ev.Action === 'die') died.set(ev.id, ev.timeNano / 1e6);
+              else if (ev.id && ev.timeNano && ev.Action === 'create') made.set(ev.id, ev.timeNano / 1e6);
             }
         });
         s.on('error', () => {});
@@ -141,14 +144,17 @@ export function watchGpuHolders(engines: Array<{ name: string; docker: Docker }>
     },
     /**
      * After stop: each run that followed another on the same GPUs of a node, with the time its
-     * predecessor gave them back (its marker), its own taking of them, and its predecessor's death.
+     * predecessor took them and gave them back (its markers), its own container's making and
+     * taking of them, and its predecessor's death.
      */
-    handOvers(): Array<{ id: string; freed: number; took: number; died: number | null }> {
+    handOvers(): Array<{ id: string; heldBefore: number; freed: number; made: number | null; took: number; died: number | null }> {
       const all = [...spans].map(([id, s]) => ({ id, ...s }));
       return all.flatMap(r => {
         const before = all.filter(o => o !== r && o.node === r.node && o.gpus === r.gpus && o.freed !== null && o.freed <= r.from);
         const last = before.sort((a, b) => b.freed! - a.freed!)[0];
-        return last ? [{ id: r.id.slice(0, 12), freed: last.freed!, took: r.from, died: died.get(last.id) ?? null }] : [];
+        return last
+          ? [{ id: r.id.slice(0, 12), heldBefore: last.from, freed: last.freed!, made: made.get(r.id) ?? null, took: r.from, died: died.get(last.id) ?? null }]
+          : [];
       });
     },
     /** After stop: how many runs each GPU of each node served (`node GPUs` → runs). */
