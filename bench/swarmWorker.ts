@@ -6,7 +6,7 @@
 //      records: GPU·ms left idle while runs were waiting (target 0), and the hand-offs from a run's
 //      end to the next run's start on that node (two measures: see idleFromEvents).
 // Prints one JSON line. BENCH_SWARM_DUMP=FILE writes the engines' events of the campaign and the runs' times there;
-// BENCH_ITERS and BENCH_SWARM_REPEATS shorten the overhead part.
+// BENCH_ITERS and BENCH_SWARM_REPEATS shorten the overhead part; BENCH_SWARM_TOKEN_MS lengthens the campaign's runs.
 import { execFileSync, spawn } from 'node:child_process';
 import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
@@ -239,6 +239,8 @@ async function campaignIdle(cluster: Cluster, runs: number, fx: ReturnType<typeo
       IMAGE,
       '--image-baseline',
       IMAGE,
+      // Longer runs (each fake token this many ms): how idle goes when runs outlast a container's start.
+      ...(process.env.BENCH_SWARM_TOKEN_MS ? ['--env', `FAKE_VLLM_TOKEN_MS=${Number(process.env.BENCH_SWARM_TOKEN_MS)}`] : []),
     ],
     { env: { ...process.env, DOCKER_HOST: '' }, stdio: ['ignore', 'ignore', 'pipe'] },
   );
