@@ -499,8 +499,8 @@ export class SwarmRuntime extends DockerRuntime {
 
   /** Archives for a placed run, in order: joined into one extraction when all are in memory. */
   private async putAll(id: string, parts: Array<{ dir: string; tar: Buffer | NodeJS.ReadableStream }>): Promise<void> {
-    const held = parts.filter((p): p is { dir: string; tar: Buffer } => Buffer.isBuffer(p.tar));
-    if (held.length === parts.length && parts.length > 1) return this.putArchive(id, '/', await joinTars(held));
+    const inMemory = parts.filter((p): p is { dir: string; tar: Buffer } => Buffer.isBuffer(p.tar));
+    if (inMemory.length === parts.length && parts.length > 1) return this.putArchive(id, '/', await joinTars(inMemory));
     for (const p of parts) await this.putArchive(id, p.dir, p.tar);
   }
 
@@ -646,7 +646,7 @@ export class SwarmRuntime extends DockerRuntime {
           parts.push({ dir: '/', tar: markerTar(READY) });
           this.pendingFiles.delete(id);
           await this.putAll(id, parts);
-          // A run of a slot waits here until the run before it there has died.
+          // A run of a slot waits here until the run before it there has handed its GPUs over or died.
           if (slot) await this.takeGpus(id, slot, c, signal, first, goNow);
           this.waits.set(id, { seconds: (Date.now() - asked) / 1000, seenBy });
           return;
