@@ -28,6 +28,10 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   console.log(
     `  campaign of ${r.runs} runs on 4 GPUs, from the engines' events and the runs' records (as before: a GPU busy from a run's first phase, as its record has it, to its container's death): GPU idle while runs waited ${e.idleGpuMs.toFixed(0)} GPU·ms (target 0): ${e.idleBeforeAllGpuMs.toFixed(0)} before every GPU had a run, ${e.idleBetweenGpuMs.toFixed(0)} between runs; ${e.handOffs} hand-offs (a death → the next run's first phase on that node): median ${e.handOffMedianMs.toFixed(0)} ms, longest ${e.worstHandOffMs.toFixed(0)} ms; the next run's container started a median ${e.startedAheadMs.toFixed(0)} ms ahead (${e.runsSeen} runs seen)`,
   );
+  const ps = r.plainStartup;
+  console.log(
+    `  reference for a campaign's start: 4 runs asked at once of the two workers' engines as plain hosts, no swarm: their first phases ${ps.startIdleGpuMs.toFixed(0)} GPU·ms after the first's (range ${ps.startIdleRange.map(x => x.toFixed(0)).join('–')}), the first ${ps.firstPhaseAfterMs.toFixed(0)} ms after the ask; the campaign's first run began ${e.firstAfterMs} ms after its first service`,
+  );
   const c = r.byContainers;
   console.log(
     `  the same campaign by the containers' own clocks (a GPU busy from the moment a run's container took it to the moment no process of the run was left; ${c.handedOver} of ${c.runsSeen} runs handed their GPUs over): GPU idle while runs waited ${c.idleGpuMs.toFixed(0)} GPU·ms (target 0): ${c.idleBeforeAllGpuMs.toFixed(0)} before every GPU had a run, ${c.idleBetweenGpuMs.toFixed(0)} between runs; ${c.handOffs} hand-offs (GPUs given back → taken on that node): median ${c.handOffMedianMs.toFixed(1)} ms, longest ${c.worstHandOffMs.toFixed(1)} ms (${c.runsSeen} runs seen)`,

@@ -64,6 +64,42 @@ async function overhead(cluster: Cluster, iters: number, n: number) {
   return { plainMs: median(p), swarmMs: median(s), fx };
 }
 
+/**
+ * The reference for a campaign's start: four runs asked at once of the two workers' engines as
+ * plain hosts (two each, as the campaign's first runs land), no swarm. The same sum as the
+ * campaign's start-up idle: each run's first phase after the first run's, in GPU·ms. What Docker
+ * itself costs here to start four containers together; medians of `n`.
+ */
+async function plainStart(cluster: Cluster, fx: ReturnType<typeof makeRunFixture>, n: number) {
+  const commit = (await scan(nodeFileSource(fx.folder))).commits.find(c => c.hash === fx.human)!;
+  const hosts: HostConfig[] = cluster.workers.map(w => ({ label: `${w.name} (plain)`, docker: w.tcp, gpus: 0, tls: cluster.certs }));
+  const idle: number[] = [];
+  const firstAfter: number[] = [];
+  for (let k = 0; k < n; k++) {
+    const asked = Date.now();
+    const records = await Promise.all(
+      [0, 1, 2, 3].map(async i => {
+        const host = hosts[i % 2];
+        const plan = planRun(commit, 'human', { host, runId: newRunId(), templates: { human: IMAGE, baseline: IMAGE } });
+        const r = await new Runner(runtimeFor(host), new HostQueue(host.gpus)).run({
+          plan,
+          folder: fx.folder,
+          checkout: fx.checkout,
+          env: {},
+          minFreeBytes: 1,
+        });
+        if (r.status !== 'succeeded') throw new Error(`plain run on ${host.label} ${r.status}: ${r.error}`);
+        return r;
+      }),
+    );
+    const t = records.map(r => Math.min(...r.phases.map(p => (p.launchedAt ? Date.parse(p.launchedAt) : Infinity))));
+    const first = Math.min(...t);
+    idle.push(t.reduce((sum, x) => sum + (x - first), 0));
+    firstAfter.push(first - asked);
+  }
+  return { startIdleGpuMs: median(idle), startIdleRange: [Math.min(...idle), Math.max(...idle)], firstPhaseAfterMs: median(firstAfter) };
+}
+
 type Event = { Type?: string; Action?: string; Actor?: { ID?: string; Attributes?: Record<string, string> }; timeNano?: number };
 
 /** Events an engine pushes (no polling: the manager's load is not changed by watching), kept until `stop`. */
@@ -165,6 +201,8 @@ function idleFromEvents(
   });
   return {
     runsSeen: done.length,
+    // From the campaign's first service to its first run's GPU: how soon a campaign starts.
+    firstAfterMs: done.length ? Math.round(Math.min(...done.map(r => r.launched)) - Math.min(...done.map(r => r.created))) : 0,
     handedOver,
     idleGpuMs: Math.round(idle),
     idleBeforeAllGpuMs: Math.round(idleBeforeAll),
@@ -269,6 +307,24 @@ async function campaignIdle(cluster: Cluster, runs: number, fx: ReturnType<typeo
   };
 }
 
+/**
+ * Until the swarm has no service and no task left: the overhead runs' slot holders linger a moment
+ * after their last run (for a next run of that process), and one still holding a GPU as the
+ * campaign starts would count as the campaign's idle.
+ */
+async function quiet(cluster: Cluster): Promise<void> {
+  const d = cluster.manager.docker;
+  for (let i = 0; ; i++) {
+    const [services, tasks] = await Promise.all([d.listServices(), d.listTasks()]);
+    const live = (tasks as Array<{ Status?: { State?: string } }>).filter(
+      t => !['complete', 'failed', 'shutdown', 'rejected', 'orphaned'].includes(t.Status?.State ?? ''),
+    );
+    if (!services.length && !live.length) return;
+    if (i >= 600) throw new Error(`the swarm kept ${services.length} services and ${live.length} tasks for 60 s after the overhead runs`);
+    await new Promise(r => setTimeout(r, 100));
+  }
+}
+
 async function main(): Promise<void> {
   const cluster = await startCluster();
   try {
@@ -280,6 +336,8 @@ async function main(): Promise<void> {
     const long = await overhead(cluster, Number(process.env.BENCH_ITERS ?? 1500), Number(process.env.BENCH_SWARM_REPEATS ?? 3));
     const short = await overhead(cluster, 10, Number(process.env.BENCH_SWARM_REPEATS ?? 3));
     // The short benchmark's commit has its entry now (a run gave it one): the campaign runs it.
+    const plainStartup = await plainStart(cluster, short.fx, Number(process.env.BENCH_SWARM_REPEATS ?? 3));
+    await quiet(cluster);
     const c = await campaignIdle(cluster, Number(process.env.BENCH_SWARM_RUNS ?? 12), short.fx);
     for (const f of [long.fx, short.fx]) rmSync(path.dirname(f.folder), { recursive: true, force: true });
     process.stdout.write(
@@ -289,6 +347,7 @@ async function main(): Promise<void> {
         ratio: long.swarmMs / long.plainMs,
         shortPlainMs: short.plainMs,
         shortSwarmMs: short.swarmMs,
+        plainStartup,
         ...c,
       }) + '\n',
     );

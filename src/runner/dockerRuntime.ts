@@ -78,12 +78,15 @@ export class DockerRuntime implements ContainerRuntime, ImageRuntime {
     label: string,
     onContainer: (serviceId: string, containerId: string, action: string, attributes: Record<string, unknown>) => void,
     events: string[] = ['create', 'start'],
+    sinceMs?: number,
   ): () => void {
     let stream: (NodeJS.ReadableStream & { destroy?: () => void; socket?: { unref?: () => void } }) | null = null;
     let stopped = false;
     // Created: the manager names a task's container from then on (its files can go in before it starts).
     const filters = JSON.stringify({ type: ['container'], event: events, label: [label] });
-    (this.docker.getEvents as (o: object) => Promise<typeof stream>).call(this.docker, { filters }).then(
+    // `since` replays what the engine saw while the stream was being opened.
+    const since = sinceMs === undefined ? {} : { since: (sinceMs / 1000).toFixed(3) };
+    (this.docker.getEvents as (o: object) => Promise<typeof stream>).call(this.docker, { filters, ...since }).then(
       st => {
         if (!st) return;
         if (stopped) return st.destroy?.();

@@ -103,6 +103,8 @@ interface PlacementWatch {
   users: number;
   /** Resolvers of the waits, by service id (with the container a node made for it). */
   waiting: Map<string, Set<(p?: Placement | null) => void>>;
+  /** Containers seen, by service id (the latest few hundred): a wait that begins after its event still gets it. */
+  seen: Map<string, Placement>;
   stops: Array<() => void>;
   linger: ReturnType<typeof setTimeout> | null;
 }
@@ -357,6 +359,9 @@ export class SwarmRuntime extends DockerRuntime {
           Resources: { Reservations: { GenericResources: [{ DiscreteResourceSpec: { Kind: GPU_RESOURCE, Value: gpus } }] } },
           RestartPolicy: { Condition: 'none' },
           Placement: { Constraints: this.avoided().map(n => `node.id!=${n}`) },
+          // The host's network: a holder only sleeps, and a sandbox of its own (namespace, veth, firewall
+          // rules) was most of its start on a busy node (a swarm service cannot have none, moby#44403).
+          Networks: [{ Target: 'host' }],
         },
         Mode: { ReplicatedJob: { MaxConcurrent: 1, TotalCompletions: 1 } },
         abortSignal: s,
@@ -626,8 +631,15 @@ export class SwarmRuntime extends DockerRuntime {
       // writing its record): every run of a cancelled campaign goes together, not one by one.
       signal.addEventListener('abort', () => void this.remove(id).catch(() => undefined), { once: true });
     }
-    if (this.slotless.has(id)) await this.takeSlot(id, signal);
-    const watch = await this.placementWatch();
+    // The nodes' streams are opened while the run is given its slot: a run pinned at once (a
+    // campaign's first runs) has its container seen as it is made, and its files go in before it starts.
+    const watching = this.placementWatch();
+    if (this.slotless.has(id))
+      await this.takeSlot(id, signal).catch(async (e: unknown) => {
+        releaseWatch(this.where, await watching);
+        throw e;
+      });
+    const watch = await watching;
     // After its container's event the manager may not yet name the container: asked again soon, a few times.
     let soon = 0;
     let checks = 0;
@@ -879,19 +891,27 @@ export class SwarmRuntime extends DockerRuntime {
       w.linger = null;
       return w;
     }
-    w = { users: 1, waiting: new Map(), stops: [], linger: null };
+    w = { users: 1, waiting: new Map(), seen: new Map(), stops: [], linger: null };
     placementWatches.set(this.where, w);
     const watch = w;
     const wake = (service: string, p: Placement) => {
+      watch.seen.delete(service);
+      watch.seen.set(service, p);
+      if (watch.seen.size > SEEN_KEPT) watch.seen.delete(watch.seen.keys().next().value!);
       for (const r of watch.waiting.get(service) ?? []) r(p);
     };
+    // A minute back (nodes' clocks may differ from this one): a run pinned while its node's stream
+    // was still being opened is not missed. A service has one container only, so older events are harmless.
+    const since = Date.now() - 60_000;
     const listNodes = this.docker.listNodes as (o: object) => Promise<Array<{ ID: string }>>;
     const nodes = await this.call(s => listNodes.call(this.docker, { abortSignal: s })).catch(() => [] as Array<{ ID: string }>);
     for (const n of nodes) {
       const node = await this.engineOfNode(n.ID).catch(() => null);
       if (!node) continue; // not reachable from here: its placements are seen by the poll
       const seen = (service: string, container: string) => wake(service, { container, engine: node.engine, node: node.name, nodeId: n.ID });
-      watch.stops.push(node.engine ? node.engine.watchTaskContainers(LABEL_RUN, seen) : super.watchTaskContainers(LABEL_RUN, seen));
+      watch.stops.push(
+        node.engine ? node.engine.watchTaskContainers(LABEL_RUN, seen, undefined, since) : super.watchTaskContainers(LABEL_RUN, seen, undefined, since),
+      );
     }
     return watch;
   }
@@ -1170,9 +1190,13 @@ const LABEL_RUN = 'bench-triage.run-id';
 /** How soon, and how many times, the manager is asked again about a task a node has made a container for. */
 const SOON_MS = 25;
 const SOON_TRIES = 40;
+/** Placements a watch keeps for waits that begin after the event: more than a process's runs under way. */
+const SEEN_KEPT = 512;
 
 /** Resolves with where service `id`'s container is, as a watched node creates it; null after `ms`, or at once on cancel. */
 function placedOrPoll(w: PlacementWatch, id: string, signal: AbortSignal | undefined, ms: number): Promise<Placement | null> {
+  const seen = w.seen.get(id);
+  if (seen) return Promise.resolve(seen);
   return new Promise<Placement | null>(resolve => {
     let set = w.waiting.get(id);
     if (!set) w.waiting.set(id, (set = new Set()));

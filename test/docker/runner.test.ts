@@ -644,6 +644,31 @@ describe('runner on a real Docker engine with the fake vLLM image', function () 
     }
   });
 
+  it("a swarm node's watch of task containers opened with a start time replays a container made before it opened (a run pinned while its node's stream opened), and one without does not", async function () {
+    this.timeout(60_000);
+    const d = new Docker({ socketPath: engine.unix.slice(7) });
+    const service = `svc${Date.now()}`;
+    const c = await d.createContainer({ Image: IMAGE, Cmd: ['true'], Labels: { [LABEL.runId]: 'watch-test', 'com.docker.swarm.service.id': service } });
+    const seen = (sinceMs?: number) => {
+      const got: Array<[string, string, string]> = [];
+      const stop = new DockerRuntime(host()).watchTaskContainers(LABEL.runId, (svc, id, action) => got.push([svc, id, action]), ['create'], sinceMs);
+      return { got, stop };
+    };
+    const replayed = seen(Date.now() - 60_000);
+    const live = seen();
+    try {
+      for (let i = 0; i < 100 && !replayed.got.length; i++) await new Promise(r => setTimeout(r, 50));
+      assert.deepEqual(replayed.got, [[service, c.id, 'create']]);
+      // The same engine, the stream open by now (the replayed one answered): nothing for the one without a start time.
+      await new Promise(r => setTimeout(r, 500));
+      assert.deepEqual(live.got, []);
+    } finally {
+      replayed.stop();
+      live.stop();
+      await c.remove({ force: true });
+    }
+  });
+
   it('runs per host ≤ its capacity: the second run waits in the queue', async function () {
     const queue = new HostQueue(0, 1);
     const starts: Record<string, number> = {};

@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import Docker from 'dockerode';
 import { buildFakeImage, missingPrerequisites, startEngine, type Engine } from '../support/dockerEngine';
 import { makeRunFixture, removeRunFixtures, type RunFixture } from '../support/runFixture';
-import { freedFromRecords, labelled, runContainers, watchGpuHolders } from './swarmRuns';
+import { freedFromRecords, labelled, runContainers, SLOT_LABEL, watchGpuHolders } from './swarmRuns';
 
 const REPO = path.resolve(__dirname, '../..');
 const CLI = path.join(REPO, 'dist/cli.js');
@@ -25,12 +25,19 @@ function watch() {
   const holders = watchGpuHolders([{ name: 'node', docker }]);
   let held = false;
   let stopped = false;
+  // Each slot holder's network (a holder needs none: on the host's, its container starts without a sandbox of its own).
+  const holderNetworks = new Map<string, string>();
   const loop = (async () => {
     while (!stopped) {
       const tasks = (await docker.listTasks().catch(() => [])) as Array<{
         Status?: { State?: string; Err?: string };
       }>;
       if (tasks.some(t => t.Status?.State === 'pending' && /insufficient resources/i.test(t.Status.Err ?? ''))) held = true;
+      const slots = (await docker.listContainers({ all: true, filters: JSON.stringify({ label: [SLOT_LABEL] }) }).catch(() => [])) as Array<{
+        Id: string;
+        HostConfig?: { NetworkMode?: string };
+      }>;
+      for (const c of slots) holderNetworks.set(c.Id, c.HostConfig?.NetworkMode ?? '');
       await new Promise(r => setTimeout(r, 150));
     }
   })();
@@ -38,7 +45,7 @@ function watch() {
     async stop() {
       stopped = true;
       await loop;
-      return { max: (await holders.stop(freedFromRecords(fx.folder))).get('node')!, held };
+      return { max: (await holders.stop(freedFromRecords(fx.folder))).get('node')!, held, holderNetworks: [...holderNetworks.values()] };
     },
   };
 }
@@ -132,6 +139,8 @@ describe('Docker Swarm as the cluster backend (a one-node swarm with 2 fake NVID
     assert.ok(seen.max <= 2, `at most 2 run containers held GPUs at once (saw ${seen.max})`);
     assert.equal(seen.max, 2, 'two ran together');
     assert.ok(seen.held, 'the swarm held a task: "insufficient resources"');
+    assert.ok(seen.holderNetworks.length >= 2, `the slots' holders were seen (${seen.holderNetworks.length})`);
+    assert.deepEqual([...new Set(seen.holderNetworks)], ['host'], 'every holder on the host network');
     const results = out.stdout.trim().split('\n');
     assert.equal(results.length, 3);
     for (const f of results) {

@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { chooseSlot, type Slot } from '../../src/runner/gpuSlots';
+import { chooseSlot, SLOT_DEPTH, type Slot } from '../../src/runner/gpuSlots';
 import { resourceEnv } from '../../src/runner/swarmRuntime';
 
 const slot = (id: string, gpus: number, runs: string[] = [], extra: Partial<Slot> = {}): Slot => ({
@@ -25,17 +25,21 @@ describe('GPU slots on a swarm: which slot a run takes', () => {
     assert.equal(chooseSlot([slot('late', 1, ['r1'], { busySince: 9 }), slot('early', 1, ['r2'], { busySince: 3 })], 1, 2, make).slot.id, 'early');
     assert.equal(next.slot.id, 'b');
     assert.equal(next.made, false);
+    // A line of two waits behind the lines of one: every GPU first gets a run ready behind its run.
+    assert.equal(chooseSlot([slot('two', 1, ['r1', 'r2'], { busySince: 1 }), slot('one', 1, ['r3'], { busySince: 9 })], 1, 2, make).slot.id, 'one');
+    // Every line with a run ready behind its run: a third run joins, the line whose run began first.
+    assert.equal(chooseSlot([slot('x', 1, ['r1', 'r2'], { busySince: 9 }), slot('y', 1, ['r3', 'r4'], { busySince: 4 })], 1, 2, make).slot.id, 'y');
   });
 
-  it('never a dead slot, never a slot of another size, never a third run on one slot', () => {
+  it('never a dead slot, never a slot of another size, never a fourth run on one slot', () => {
     let n = 0;
     const make = () => slot(`new${++n}`, 2);
     assert.equal(chooseSlot([slot('dead', 2, [], { dead: true })], 2, 2, make).slot.id, 'new1');
     assert.equal(chooseSlot([slot('one', 1)], 2, 4, make).slot.id, 'new2');
-    assert.equal(chooseSlot([slot('full', 2, ['a', 'b'])], 2, 2, make).slot.id, 'new3');
+    assert.equal(chooseSlot([slot('full', 2, ['a', 'b', 'c'])], 2, 2, make).slot.id, 'new3');
   });
 
-  it('any arrival order: slots of a size never take a third run, the GPUs of slots made stay within the cap while slots of one size suffice, and a free slot is always reused', () => {
+  it('any arrival order: slots of a size never take a fourth run, a line grows only when none is shorter, the GPUs of slots made stay within the cap while slots of one size suffice, and a free slot is always reused', () => {
     fc.assert(
       fc.property(fc.array(fc.oneof(fc.constant('run' as const), fc.nat({ max: 30 })), { maxLength: 60 }), fc.integer({ min: 1, max: 8 }), (ops, cap) => {
         const slots: Slot[] = [];
@@ -43,16 +47,18 @@ describe('GPU slots on a swarm: which slot a run takes', () => {
         let k = 0;
         for (const op of ops) {
           if (op === 'run') {
-            // As the runner does: at most twice as many runs as GPUs at once.
-            if (live.length >= 2 * cap) continue;
+            // As the runner does: at most three times as many runs as GPUs at once.
+            if (live.length >= SLOT_DEPTH * cap) continue;
             const hadFree = slots.some(s => !s.dead && s.runs.size === 0);
+            const shortest = Math.min(...slots.filter(x => !x.dead).map(x => x.runs.size));
             const { slot: s, made } = chooseSlot(slots, 1, cap, () => slot(`s${slots.length}`, 1));
             if (made) slots.push(s);
             if (hadFree) assert.equal(made, false, 'a free slot is reused');
+            if (!made) assert.equal(s.runs.size, shortest, 'the shortest line');
             const run = `r${k++}`;
             s.runs.add(run);
             live.push({ run, slot: s });
-            assert.ok(s.runs.size <= 2, 'at most a run on the GPUs and one waiting');
+            assert.ok(s.runs.size <= SLOT_DEPTH, 'at most a run on the GPUs, one ready and one held back');
             assert.ok(slots.filter(x => !x.dead).length <= cap, 'slots within the cap');
           } else if (live.length) {
             const [{ run, slot: s }] = live.splice(op % live.length, 1);

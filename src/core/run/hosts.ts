@@ -27,14 +27,14 @@ export interface HostConfig {
 export const hostKind = (h: HostConfig): HostKind => h.kind ?? 'docker';
 
 /**
- * Runs a host takes at once. A swarm takes twice its GPUs: a task per GPU waits in the swarm, so
- * GPUs freed together (runs of equal length end together) are each given one by the scheduler at
- * once instead of after the next run's planning and service creation (the swarm, not this count,
- * keeps each node within its GPUs).
+ * Runs a host takes at once. A swarm takes three times its GPUs: per GPU one run on it, one ready
+ * behind it, and one more that is made ready as soon as the one before takes the GPU, rather than
+ * after the run before that has ended and been written down (the swarm, not this count, keeps each
+ * node within its GPUs).
  */
 export function runSlots(h: HostConfig): number {
   if (h.gpus <= 0) return Math.max(1, h.maxParallel ?? 1);
-  return hostKind(h) === 'swarm' ? (h.maxParallel ?? 2 * h.gpus) : Math.min(h.gpus, h.maxParallel ?? h.gpus);
+  return hostKind(h) === 'swarm' ? (h.maxParallel ?? 3 * h.gpus) : Math.min(h.gpus, h.maxParallel ?? h.gpus);
 }
 
 /**
