@@ -634,9 +634,12 @@ export class SwarmRuntime extends DockerRuntime {
     // The nodes' streams are opened while the run is given its slot: a run pinned at once (a
     // campaign's first runs) has its container seen as it is made, and its files go in before it starts.
     const watching = this.placementWatch();
+    // Awaited only after the slot: a failure meanwhile is not an unhandled rejection.
+    watching.catch(() => undefined);
     if (this.slotless.has(id))
       await this.takeSlot(id, signal).catch(async (e: unknown) => {
-        releaseWatch(this.where, await watching);
+        const w = await watching.catch(() => null);
+        if (w) releaseWatch(this.where, w);
         throw e;
       });
     const watch = await watching;
