@@ -35,6 +35,12 @@ export const GIVE_BACK_SIGNAL = 'SIGUSR2';
  */
 export const SLOT_VOLUME = 'bench-triage-slots';
 export const SLOT_DIR = '/.bench-triage-slots';
+/**
+ * A slot's run may get its files as the swarm's secrets, mounted as its container starts: this
+ * many pieces (the env), each `/run/secrets/FILES_SECRET.i`, joined are a gzipped tar for `/`.
+ */
+export const FILES_ENV = 'BENCH_TRIAGE_FILES';
+export const FILES_SECRET = 'bench-triage-files';
 /** A holder whose slot no container has claimed, and whose process has not renewed it, for this long ends itself (its process died). */
 const HOLDER_IDLE_S = 20;
 
@@ -66,6 +72,16 @@ export const KEEPER = [
   '  for g in (GO,NEXT): signal.signal(g, lambda *a: None)',
   '  signal.pthread_sigmask(signal.SIG_BLOCK, {GO,NEXT})',
   `  lock('claim', fcntl.LOCK_SH)`,
+  // The run's files as the swarm's secrets: unpacked before anything waits for them (READY is in them).
+  `n=int(os.environ.get('${FILES_ENV}') or 0)`,
+  'if n:',
+  '  import io,tarfile',
+  '  try:',
+  `    b=b''.join(open('/run/secrets/${FILES_SECRET}.%d'%i,'rb').read() for i in range(n))`,
+  "    f=getattr(tarfile,'fully_trusted_filter',None)",
+  "    tarfile.open(fileobj=io.BytesIO(b),mode='r:gz').extractall('/',**({'filter':f} if f else {}))",
+  '  except Exception as e:',
+  `    sys.stderr.write("bench-triage: cannot unpack the run's files from the swarm's secrets: %s\\n"%e); sys.exit(1)`,
   `while not os.path.exists(${JSON.stringify(READY)}): time.sleep(0.02)`,
   'held=-1',
   'if s:',

@@ -1,4 +1,6 @@
 import { randomBytes } from 'node:crypto';
+import { promisify } from 'node:util';
+import { gzip } from 'node:zlib';
 import { DockerRuntime } from './dockerRuntime';
 import { RunnerError } from './errors';
 import { chooseSlot, type Slot } from './gpuSlots';
@@ -18,6 +20,8 @@ import {
   KEEPER,
   NEXT_SIGNAL,
   READY,
+  FILES_ENV,
+  FILES_SECRET,
   SLOT_DIR,
   SLOT_VOLUME,
   UNCLAIMED,
@@ -31,6 +35,15 @@ export const ENGINE_LABEL = 'bench-triage.engine';
 /** The labels of a GPU slot's holder service (never the run label: a holder is not a run). */
 export const SLOT_LABEL = 'bench-triage.slot';
 const SLOT_OWNER_LABEL = 'bench-triage.slot-owner';
+/** How long a removal waits for a run's pin to end, then for the pinned run's container to be made. */
+const PIN_WAIT_MS = 5000;
+const TASK_ENDED = ['failed', 'rejected', 'shutdown', 'orphaned', 'remove', 'complete'];
+/** The label of the secrets that carry a run's files (its service id). */
+const FILES_LABEL = 'bench-triage.files-of';
+/** A secret holds 500 KB at most (swarmkit's MaxSecretSize); files beyond this many pieces are put into the container instead. */
+const FILES_PIECE = 500 * 1024;
+const FILES_PIECES_MAX = 16;
+const gzipped = promisify(gzip);
 /** A slot no run has is given back to the swarm after this (a campaign's next run comes at once). */
 const SLOT_LINGER_MS = 2000;
 /**
@@ -274,7 +287,7 @@ export class SwarmRuntime extends DockerRuntime {
    * as that run's container dies), waits until the holder is placed, then pins the run's service to
    * the holder's node with its GPUs and lets the swarm run it.
    */
-  private async takeSlot(id: string, signal?: AbortSignal): Promise<void> {
+  private async takeSlot(id: string, signal?: AbortSignal, first?: FirstPhase): Promise<void> {
     const want = this.slotless.get(id)!;
     let pool = slotPools.get(this.where);
     if (!pool) slotPools.set(this.where, (pool = new Map()));
@@ -307,23 +320,121 @@ export class SwarmRuntime extends DockerRuntime {
     // with the first runs' containers on the node's engine (the GPUs' idle time then).
     const ahead = new AbortController();
     await this.turn(id, slot, signal, () => ahead.abort(), ahead.signal);
+    // First in line now means first until it ends: runs only leave a slot's line from its front.
+    const bundle = await this.bundleFiles(id, first, [...slot.runs][0] === id);
     const svc = this.docker.getService(id);
     const info = await this.call(s =>
       (svc.inspect as (o: object) => Promise<{ Version?: { Index?: number }; Spec?: Record<string, any> }>).call(svc, { abortSignal: s }),
     );
     const spec = info.Spec!;
     const cs = spec.TaskTemplate.ContainerSpec;
+    // A cancel meanwhile lets nothing run: its removal waits for this pin, and finds it paused.
+    if (signal?.aborted) throw new RunnerError(`${this.where}: cancelled while the swarm held the run`, 'cancelled');
     await this.call(s =>
       (svc.update as (o: object) => Promise<unknown>).call(svc, {
         ...spec,
         version: info.Version?.Index,
         TaskTemplate: {
           ...spec.TaskTemplate,
-          ContainerSpec: { ...cs, Env: [...(cs.Env ?? []), `BENCH_TRIAGE_SLOT=${slot.id}`, ...place.resourceEnv] },
+          ContainerSpec: {
+            ...cs,
+            Env: [...(cs.Env ?? []), `BENCH_TRIAGE_SLOT=${slot.id}`, ...place.resourceEnv, ...(bundle ? [`${FILES_ENV}=${bundle.secrets.length}`] : [])],
+            ...(bundle
+              ? {
+                  Secrets: bundle.secrets.map((secret, i) => ({
+                    SecretID: secret.id,
+                    SecretName: secret.name,
+                    File: { Name: `${FILES_SECRET}.${i}`, UID: '0', GID: '0', Mode: 0o400 },
+                  })),
+                }
+              : {}),
+          },
           Placement: { Constraints: [`node.id==${place.nodeId}`] },
         },
         Mode: { ReplicatedJob: { MaxConcurrent: 1, TotalCompletions: 1 } },
         abortSignal: s,
+      }),
+    );
+    this.pinned.add(id);
+  }
+
+  /** Runs pinned to their slot's node (let run), and those being pinned: a removal waits for the pin, then for a pinned run's container. */
+  private readonly pinned = new Set<string>();
+  private readonly pinning = new Map<string, Promise<unknown>>();
+
+  /** Runs whose files went as the swarm's secrets (these), and whether each was first in its slot's line then. */
+  private readonly bundled = new Map<string, { secrets: Array<{ id: string; name: string }>; goNow: boolean }>();
+
+  /**
+   * The run's files, its first phase and its markers as one gzipped tar in the swarm's secrets
+   * (encrypted in the managers' store, on a tmpfs in the container): the node mounts them as it
+   * makes the container, and the run's command unpacks them first. Put into the container
+   * instead, they wait for its start to end (the engine locks a container while it starts it),
+   * then for an extraction of the engine's own: 0.3–1.4 s of a campaign's first runs on a busy
+   * node. Null, the files put as before, when a part is a stream, they are too big, or the swarm refuses.
+   */
+  private async bundleFiles(id: string, first: FirstPhase | undefined, goNow: boolean): Promise<{ secrets: Array<{ id: string; name: string }> } | null> {
+    const pending = this.pendingFiles.get(id) ?? [];
+    if (!pending.every(p => Buffer.isBuffer(p.tar))) return null;
+    const parts = [...pending] as Array<{ dir: string; tar: Buffer }>;
+    if (first) parts.push({ dir: '/', tar: await tarOf([{ name: FIRST, body: JSON.stringify(first) }], { bare: true }) });
+    if (goNow) parts.push({ dir: '/', tar: markerTar(GO_NOW) });
+    parts.push({ dir: '/', tar: markerTar(READY) });
+    const gz = await gzipped(await joinTars(parts));
+    const pieces = Math.ceil(gz.length / FILES_PIECE);
+    if (pieces > FILES_PIECES_MAX) return null;
+    const made: Array<{ id: string; name: string }> = [];
+    try {
+      for (let i = 0; i < pieces; i++) {
+        const name = `${FILES_SECRET}-${id}-${i}`;
+        const secret = await this.call(s =>
+          this.docker.createSecret({
+            Name: name,
+            Labels: { [FILES_LABEL]: id, [SLOT_OWNER_LABEL]: OWNER },
+            Data: gz.subarray(i * FILES_PIECE, (i + 1) * FILES_PIECE).toString('base64'),
+            abortSignal: s,
+          } as never),
+        );
+        const sid = (secret as { id?: string; ID?: string }).id ?? (secret as { ID?: string }).ID;
+        if (!sid) throw new RunnerError(`${this.where}: the swarm did not return a secret id`, 'docker');
+        made.push({ id: sid, name });
+      }
+    } catch {
+      await this.removeSecrets(made);
+      return null;
+    }
+    this.bundled.set(id, { secrets: made, goNow });
+    this.pendingFiles.delete(id);
+    return { secrets: made };
+  }
+
+  /** Removes a run's file secrets once its service is gone (a secret a service names cannot be): these, or those its label finds. */
+  private async dropFileSecrets(id: string): Promise<void> {
+    const known = this.bundled.get(id)?.secrets;
+    this.bundled.delete(id);
+    if (known) return this.removeSecrets(known);
+    const list = this.docker.listSecrets as (o: object) => Promise<Array<{ ID: string }>>;
+    const found = await this.call(s => list.call(this.docker, { filters: JSON.stringify({ label: [`${FILES_LABEL}=${id}`] }), abortSignal: s })).catch(
+      () => [] as Array<{ ID: string }>,
+    );
+    await this.removeSecrets(found.map(x => ({ id: x.ID, name: '' })));
+  }
+
+  private async removeSecrets(secrets: Array<{ id: string }>, retries = 5): Promise<void> {
+    await Promise.all(
+      secrets.map(async ({ id }) => {
+        // The swarm may still count the removed service's task a moment.
+        for (let i = 0; ; i++) {
+          try {
+            const secret = this.docker.getSecret(id);
+            await this.call(s => (secret.remove as (o: object) => Promise<unknown>).call(secret, { abortSignal: s }));
+            return;
+          } catch (e) {
+            const msg = String((e as Error).message);
+            if (/no such secret|not found|404/i.test(msg) || i >= retries || !/in use/i.test(msg)) return;
+            await new Promise(r => setTimeout(r, 200));
+          }
+        }
       }),
     );
   }
@@ -493,6 +604,14 @@ export class SwarmRuntime extends DockerRuntime {
       }
       await this.removeHolder(svc.ID, place).catch(() => undefined);
     }
+    // File secrets of processes that are gone: a run's service still there (re-attached) keeps its own.
+    const listSecrets = this.docker.listSecrets as (o: object) => Promise<Array<{ ID: string; Spec?: { Labels?: Record<string, string> } }>>;
+    const secrets = await this.call(s => listSecrets.call(this.docker, { filters: JSON.stringify({ label: [FILES_LABEL] }), abortSignal: s }));
+    const orphans = secrets.filter(x => !ownerAlive(x.Spec?.Labels?.[SLOT_OWNER_LABEL]));
+    await this.removeSecrets(
+      orphans.map(x => ({ id: x.ID })),
+      0,
+    );
   }
 
   override async putArchive(id: string, dir: string, tar: Buffer | NodeJS.ReadableStream): Promise<void> {
@@ -636,12 +755,20 @@ export class SwarmRuntime extends DockerRuntime {
     const watching = this.placementWatch();
     // Awaited only after the slot: a failure meanwhile is not an unhandled rejection.
     watching.catch(() => undefined);
-    if (this.slotless.has(id))
-      await this.takeSlot(id, signal).catch(async (e: unknown) => {
-        const w = await watching.catch(() => null);
-        if (w) releaseWatch(this.where, w);
-        throw e;
-      });
+    if (this.slotless.has(id)) {
+      const taking = this.takeSlot(id, signal, first);
+      this.pinning.set(
+        id,
+        taking.catch(() => undefined),
+      );
+      await taking
+        .catch(async (e: unknown) => {
+          const w = await watching.catch(() => null);
+          if (w) releaseWatch(this.where, w);
+          throw e;
+        })
+        .finally(() => this.pinning.delete(id));
+    }
     const watch = await watching;
     // After its container's event the manager may not yet name the container: asked again soon, a few times.
     let soon = 0;
@@ -652,15 +779,19 @@ export class SwarmRuntime extends DockerRuntime {
         const c = await this.placed(id);
         if (c) {
           const slot = this.slotOf.get(id);
-          // The run's files, its first phase (a slot's run) and the ready marker, last.
-          const parts = [...(this.pendingFiles.get(id) ?? [])];
-          if (slot && first) parts.push({ dir: '/', tar: await tarOf([{ name: FIRST, body: JSON.stringify(first) }], { bare: true }) });
+          const bundled = this.bundled.get(id);
           // First in line now means first until it ends: runs only leave a slot's line from its front.
-          const goNow = !!slot && [...slot.runs][0] === id;
-          if (goNow) parts.push({ dir: '/', tar: markerTar(GO_NOW) });
-          parts.push({ dir: '/', tar: markerTar(READY) });
-          this.pendingFiles.delete(id);
-          await this.putAll(id, parts);
+          const goNow = bundled ? bundled.goNow : !!slot && [...slot.runs][0] === id;
+          // The run's files, its first phase (a slot's run) and the ready marker, last; a run whose
+          // files came as the swarm's secrets has them as its container starts.
+          if (!bundled) {
+            const parts = [...(this.pendingFiles.get(id) ?? [])];
+            if (slot && first) parts.push({ dir: '/', tar: await tarOf([{ name: FIRST, body: JSON.stringify(first) }], { bare: true }) });
+            if (goNow) parts.push({ dir: '/', tar: markerTar(GO_NOW) });
+            parts.push({ dir: '/', tar: markerTar(READY) });
+            this.pendingFiles.delete(id);
+            await this.putAll(id, parts);
+          }
           // A run of a slot waits here until the run before it there has handed its GPUs over or died.
           if (slot) await this.takeGpus(id, slot, c, signal, first, goNow);
           this.waits.set(id, { seconds: (Date.now() - asked) / 1000, seenBy });
@@ -1057,6 +1188,10 @@ export class SwarmRuntime extends DockerRuntime {
   private readonly removals = new Map<string, Promise<void>>();
 
   private async removeNow(id: string): Promise<void> {
+    // A run being pinned as it is removed (a cancel): the pin ends first (it lets nothing run once
+    // cancelled), so that the service is not let run behind the removal's back.
+    const pin = this.pinning.get(id);
+    if (pin) await Promise.race([pin, new Promise(r => setTimeout(r, PIN_WAIT_MS).unref?.())]);
     const c = this.containers.get(id) ?? (await this.placed(id).catch(() => null));
     this.containers.delete(id);
     // Removed at once (forced: killed, then removed, in one call), its service beside it: a run's
@@ -1084,6 +1219,7 @@ export class SwarmRuntime extends DockerRuntime {
       death.forget();
     }
     this.releaseSlot(id);
+    const pinned = this.pinned.delete(id);
     this.pendingFiles.delete(id);
     this.waits.delete(id);
     this.firstLaunched.delete(id);
@@ -1093,10 +1229,30 @@ export class SwarmRuntime extends DockerRuntime {
     if (removal && service) {
       const [, failed] = await Promise.all([removal, service]);
       if (failed) throw failed;
-      return;
+      return this.dropFileSecrets(id);
     }
     await this.defuse(id).catch(() => undefined);
     await this.removeService(id);
+    if (pinned) await this.lastTaskGone(id);
+    await this.dropFileSecrets(id);
+  }
+
+  /**
+   * A run let run but without a container as it was removed: its task may still be made into one
+   * on its node. Until the task has ended (at most PIN_WAIT_MS), a container it gets is removed
+   * there, and the secrets its node mounts for it stay until then.
+   */
+  private async lastTaskGone(id: string): Promise<void> {
+    for (const until = Date.now() + PIN_WAIT_MS; Date.now() < until;) {
+      const live = (await this.tasks(id).catch(() => [] as Task[])).filter(t => !TASK_ENDED.includes(t.Status?.State ?? ''));
+      if (!live.length) return;
+      for (const t of live) {
+        const cid = t.Status?.ContainerStatus?.ContainerID;
+        const node = cid && t.NodeID ? await this.engineOfNode(t.NodeID).catch(() => null) : null;
+        if (cid && node) await (node.engine ? node.engine.remove(cid) : super.remove(cid)).catch(() => undefined);
+      }
+      await new Promise(r => setTimeout(r, 100));
+    }
   }
 
   private async removeService(id: string): Promise<void> {

@@ -3,13 +3,29 @@ import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { cpSync, createReadStream, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { promises as fsp } from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
+import { gzipSync } from 'node:zlib';
 import Docker from 'dockerode';
 import { DockerRuntime } from '../../src/runner/dockerRuntime';
 import { C, helperFile, joinTars, tarOf } from '../../src/runner/containerFiles';
 import { LABEL, Runner, type RunEvents } from '../../src/runner/execute';
 import { HostQueue } from '../../src/runner/hostQueue';
-import { ARMED, FIRST, FREED, GIVE_BACK_SIGNAL, GO_NOW, GO_SIGNAL, HELD, KEEPER, NEXT_SIGNAL, READY, SLOT_DIR } from '../../src/runner/slotScripts';
+import {
+  ARMED,
+  FILES_ENV,
+  FILES_SECRET,
+  FIRST,
+  FREED,
+  GIVE_BACK_SIGNAL,
+  GO_NOW,
+  GO_SIGNAL,
+  HELD,
+  KEEPER,
+  NEXT_SIGNAL,
+  READY,
+  SLOT_DIR,
+} from '../../src/runner/slotScripts';
 import type { HostConfig } from '../../src/core/run/hosts';
 import { planRun } from '../../src/core/run/plan';
 import { newRunId } from '../../src/runner/runRecord';
@@ -555,6 +571,67 @@ describe('runner on a real Docker engine with the fake vLLM image', function () 
       assert.equal(await sh('cat', `${C.logs}/two.exit`), '0');
     } finally {
       await rt.remove(id);
+    }
+  });
+
+  it("a swarm slot's run whose files come as the swarm's secrets, on the real engine: its command unpacks the pieces, joined, before anything (bytes, a 0400 secret, the go) and takes the GPUs with nothing put in; a corrupt piece ends it with a message naming the secrets", async function () {
+    const docker = new Docker({ socketPath: engine.unix.slice(7) });
+    const volume = `bt-slot-files-${Date.now()}`;
+    const dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'bench-triage-test-secrets-'));
+    const made: string[] = [];
+    const rt = new DockerRuntime(host());
+    // What the swarm would mount: each piece a read-only file at /run/secrets/FILES_SECRET.i.
+    const container = async (name: string, pieces: Buffer[]) => {
+      const mounts = pieces.map((b, i) => {
+        const f = path.join(dir, `${name}.${i}`);
+        writeFileSync(f, b);
+        return { Type: 'bind' as const, Source: f, Target: `/run/secrets/${FILES_SECRET}.${i}`, ReadOnly: true };
+      });
+      const c = await docker.createContainer({
+        Image: IMAGE,
+        name: `${volume}-${name}`,
+        Env: ['BENCH_TRIAGE_SLOT=s1', `${FILES_ENV}=${pieces.length}`],
+        Cmd: ['python3', '-c', KEEPER, 'python3', C.helper, 'idle'],
+        HostConfig: { Mounts: [{ Type: 'volume', Source: volume, Target: SLOT_DIR }, ...mounts] },
+      });
+      made.push(c.id);
+      await c.start();
+      return c;
+    };
+    try {
+      const token = Buffer.from([0, 1, 2, 0xff, 0xfe, 10, 13, 0x80]);
+      const tar = await joinTars([
+        { dir: '/', tar: await tarOf([helperFile(), { name: 'bench-triage/secrets/hf_token', body: token, mode: 0o400 }]) },
+        { dir: '/', tar: await tarOf([{ name: GO_NOW, body: '' }], { bare: true }) },
+        { dir: '/', tar: await tarOf([{ name: READY, body: '' }], { bare: true }) },
+      ]);
+      const gz = gzipSync(tar);
+      const half = Math.ceil(gz.length / 2);
+      const ok = await container('ok', [gz.subarray(0, half), gz.subarray(half)]);
+      for (let i = 0; !(await rt.hasPath(ok.id, HELD)); i++) {
+        assert.ok(i < 200, `the run took its GPUs: ${(await ok.logs({ stdout: true, stderr: true })).toString()}`);
+        await new Promise(r => setTimeout(r, 50));
+      }
+      const got = await rt.exec(ok.id, [
+        'python3',
+        '-c',
+        'import os,sys;p="/bench-triage/secrets/hf_token";sys.stdout.buffer.write(open(p,"rb").read());print(oct(os.stat(p).st_mode&0o777))',
+      ]);
+      assert.deepEqual(got.stdout.subarray(0, token.length), token, "the secret's bytes");
+      assert.equal(got.stdout.subarray(token.length).toString().trim(), '0o400');
+      assert.equal((await rt.exec(ok.id, ['test', '-f', C.helper])).exitCode, 0, 'the helper unpacked');
+      const bad = await container('bad', [Buffer.concat([gz.subarray(0, half), Buffer.from('not the rest')])]);
+      const end = (await bad.wait()) as { StatusCode: number };
+      assert.equal(end.StatusCode, 1);
+      assert.match((await bad.logs({ stdout: true, stderr: true })).toString(), /bench-triage: cannot unpack the run's files from the swarm's secrets: /);
+      assert.equal(await rt.hasPath(bad.id, READY), false, 'nothing said ready');
+    } finally {
+      for (const id of made) await rt.remove(id).catch(() => undefined);
+      await docker
+        .getVolume(volume)
+        .remove()
+        .catch(() => undefined);
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 

@@ -6,7 +6,7 @@ import type Docker from 'dockerode';
 import { buildFakeImage, missingPrerequisites } from '../support/dockerEngine';
 import { copyImage, NODE_NVIDIA_CONFIG, startCluster, type Cluster, type ClusterNode } from './swarmCluster';
 import { makeRunFixture, removeRunFixtures, type RunFixture } from '../support/runFixture';
-import { freedFromRecords, labelled, watchGpuHolders } from './swarmRuns';
+import { fileSecrets, freedFromRecords, labelled, watchGpuHolders } from './swarmRuns';
 
 const REPO = path.resolve(__dirname, '../..');
 const CLI = path.join(REPO, 'dist/cli.js');
@@ -39,9 +39,9 @@ function cli(args: string[]): Promise<{ code: number | null; stdout: string; std
 
 const running = async (d: Docker) => (await d.listContainers({ filters: JSON.stringify({ label: [LABEL], status: ['running'] }) }).catch(() => [])).length;
 
-/** Services and containers (any state) of runs and of GPU slot holders, per node. */
+/** Services, the secrets that carried runs' files, and containers (any state) of runs and of GPU slot holders, per node. */
 async function leftovers(): Promise<Record<string, number>> {
-  const out: Record<string, number> = { services: await labelled(cluster.manager.docker, 'services') };
+  const out: Record<string, number> = { services: await labelled(cluster.manager.docker, 'services'), secrets: await fileSecrets(cluster.manager.docker) };
   for (const n of [cluster.manager, ...cluster.workers]) out[n.name] = await labelled(n.docker, 'containers');
   return out;
 }
@@ -57,6 +57,23 @@ async function liveTasks(runIds: ReadonlySet<string>): Promise<number> {
   }>;
   const ended = ['complete', 'shutdown', 'failed', 'rejected', 'orphaned', 'remove'];
   return tasks.filter(t => runIds.has(t.Spec?.ContainerSpec?.Labels?.[LABEL] ?? '') && !ended.includes(t.Status?.State ?? '')).length;
+}
+
+/** Those tasks, each as its state, desired state, node and error, for a failure's message. */
+async function taskStates(runIds: ReadonlySet<string>): Promise<string[]> {
+  const tasks = (await cluster.manager.docker.listTasks()) as Array<{
+    ServiceID?: string;
+    NodeID?: string;
+    DesiredState?: string;
+    Spec?: { ContainerSpec?: { Labels?: Record<string, string> } };
+    Status?: { State?: string; Err?: string; ContainerStatus?: { ContainerID?: string } };
+  }>;
+  return tasks
+    .filter(t => runIds.has(t.Spec?.ContainerSpec?.Labels?.[LABEL] ?? ''))
+    .map(
+      t =>
+        `${t.ServiceID?.slice(0, 12)} ${t.Status?.State}→${t.DesiredState} node ${t.NodeID?.slice(0, 12)} container ${t.Status?.ContainerStatus?.ContainerID?.slice(0, 12) ?? '-'} ${t.Status?.Err ?? ''}`,
+    );
 }
 
 async function availability(n: ClusterNode, to: 'drain' | 'active'): Promise<void> {
@@ -109,7 +126,7 @@ describe('a swarm of one manager and two workers, each a dockerd of its own (own
     if (!cluster) return;
     const left = await settled().catch(e => ({ error: String(e) }));
     await cluster.stop();
-    assert.deepEqual(left, { services: 0, 'bt-sw-manager': 0, 'bt-sw-worker1': 0, 'bt-sw-worker2': 0 }, 'services or containers left behind');
+    assert.deepEqual(left, { services: 0, secrets: 0, 'bt-sw-manager': 0, 'bt-sw-worker1': 0, 'bt-sw-worker2': 0 }, 'services or containers left behind');
   });
 
   it('the workers advertise 2 NVIDIA-GPU each and name their engines; the manager none', async () => {
@@ -217,6 +234,9 @@ describe('a swarm of one manager and two workers, each a dockerd of its own (own
       handOvers.every(h => h.made !== null && h.made > h.heldBefore),
       `runs made before the run ahead of them held its GPUs: ${JSON.stringify(handOvers)}`,
     );
+    // Each run's files, first phase and markers came with its container, as the swarm's secrets its
+    // command unpacked: none was put in after the container was made (the logs below are whole).
+    assert.deepEqual(w.extractions(), {}, 'archives put into run containers');
     // Each run's record has when it took its GPUs; the four that had a run after them, when they gave them back.
     let gaveBack = 0;
     for (const r of fresh) {
@@ -265,7 +285,7 @@ describe('a swarm of one manager and two workers, each a dockerd of its own (own
       waited.some(m => m![2] === 'seen as its node made its container'),
       placed.map(m => m![0]).join('\n'),
     );
-    assert.deepEqual(await settled(), { services: 0, 'bt-sw-manager': 0, 'bt-sw-worker1': 0, 'bt-sw-worker2': 0 });
+    assert.deepEqual(await settled(), { services: 0, secrets: 0, 'bt-sw-manager': 0, 'bt-sw-worker1': 0, 'bt-sw-worker2': 0 });
   });
 
   it("swarm check says what each node lacks: no NVIDIA runtime on the fake workers, each node's own swarm-resource read from its file, a worker without its engine label named with the fix", async () => {
@@ -377,7 +397,7 @@ describe('a swarm of one manager and two workers, each a dockerd of its own (own
     const resume = await cli(['resume', '--folder', fx.folder, ...hostArgs(), '--gpus', '4']);
     assert.equal(resume.code, 0, resume.stderr);
     const left = await leftovers();
-    assert.deepEqual(left, { services: 0, 'bt-sw-manager': 0, 'bt-sw-worker1': 0, 'bt-sw-worker2': 0 });
+    assert.deepEqual(left, { services: 0, secrets: 0, 'bt-sw-manager': 0, 'bt-sw-worker1': 0, 'bt-sw-worker2': 0 });
     assert.equal(runRecords(fx.folder).filter(r => !before.has(r.runId)).length, 2, 'no third attempt');
   });
 
@@ -444,7 +464,7 @@ describe('a swarm of one manager and two workers, each a dockerd of its own (own
         held.some(r => r.status === 'interrupted'),
         `the run the drain stopped is interrupted, not failed: ${JSON.stringify(held.map(r => [r.runId, r.status, JSON.parse(readFileSync(path.join(r.dir, 'run.json'), 'utf8')).error]))}`,
       );
-      assert.deepEqual(await settled(), { services: 0, 'bt-sw-manager': 0, 'bt-sw-worker1': 0, 'bt-sw-worker2': 0 });
+      assert.deepEqual(await settled(), { services: 0, secrets: 0, 'bt-sw-manager': 0, 'bt-sw-worker1': 0, 'bt-sw-worker2': 0 });
     } finally {
       await availability(victim!, 'active');
     }
@@ -490,16 +510,20 @@ describe('a swarm of one manager and two workers, each a dockerd of its own (own
       if (seen.at(-1)?.endsWith(s) !== true) seen.push(`${Date.now() - t0} ms ${s}`);
     };
     note();
-    while ((Object.values(left).some(Boolean) || tasks) && Date.now() - t0 < 10_000) {
+    while ((Object.entries(left).some(([k, v]) => k !== 'secrets' && v) || tasks) && Date.now() - t0 < 10_000) {
       await new Promise(res => setTimeout(res, 50));
       [left, tasks] = [await leftovers(), await liveTasks(ids)];
       note();
     }
     const took = Date.now() - t0;
-    assert.deepEqual({ ...left, tasks }, { services: 0, 'bt-sw-manager': 0, 'bt-sw-worker1': 0, 'bt-sw-worker2': 0, tasks: 0 }, seen.join('\n'));
+    // The 2 s are for what runs or holds GPUs; the secrets that carried the runs' files go as their services do, checked below.
+    const { secrets: _secrets, ...gone } = left;
+    if (tasks) seen.push(...(await taskStates(ids)));
+    assert.deepEqual({ ...gone, tasks }, { services: 0, 'bt-sw-manager': 0, 'bt-sw-worker1': 0, 'bt-sw-worker2': 0, tasks: 0 }, seen.join('\n'));
     assert.ok(took <= 2000, `the campaign's tasks, services and containers were gone ${took} ms after the cancel (at most 2000):\n${seen.join('\n')}`);
     const out = await campaign;
     assert.equal(out.code, 1, 'a cancelled campaign exits 1');
+    assert.equal(await fileSecrets(cluster.manager.docker), 0, "no secret of the runs' files is left once the campaign has ended");
     const states = readdirSync(path.join(fx.folder, '.bench-triage/campaigns', id, 'runs')).map(
       f => (JSON.parse(readFileSync(path.join(fx.folder, '.bench-triage/campaigns', id, 'runs', f), 'utf8')) as { state: string }).state,
     );

@@ -41,6 +41,11 @@ export async function labelled(d: Docker, what: 'services' | 'containers'): Prom
   return n;
 }
 
+/** Secrets that carried runs' files into their containers (runner/swarmRuntime.ts's label), on the manager. */
+export async function fileSecrets(d: Docker): Promise<number> {
+  return (await d.listSecrets({ filters: JSON.stringify({ label: ['bench-triage.files-of'] }) })).length;
+}
+
 /** A marker's modification time, from the engine's stat of the path (null: not yet): when the run took its GPUs (HELD) or gave them back (FREED). */
 async function markedAt(d: Docker, id: string, file: string): Promise<number | null> {
   const res = (await d
@@ -80,13 +85,15 @@ export function watchGpuHolders(engines: Array<{ name: string; docker: Docker }>
   const died = new Map<string, number>();
   /** When each run container was made (its engine's `create` event). */
   const made = new Map<string, number>();
+  /** Archives the engine extracted into each run container (files put after it was made). */
+  const extracted = new Map<string, number>();
   /** The phases the runner launched by an exec in a run container (the helper's `launch <phase>`). */
   const launchedByExec: string[] = [];
   let stopped = false;
   const streams: Array<{ destroy(): void }> = [];
   for (const e of engines)
     void (e.docker.getEvents as (o: object) => Promise<unknown>)
-      .call(e.docker, { filters: JSON.stringify({ type: ['container'], event: ['create', 'die', 'exec_start'], label: [RUN_LABEL] }) })
+      .call(e.docker, { filters: JSON.stringify({ type: ['container'], event: ['create', 'die', 'exec_start', 'extract-to-dir'], label: [RUN_LABEL] }) })
       .then(st => {
         const s = st as unknown as NodeJS.ReadableStream & { destroy(): void };
         if (stopped) return s.destroy();
@@ -102,6 +109,7 @@ export function watchGpuHolders(engines: Array<{ name: string; docker: Docker }>
               if (launch) launchedByExec.push(launch[1]);
               else if (ev.id && ev.timeNano && ev.Action === 'die') died.set(ev.id, ev.timeNano / 1e6);
               else if (ev.id && ev.timeNano && ev.Action === 'create') made.set(ev.id, ev.timeNano / 1e6);
+              else if (ev.id && ev.Action === 'extract-to-dir') extracted.set(ev.id, (extracted.get(ev.id) ?? 0) + 1);
             }
         });
         s.on('error', () => {});
@@ -162,6 +170,10 @@ export function watchGpuHolders(engines: Array<{ name: string; docker: Docker }>
       const out: Record<string, number> = {};
       for (const s of spans.values()) out[`${s.node} ${s.gpus}`] = (out[`${s.node} ${s.gpus}`] ?? 0) + 1;
       return out;
+    },
+    /** After stop: the run containers files were put into, and how many archives each. */
+    extractions(): Record<string, number> {
+      return Object.fromEntries([...extracted].map(([id, n]) => [id.slice(0, 12), n]));
     },
     /** After stop: each phase name the runner launched by an exec, once per launch. */
     execLaunches(): string[] {
