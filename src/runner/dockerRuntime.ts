@@ -277,6 +277,29 @@ export class DockerRuntime implements ContainerRuntime, ImageRuntime {
     }
   }
 
+  /**
+   * The last lines a container's first process wrote (stdout and stderr as they came, the last
+   * 2 KB at most): what an error says when that process ended before the run could begin.
+   */
+  async lastOutput(id: string): Promise<string> {
+    const c = this.docker.getContainer(id);
+    const raw = await this.call(s =>
+      (c.logs as (o: object) => Promise<Buffer>).call(c, { stdout: true, stderr: true, tail: 5, follow: false, abortSignal: s }),
+    );
+    // Without a TTY the engine frames each write: stream byte, 3 zeros, big-endian length.
+    const parts: Buffer[] = [];
+    for (let at = 0; at + 8 <= raw.length;) {
+      const n = raw.readUInt32BE(at + 4);
+      parts.push(raw.subarray(at + 8, at + 8 + n));
+      at += 8 + n;
+    }
+    const all = Buffer.concat(parts);
+    return all
+      .subarray(Math.max(0, all.length - 2048))
+      .toString('utf8')
+      .trim();
+  }
+
   /** Sends a signal to a container's first process. */
   async signal(id: string, signal: string): Promise<void> {
     await this.call(s => this.docker.getContainer(id).kill(withSignal(s, { signal })));

@@ -320,8 +320,9 @@ export class SwarmRuntime extends DockerRuntime {
     // with the first runs' containers on the node's engine (the GPUs' idle time then).
     const ahead = new AbortController();
     await this.turn(id, slot, signal, () => ahead.abort(), ahead.signal);
+    if (signal?.aborted) throw new RunnerError(`${this.where}: cancelled while the swarm held the run`, 'cancelled');
     // First in line now means first until it ends: runs only leave a slot's line from its front.
-    const bundle = await this.bundleFiles(id, first, [...slot.runs][0] === id);
+    const bundle = await this.bundleFiles(id, first, [...slot.runs][0] === id, signal);
     const svc = this.docker.getService(id);
     const info = await this.call(s =>
       (svc.inspect as (o: object) => Promise<{ Version?: { Index?: number }; Spec?: Record<string, any> }>).call(svc, { abortSignal: s }),
@@ -362,6 +363,8 @@ export class SwarmRuntime extends DockerRuntime {
   private readonly pinned = new Set<string>();
   private readonly pinning = new Map<string, Promise<unknown>>();
 
+  /** Runs whose files were to go as the swarm's secrets (made or not). */
+  private readonly bundleTried = new Set<string>();
   /** Runs whose files went as the swarm's secrets (these), and whether each was first in its slot's line then. */
   private readonly bundled = new Map<string, { secrets: Array<{ id: string; name: string }>; goNow: boolean }>();
 
@@ -373,7 +376,12 @@ export class SwarmRuntime extends DockerRuntime {
    * then for an extraction of the engine's own: 0.3–1.4 s of a campaign's first runs on a busy
    * node. Null, the files put as before, when a part is a stream, they are too big, or the swarm refuses.
    */
-  private async bundleFiles(id: string, first: FirstPhase | undefined, goNow: boolean): Promise<{ secrets: Array<{ id: string; name: string }> } | null> {
+  private async bundleFiles(
+    id: string,
+    first: FirstPhase | undefined,
+    goNow: boolean,
+    signal?: AbortSignal,
+  ): Promise<{ secrets: Array<{ id: string; name: string }> } | null> {
     const pending = this.pendingFiles.get(id) ?? [];
     if (!pending.every(p => Buffer.isBuffer(p.tar))) return null;
     const parts = [...pending] as Array<{ dir: string; tar: Buffer }>;
@@ -383,36 +391,45 @@ export class SwarmRuntime extends DockerRuntime {
     const gz = await gzipped(await joinTars(parts));
     const pieces = Math.ceil(gz.length / FILES_PIECE);
     if (pieces > FILES_PIECES_MAX) return null;
-    const made: Array<{ id: string; name: string }> = [];
-    try {
-      for (let i = 0; i < pieces; i++) {
+    // From here its removal looks for secrets of it, whatever becomes of this.
+    this.bundleTried.add(id);
+    const made = await Promise.allSettled(
+      Array.from({ length: pieces }, async (_, i) => {
         const name = `${FILES_SECRET}-${id}-${i}`;
-        const secret = await this.call(s =>
-          this.docker.createSecret({
-            Name: name,
-            Labels: { [FILES_LABEL]: id, [SLOT_OWNER_LABEL]: OWNER },
-            Data: gz.subarray(i * FILES_PIECE, (i + 1) * FILES_PIECE).toString('base64'),
-            abortSignal: s,
-          } as never),
+        const secret = await this.call(
+          s =>
+            this.docker.createSecret({
+              Name: name,
+              Labels: { [FILES_LABEL]: id, [SLOT_OWNER_LABEL]: OWNER },
+              Data: gz.subarray(i * FILES_PIECE, (i + 1) * FILES_PIECE).toString('base64'),
+              abortSignal: s,
+            } as never),
+          signal,
         );
         const sid = (secret as { id?: string; ID?: string }).id ?? (secret as { ID?: string }).ID;
         if (!sid) throw new RunnerError(`${this.where}: the swarm did not return a secret id`, 'docker');
-        made.push({ id: sid, name });
-      }
-    } catch {
-      await this.removeSecrets(made);
+        return { id: sid, name };
+      }),
+    );
+    const secrets = made.flatMap(m => (m.status === 'fulfilled' ? [m.value] : []));
+    if (secrets.length < pieces || signal?.aborted) {
+      await this.removeSecrets(secrets);
+      if (signal?.aborted) throw new RunnerError(`${this.where}: cancelled while the swarm held the run`, 'cancelled');
       return null;
     }
-    this.bundled.set(id, { secrets: made, goNow });
+    this.bundled.set(id, { secrets, goNow });
     this.pendingFiles.delete(id);
-    return { secrets: made };
+    return { secrets };
   }
 
   /** Removes a run's file secrets once its service is gone (a secret a service names cannot be): these, or those its label finds. */
   private async dropFileSecrets(id: string): Promise<void> {
     const known = this.bundled.get(id)?.secrets;
     this.bundled.delete(id);
+    const tried = this.bundleTried.delete(id);
     if (known) return this.removeSecrets(known);
+    // A run this process made and never tried to send so has none; one it re-attached may.
+    if (!tried && this.images.has(id)) return;
     const list = this.docker.listSecrets as (o: object) => Promise<Array<{ ID: string }>>;
     const found = await this.call(s => list.call(this.docker, { filters: JSON.stringify({ label: [`${FILES_LABEL}=${id}`] }), abortSignal: s })).catch(
       () => [] as Array<{ ID: string }>,
@@ -930,6 +947,14 @@ export class SwarmRuntime extends DockerRuntime {
       for (let i = 0; !(await engine.hasPath(c.container, ARMED)); i++) {
         if (signal?.aborted) throw new RunnerError(`${this.where}: cancelled`, 'cancelled');
         if (i >= 600) throw new RunnerError(`${this.where}: the run's command did not get ready within 30 s`, 'docker');
+        // Ended before it was ready (its files could not be unpacked, say): said now, with what it wrote, not after 30 s.
+        if (i > 0 && i % 20 === 0) {
+          const st = await engine.inspect(c.container).catch(() => null);
+          if (st && !st.running && st.status === 'exited') {
+            const said = await engine.lastOutput(c.container).catch(() => '');
+            throw new RunnerError(`${this.where}: the run's command ended (exit ${st.exitCode}) before it was ready${said ? `: ${said}` : ''}`, 'docker');
+          }
+        }
         await new Promise(r => setTimeout(r, 50));
       }
       const gate = this.exec(id, ['python3', '-c', GATE, ...(first ? [first.marker] : [])], { signal: stop });
@@ -1191,7 +1216,9 @@ export class SwarmRuntime extends DockerRuntime {
     // A run being pinned as it is removed (a cancel): the pin ends first (it lets nothing run once
     // cancelled), so that the service is not let run behind the removal's back.
     const pin = this.pinning.get(id);
-    if (pin) await Promise.race([pin, new Promise(r => setTimeout(r, PIN_WAIT_MS).unref?.())]);
+    const pinEnded = pin ? await Promise.race([pin.then(() => true), new Promise<boolean>(r => setTimeout(() => r(false), PIN_WAIT_MS).unref?.())]) : true;
+    // A pin still under way (a manager that does not answer) may yet make secrets: they go when it ends.
+    if (!pinEnded) void pin!.then(() => this.dropFileSecrets(id)).catch(() => undefined);
     const c = this.containers.get(id) ?? (await this.placed(id).catch(() => null));
     this.containers.delete(id);
     // Removed at once (forced: killed, then removed, in one call), its service beside it: a run's
@@ -1231,9 +1258,11 @@ export class SwarmRuntime extends DockerRuntime {
       if (failed) throw failed;
       return this.dropFileSecrets(id);
     }
+    // Its tasks, asked before the service goes (the manager lists a service's tasks only while it exists).
+    const tasks = pinned ? (await this.tasks(id).catch(() => [] as Task[])).map(t => t.ID) : [];
     await this.defuse(id).catch(() => undefined);
     await this.removeService(id);
-    if (pinned) await this.lastTaskGone(id);
+    if (tasks.length) await this.lastTaskGone(tasks);
     await this.dropFileSecrets(id);
   }
 
@@ -1242,9 +1271,12 @@ export class SwarmRuntime extends DockerRuntime {
    * on its node. Until the task has ended (at most PIN_WAIT_MS), a container it gets is removed
    * there, and the secrets its node mounts for it stay until then.
    */
-  private async lastTaskGone(id: string): Promise<void> {
+  private async lastTaskGone(taskIds: string[]): Promise<void> {
+    const list = this.docker.listTasks as (o: object) => Promise<Task[]>;
     for (const until = Date.now() + PIN_WAIT_MS; Date.now() < until;) {
-      const live = (await this.tasks(id).catch(() => [] as Task[])).filter(t => !TASK_ENDED.includes(t.Status?.State ?? ''));
+      const all = await this.call(s => list.call(this.docker, { filters: JSON.stringify({ id: taskIds }), abortSignal: s })).catch(() => null);
+      if (!all) return;
+      const live = all.filter(t => !TASK_ENDED.includes(t.Status?.State ?? ''));
       if (!live.length) return;
       for (const t of live) {
         const cid = t.Status?.ContainerStatus?.ContainerID;

@@ -497,6 +497,7 @@ describe('a swarm of one manager and two workers, each a dockerd of its own (own
     }
     const before = await leftovers();
     assert.ok(before.services >= 3, `runs were under way when cancelled: ${JSON.stringify(before)}`);
+    assert.ok(before.secrets >= 3, `the runs under way had their files as secrets: ${JSON.stringify(before)}`);
     const asked = await cli(['campaign', 'cancel', '--folder', fx.folder, '--id', id]);
     const t0 = Date.now();
     assert.equal(asked.code, 0, asked.stderr);
