@@ -373,8 +373,8 @@ export class SwarmRuntime extends DockerRuntime {
    * (encrypted in the managers' store, on a tmpfs in the container): the node mounts them as it
    * makes the container, and the run's command unpacks them first. Put into the container
    * instead, they wait for its start to end (the engine locks a container while it starts it),
-   * then for an extraction of the engine's own: 0.3–1.4 s of a campaign's first runs on a busy
-   * node. Null, the files put as before, when a part is a stream, they are too big, or the swarm refuses.
+   * then for an extraction of the engine's own: 0.3–0.7 s after the start of a campaign's first
+   * runs on a busy node. Null, the files put as before, when a part is a stream, they are too big, or the swarm refuses.
    */
   private async bundleFiles(
     id: string,
@@ -384,10 +384,7 @@ export class SwarmRuntime extends DockerRuntime {
   ): Promise<{ secrets: Array<{ id: string; name: string }> } | null> {
     const pending = this.pendingFiles.get(id) ?? [];
     if (!pending.every(p => Buffer.isBuffer(p.tar))) return null;
-    const parts = [...pending] as Array<{ dir: string; tar: Buffer }>;
-    if (first) parts.push({ dir: '/', tar: await tarOf([{ name: FIRST, body: JSON.stringify(first) }], { bare: true }) });
-    if (goNow) parts.push({ dir: '/', tar: markerTar(GO_NOW) });
-    parts.push({ dir: '/', tar: markerTar(READY) });
+    const parts = (await this.runParts(id, first, goNow)) as Array<{ dir: string; tar: Buffer }>;
     const gz = await gzipped(await joinTars(parts));
     const pieces = Math.ceil(gz.length / FILES_PIECE);
     if (pieces > FILES_PIECES_MAX) return null;
@@ -420,6 +417,15 @@ export class SwarmRuntime extends DockerRuntime {
     this.bundled.set(id, { secrets, goNow });
     this.pendingFiles.delete(id);
     return { secrets };
+  }
+
+  /** The run's files as put so far, then its first phase (a slot's run), the go (first in its slot's line) and the ready marker, last. */
+  private async runParts(id: string, first: FirstPhase | undefined, goNow: boolean): Promise<Array<{ dir: string; tar: Buffer | NodeJS.ReadableStream }>> {
+    const parts = [...(this.pendingFiles.get(id) ?? [])];
+    if (first) parts.push({ dir: '/', tar: await tarOf([{ name: FIRST, body: JSON.stringify(first) }], { bare: true }) });
+    if (goNow) parts.push({ dir: '/', tar: markerTar(GO_NOW) });
+    parts.push({ dir: '/', tar: markerTar(READY) });
+    return parts;
   }
 
   /** Removes a run's file secrets once its service is gone (a secret a service names cannot be): these, or those its label finds. */
@@ -802,10 +808,7 @@ export class SwarmRuntime extends DockerRuntime {
           // The run's files, its first phase (a slot's run) and the ready marker, last; a run whose
           // files came as the swarm's secrets has them as its container starts.
           if (!bundled) {
-            const parts = [...(this.pendingFiles.get(id) ?? [])];
-            if (slot && first) parts.push({ dir: '/', tar: await tarOf([{ name: FIRST, body: JSON.stringify(first) }], { bare: true }) });
-            if (goNow) parts.push({ dir: '/', tar: markerTar(GO_NOW) });
-            parts.push({ dir: '/', tar: markerTar(READY) });
+            const parts = await this.runParts(id, slot ? first : undefined, goNow);
             this.pendingFiles.delete(id);
             await this.putAll(id, parts);
           }

@@ -60,6 +60,14 @@ const runArgs = (folder: string, role: string, ...more: string[]) => [
   ...IMAGES,
   ...more,
 ];
+/** A slot test's containers and its slot volume, removed whatever the test's outcome. */
+async function removeSlotTest(rt: DockerRuntime, docker: Docker, made: string[], volume: string): Promise<void> {
+  for (const id of made) await rt.remove(id).catch(() => undefined);
+  await docker
+    .getVolume(volume)
+    .remove()
+    .catch(() => undefined);
+}
 const sha = (buf: Buffer) => createHash('sha256').update(buf).digest('hex');
 const readJson = (f: string) => JSON.parse(readFileSync(f, 'utf8'));
 
@@ -625,12 +633,10 @@ describe('runner on a real Docker engine with the fake vLLM image', function () 
       assert.equal(end.StatusCode, 1);
       assert.match((await bad.logs({ stdout: true, stderr: true })).toString(), /bench-triage: cannot unpack the run's files from the swarm's secrets: /);
       assert.equal(await rt.hasPath(bad.id, READY), false, 'nothing said ready');
+      // What the runtime says of a run whose command ended before it was ready.
+      assert.match(await rt.lastOutput(bad.id), /^bench-triage: cannot unpack the run's files from the swarm's secrets: .+$/);
     } finally {
-      for (const id of made) await rt.remove(id).catch(() => undefined);
-      await docker
-        .getVolume(volume)
-        .remove()
-        .catch(() => undefined);
+      await removeSlotTest(rt, docker, made, volume);
       rmSync(dir, { recursive: true, force: true });
     }
   });
@@ -713,11 +719,7 @@ describe('runner on a real Docker engine with the fake vLLM image', function () 
       await docker.getContainer(c).kill();
       await waitFor('d holds the GPUs once c is gone, with no signal sent to it', () => held(d));
     } finally {
-      for (const id of made) await rt.remove(id).catch(() => undefined);
-      await docker
-        .getVolume(volume)
-        .remove()
-        .catch(() => undefined);
+      await removeSlotTest(rt, docker, made, volume);
     }
   });
 
