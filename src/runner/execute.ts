@@ -399,6 +399,12 @@ export class Runner {
       r,
       `container ${id.slice(0, 12)} started from ${r.image}${r.gpuIds.length ? ` on GPUs ${r.gpuIds.join(',')}` : ''}${r.node ? ` on node ${r.node}` : ''}${placed}`,
     );
+    if (wait?.moved)
+      this.note(
+        dir,
+        r,
+        `moved to a GPU slot on node ${wait.moved.to} that freed first, after waiting ${wait.moved.waitedS.toFixed(1)} s behind a run under way on node ${wait.moved.from} (its container there withdrew before taking the GPUs)`,
+      );
     if (launched) this.note(dir, r, `${launched.name} launched by the container as it took its GPUs`);
   }
 

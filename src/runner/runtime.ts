@@ -89,8 +89,12 @@ export interface ContainerRuntime {
   imageOf?(id: string): Promise<string | null>;
   /** On a cluster engine, the node's pull of the image before the run started, when it had to pull. */
   pullOf?(id: string): Promise<{ node: string; seconds: number } | null>;
-  /** On a cluster engine: how long the run waited to be placed (GPUs free on a node), and whether its placement was seen as its node made its container (an event) or by polling. */
-  waitOf?(id: string): Promise<{ seconds: number; seenBy: 'event' | 'poll' } | null>;
+  /**
+   * On a cluster engine: how long the run waited to be placed (GPUs free on a node), whether its
+   * placement was seen as its node made its container (an event) or by polling, and, when it moved
+   * from behind a run under way to a slot that freed first, the two nodes and how long it had waited.
+   */
+  waitOf?(id: string): Promise<{ seconds: number; seenBy: 'event' | 'poll'; moved?: { from: string; to: string; waitedS: number } } | null>;
   /** On a cluster engine: whether a running task has its run's files (put once placed), so that its phases can run. */
   filesIn?(id: string): Promise<boolean>;
   exec(id: string, argv: string[], opts?: ExecOptions): Promise<ExecOutcome>;

@@ -26,6 +26,15 @@ export const GO_NOW = '/.bench-triage-go';
 export const GO_SIGNAL = 'SIGWINCH';
 /** Tells the run next in line on a slot to wait on the slot's lock itself (the default action of SIGURG is to ignore it). */
 export const NEXT_SIGNAL = 'SIGURG';
+/**
+ * Asks a slot's run that waits for its GPUs to give up its place (the runner moves it to a slot
+ * that freed first): its command ends with WITHDRAWN_EXIT if it has not taken the GPUs, and does
+ * nothing once it has (that run goes on where it is). A handler, not a mask: it must interrupt the
+ * wait on the lock or for the go.
+ */
+export const WITHDRAW_SIGNAL = 'SIGUSR1';
+/** The exit code of a run's command that withdrew: nothing of the run was launched, its lock is let go. */
+export const WITHDRAWN_EXIT = 75;
 /** Asks a finished run's first process to end every other process of the run and hand its GPUs over (the helper's `idle` handles it). */
 export const GIVE_BACK_SIGNAL = 'SIGUSR2';
 /**
@@ -63,6 +72,11 @@ export const KEEPER = [
   'import fcntl,json,os,signal,sys,time',
   `s=os.environ.get('BENCH_TRIAGE_SLOT')`,
   `GO,NEXT=signal.${GO_SIGNAL},signal.${NEXT_SIGNAL}`,
+  // Committed once it holds the GPUs and may go: a withdrawal before that ends the command (its
+  // lock goes with it, nothing launched); after it, the withdrawal is too late and is ignored.
+  'committed=False',
+  'def withdraw(*a):',
+  `  if not committed: os._exit(${WITHDRAWN_EXIT})`,
   'def lock(name, how):',
   `  fd=os.open('${SLOT_DIR}/'+s+'.'+name, os.O_RDWR|os.O_CREAT, 0o666)`,
   '  fcntl.flock(fd, how)',
@@ -70,6 +84,7 @@ export const KEEPER = [
   'if s:',
   // A handler, not the default: the first process of a container gets no signal it does not handle.
   '  for g in (GO,NEXT): signal.signal(g, lambda *a: None)',
+  `  signal.signal(signal.${WITHDRAW_SIGNAL}, withdraw)`,
   '  signal.pthread_sigmask(signal.SIG_BLOCK, {GO,NEXT})',
   `  lock('claim', fcntl.LOCK_SH)`,
   // The run's files as the swarm's secrets: unpacked before anything waits for them (READY is in them).
@@ -93,6 +108,7 @@ export const KEEPER = [
   '    os.unlink(token); handed=True',
   '  except OSError: handed=False',
   '  if not (went or handed): signal.sigwaitinfo({GO})',
+  '  committed=True',
   '  for g in (GO,NEXT): signal.signal(g, signal.SIG_IGN)',
   '  signal.pthread_sigmask(signal.SIG_UNBLOCK, {GO,NEXT})',
   '  os.set_inheritable(held, True)',
@@ -114,7 +130,7 @@ export const KEEPER = [
   '  try:',
   // Only the container's first process holds the lock: the phase's end never gives it back.
   '    if held>=0: os.close(held)',
-  '    signal.signal(GO, signal.SIG_DFL)',
+  `    for g in (GO, signal.${WITHDRAW_SIGNAL}): signal.signal(g, signal.SIG_DFL)`,
   '    os.setsid()',
   "    os.execvp(first['argv'][0], first['argv'])",
   '  except BaseException as e:',

@@ -25,6 +25,8 @@ import {
   SLOT_DIR,
   SLOT_VOLUME,
   UNCLAIMED,
+  WITHDRAW_SIGNAL,
+  WITHDRAWN_EXIT,
 } from './slotScripts';
 import type { ContainerSpec, ContainerState, ExecOptions, ExecOutcome, FirstPhase, LabelledContainer } from './runtime';
 
@@ -84,6 +86,31 @@ interface HeldSlot extends Slot {
   wake: Set<() => void>;
   /** The run whose container holds the slot's GPUs now (its gate answered), or null. */
   holding: string | null;
+  /**
+   * Runs behind another here that could move to a slot freed first (their files came with their
+   * container), each with how to ask it: true when it takes the offer.
+   */
+  movers: Map<string, (to: HeldSlot) => boolean>;
+}
+/**
+ * A slot left with no run waits this long for a campaign's next run before it takes a run waiting
+ * behind another slot's run under way (that run may end in minutes; a free GPU meanwhile is idle).
+ */
+const STEAL_AFTER_MS = 400;
+/** Containers of runs that withdrew from a slot to move to another: their events and tasks are the past. */
+const withdrawnContainers = new Set<string>();
+/** Tasks of runs from before they moved (the task the run's service ran on its first slot). */
+const supersededTasks = new Set<string>();
+/** Adds `v` to a process-wide set kept to its latest few thousand. */
+function remember(set: Set<string>, v: string): void {
+  set.add(v);
+  if (set.size > 4096) set.delete(set.values().next().value!);
+}
+/** Thrown by a run's wait for its GPUs when it withdrew to take slot `to`, freed first. */
+class SlotMove extends Error {
+  constructor(readonly to: HeldSlot) {
+    super('moved to a slot that freed first');
+  }
 }
 /** This process's slots, per manager (by `where`). */
 const slotPools = new Map<string, Map<string, HeldSlot>>();
@@ -127,6 +154,8 @@ const NODE_WATCH_MS = 3000;
 
 interface Task {
   ID: string;
+  CreatedAt?: string;
+  JobIteration?: { Index?: number };
   NodeID?: string;
   /** The generic resources (GPUs) the swarm assigned the task, from its assignment on. */
   GenericResources?: GenericResource[];
@@ -323,6 +352,25 @@ export class SwarmRuntime extends DockerRuntime {
     if (signal?.aborted) throw new RunnerError(`${this.where}: cancelled while the swarm held the run`, 'cancelled');
     // First in line now means first until it ends: runs only leave a slot's line from its front.
     const bundle = await this.bundleFiles(id, first, [...slot.runs][0] === id, signal);
+    await this.pin(id, slot, place, signal, bundle);
+    this.pinned.add(id);
+  }
+
+  /** The slot's variables each pinned run was given (replaced when it moves to another slot). */
+  private readonly slotEnv = new Map<string, string[]>();
+
+  /**
+   * Pins run `id`'s service to its slot's node with the slot's GPUs and lets the swarm run it (with
+   * its files as secrets when bundled). Any update of a job runs it again: a run moved to another
+   * slot, its command withdrawn, is pinned anew and gets a new task there.
+   */
+  private async pin(
+    id: string,
+    slot: HeldSlot,
+    place: SlotPlace,
+    signal: AbortSignal | undefined,
+    bundle: { secrets: Array<{ id: string; name: string }> } | null,
+  ): Promise<void> {
     const svc = this.docker.getService(id);
     const info = await this.call(s =>
       (svc.inspect as (o: object) => Promise<{ Version?: { Index?: number }; Spec?: Record<string, any> }>).call(svc, { abortSignal: s }),
@@ -331,6 +379,9 @@ export class SwarmRuntime extends DockerRuntime {
     const cs = spec.TaskTemplate.ContainerSpec;
     // A cancel meanwhile lets nothing run: its removal waits for this pin, and finds it paused.
     if (signal?.aborted) throw new RunnerError(`${this.where}: cancelled while the swarm held the run`, 'cancelled');
+    const before = new Set(this.slotEnv.get(id) ?? []);
+    const env = [`BENCH_TRIAGE_SLOT=${slot.id}`, ...place.resourceEnv];
+    this.slotEnv.set(id, env);
     await this.call(s =>
       (svc.update as (o: object) => Promise<unknown>).call(svc, {
         ...spec,
@@ -339,7 +390,7 @@ export class SwarmRuntime extends DockerRuntime {
           ...spec.TaskTemplate,
           ContainerSpec: {
             ...cs,
-            Env: [...(cs.Env ?? []), `BENCH_TRIAGE_SLOT=${slot.id}`, ...place.resourceEnv, ...(bundle ? [`${FILES_ENV}=${bundle.secrets.length}`] : [])],
+            Env: [...((cs.Env ?? []) as string[]).filter(e => !before.has(e)), ...env, ...(bundle ? [`${FILES_ENV}=${bundle.secrets.length}`] : [])],
             ...(bundle
               ? {
                   Secrets: bundle.secrets.map((secret, i) => ({
@@ -356,7 +407,6 @@ export class SwarmRuntime extends DockerRuntime {
         abortSignal: s,
       }),
     );
-    this.pinned.add(id);
   }
 
   /** Runs pinned to their slot's node (let run), and those being pinned: a removal waits for the pin, then for a pinned run's container. */
@@ -477,6 +527,7 @@ export class SwarmRuntime extends DockerRuntime {
       at: null,
       wake: new Set(),
       holding: null,
+      movers: new Map(),
     } as unknown as HeldSlot;
     const labels = { [SLOT_LABEL]: slot.id, [SLOT_OWNER_LABEL]: OWNER };
     slot.service = this.call(s =>
@@ -577,11 +628,51 @@ export class SwarmRuntime extends DockerRuntime {
     this.slotOf.delete(id);
     slot.runs.delete(id);
     if (slot.holding === id) slot.holding = null;
+    slot.movers.delete(id);
     for (const w of [...slot.wake]) w();
     if (slot.runs.size || slot.dead) return;
     if (cancelled) return void retireSlot(slot);
+    this.slotIdle(slot);
+  }
+
+  /**
+   * A slot left with no run: given back to the swarm after a moment (a campaign's next run comes at
+   * once); before that, if no run came, it takes a run waiting behind another slot's run under way.
+   */
+  private slotIdle(slot: HeldSlot): void {
+    if (slot.linger) clearTimeout(slot.linger);
     slot.linger = setTimeout(() => void retireSlot(slot), SLOT_LINGER_MS);
     slot.linger.unref?.();
+    const steal = setTimeout(() => void this.steal(slot).catch(() => undefined), STEAL_AFTER_MS);
+    steal.unref?.();
+  }
+
+  /**
+   * Offers free slot `to` to a run waiting behind a run under way on another slot of the same size
+   * (the one behind the run that began last: the likeliest to run longest). The run withdraws its
+   * command there and is pinned here; if it took its GPUs there meanwhile, it stays, and the slot is
+   * free again.
+   */
+  private async steal(to: HeldSlot): Promise<void> {
+    if (to.runs.size || to.dead || !to.at) return;
+    // Not to a node being drained, down or gone (its holder is about to go too).
+    if (await this.nodeTrouble({ container: '', engine: to.at.engine, node: to.at.node, nodeId: to.at.nodeId })) return;
+    if (to.runs.size || to.dead) return;
+    const from = [...(slotPools.get(this.where)?.values() ?? [])]
+      .filter(s => s !== to && !s.dead && s.gpus === to.gpus && s.holding !== null && [...s.movers.keys()].some(r => r !== s.holding))
+      .sort((a, b) => b.busySince - a.busySince);
+    for (const s of from)
+      for (const [run, offer] of s.movers) {
+        if (run === s.holding || [...s.runs][0] === run) continue;
+        // Taken before it is offered: a campaign's next run arriving meanwhile lines up behind it.
+        to.runs.add(run);
+        if (offer(to)) {
+          if (to.linger) clearTimeout(to.linger);
+          to.linger = null;
+          return;
+        }
+        to.runs.delete(run);
+      }
   }
 
   /** Removes a holder: its container on its node (a job's container outlived its service on 20.10) and its service. */
@@ -653,7 +744,11 @@ export class SwarmRuntime extends DockerRuntime {
 
   private async tasks(id: string): Promise<Task[]> {
     const list = this.docker.listTasks as (o: object) => Promise<Task[]>;
-    return this.call(s => list.call(this.docker, { filters: JSON.stringify({ service: [id] }), abortSignal: s }));
+    const all = await this.call(s => list.call(this.docker, { filters: JSON.stringify({ service: [id] }), abortSignal: s }));
+    // A run moved to another slot has its service's task from before as history: the newest first, that one left out.
+    return all
+      .filter(t => !supersededTasks.has(t.ID))
+      .sort((a, b) => (b.JobIteration?.Index ?? 0) - (a.JobIteration?.Index ?? 0) || String(b.CreatedAt ?? '').localeCompare(String(a.CreatedAt ?? '')));
   }
 
   /** The container of the service's task and its node's engine once it runs; null while it is pending; an error if it cannot run. */
@@ -812,8 +907,17 @@ export class SwarmRuntime extends DockerRuntime {
             this.pendingFiles.delete(id);
             await this.putAll(id, parts);
           }
-          // A run of a slot waits here until the run before it there has handed its GPUs over or died.
-          if (slot) await this.takeGpus(id, slot, c, signal, first, goNow);
+          // A run of a slot waits here until the run before it there has handed its GPUs over or
+          // died, or moves to a slot that freed first (then it is placed anew, there).
+          if (slot) {
+            try {
+              await this.takeGpus(id, slot, c, signal, first, goNow);
+            } catch (e) {
+              if (!(e instanceof SlotMove)) throw e;
+              await this.moveRun(id, c, slot, e.to, signal);
+              continue;
+            }
+          }
           this.waits.set(id, { seconds: (Date.now() - asked) / 1000, seenBy });
           return;
         }
@@ -890,6 +994,76 @@ export class SwarmRuntime extends DockerRuntime {
   }
 
   /**
+   * Asks a run's command that waits for its GPUs to withdraw. True once its container has ended so
+   * (nothing of the run launched, its lock let go); false when it took its GPUs first, or its
+   * container ended otherwise (the gate says which).
+   */
+  private async withdraw(c: Placement, gate: Promise<ExecOutcome>): Promise<boolean> {
+    await (c.engine ?? this).signal(c.container, WITHDRAW_SIGNAL).catch(() => undefined);
+    const bound = new Promise<null>(r => setTimeout(() => r(null), 10_000).unref?.());
+    const out = await Promise.race([gate.catch(() => null), bound]);
+    if (out && (out.exitCode === 0 || out.exitCode === 3)) return false;
+    for (let i = 0; i < 100; i++) {
+      const st = await this.containerState(c).catch(() => undefined);
+      // Gone (a cancel removed it): it did not move.
+      if (st === null) return false;
+      if (st && !st.running) return st.exitCode === WITHDRAWN_EXIT;
+      await new Promise(r => setTimeout(r, 50));
+    }
+    return false;
+  }
+
+  /** A container's state on its node (this runtime's own `inspect` reads a run's service, not a container). */
+  private containerState(c: Placement): Promise<ContainerState | null> {
+    return c.engine ? c.engine.inspect(c.container) : super.inspect(c.container);
+  }
+
+  /** A move offered to run `id` did not happen: its place on `to` is given up, and `to` is free again. */
+  private refuseMove(to: HeldSlot, id: string): void {
+    to.runs.delete(id);
+    for (const w of [...to.wake]) w();
+    if (!to.runs.size && !to.dead) this.slotIdle(to);
+  }
+
+  /**
+   * Run `id` withdrew from slot `from` (its container ended, nothing of it launched) to take free
+   * slot `to`: its container there is removed and its task left as history, and its service is
+   * pinned to `to`'s node with `to`'s GPUs (a new task, its files as before). `from` keeps its run under way.
+   */
+  private async moveRun(id: string, c: Placement, from: HeldSlot, to: HeldSlot, signal: AbortSignal | undefined): Promise<void> {
+    const since = this.waitingSince.get(id) ?? Date.now();
+    remember(withdrawnContainers, c.container);
+    const w = placementWatches.get(this.where);
+    if (w?.seen.get(id)?.container === c.container) w.seen.delete(id);
+    this.containers.delete(id);
+    this.pullChecked.delete(id);
+    for (const t of await this.tasks(id)) remember(supersededTasks, t.ID);
+    from.runs.delete(id);
+    for (const wake of [...from.wake]) wake();
+    if (!from.runs.size && !from.dead) this.slotIdle(from);
+    this.slotOf.set(id, to);
+    const removal = (c.engine ? c.engine.remove(c.container) : super.remove(c.container)).catch(() => undefined);
+    try {
+      const place = await to.place;
+      this.deathWatch(place);
+      const pinning = this.pin(id, to, place, signal, null);
+      this.pinning.set(
+        id,
+        pinning.catch(() => undefined),
+      );
+      await pinning.finally(() => this.pinning.delete(id));
+      this.moves.set(id, { from: c.node, to: place.node, waitedS: (Date.now() - since) / 1000 });
+    } finally {
+      await removal;
+    }
+  }
+
+  /** Runs moved to a slot that freed first: the node they waited on, the node they went to, and how long they had waited. */
+  private readonly moves = new Map<string, { from: string; to: string; waitedS: number }>();
+  /** When each run began to wait behind a run under way on its slot. */
+  private readonly waitingSince = new Map<string, number>();
+
+  /**
    * Resolves when run `id` is the first of its slot's runs (those before it have died or given
    * their GPUs back), or as `stop` is aborted; rejects on cancel or the slot's loss. `next` is
    * called once, when the run is second in line and the first holds the GPUs.
@@ -952,7 +1126,7 @@ export class SwarmRuntime extends DockerRuntime {
         if (i >= 600) throw new RunnerError(`${this.where}: the run's command did not get ready within 30 s`, 'docker');
         // Ended before it was ready (its files could not be unpacked, say): said now, with what it wrote, not after 30 s.
         if (i > 0 && i % 20 === 0) {
-          const st = await engine.inspect(c.container).catch(() => null);
+          const st = await this.containerState(c).catch(() => null);
           if (st && !st.running && st.status === 'exited') {
             const said = await engine.lastOutput(c.container).catch(() => '');
             throw new RunnerError(`${this.where}: the run's command ended (exit ${st.exitCode}) before it was ready${said ? `: ${said}` : ''}`, 'docker');
@@ -970,11 +1144,32 @@ export class SwarmRuntime extends DockerRuntime {
         () => held.abort(),
       );
       const tell = () => void engine.signal(c.container, NEXT_SIGNAL).catch(() => undefined);
+      // Behind a run under way, it may move to a slot that frees first: its files came with its
+      // container (the swarm's secrets), so a container made for it on that slot's node has them too.
+      let moveTo: HeldSlot | null = null;
+      const moving = new AbortController();
+      if (!this.waitingSince.has(id)) this.waitingSince.set(id, Date.now());
+      if (this.bundled.has(id))
+        slot.movers.set(id, to => {
+          if (moveTo || held.signal.aborted || [...slot.runs][0] === id) return false;
+          moveTo = to;
+          moving.abort();
+          return true;
+        });
       try {
-        await this.turn(id, slot, signal, tell, held.signal);
+        await this.turn(id, slot, signal, tell, AbortSignal.any([held.signal, moving.signal]));
       } catch (e) {
         ctl.abort();
+        if (moveTo) this.refuseMove(moveTo, id);
         throw e;
+      } finally {
+        slot.movers.delete(id);
+      }
+      if (moveTo) {
+        const to: HeldSlot = moveTo;
+        if (await this.withdraw(c, gate)) throw new SlotMove(to);
+        // It took its GPUs here before the withdrawal reached it (or its container ended): it stays.
+        this.refuseMove(to, id);
       }
       if (!held.signal.aborted && !goNow) await engine.signal(c.container, GO_SIGNAL);
       const out = await gate;
@@ -1040,8 +1235,11 @@ export class SwarmRuntime extends DockerRuntime {
     }
   }
 
-  async waitOf(id: string): Promise<{ seconds: number; seenBy: 'event' | 'poll' } | null> {
-    return this.waits.get(id) ?? null;
+  async waitOf(id: string): Promise<{ seconds: number; seenBy: 'event' | 'poll'; moved?: { from: string; to: string; waitedS: number } } | null> {
+    const w = this.waits.get(id);
+    if (!w) return null;
+    const moved = this.moves.get(id);
+    return moved ? { ...w, moved } : w;
   }
 
   /** This manager's placement watch, made on first use (each node's engine watched, when reachable). */
@@ -1057,6 +1255,7 @@ export class SwarmRuntime extends DockerRuntime {
     placementWatches.set(this.where, w);
     const watch = w;
     const wake = (service: string, p: Placement) => {
+      if (withdrawnContainers.has(p.container)) return;
       watch.seen.delete(service);
       watch.seen.set(service, p);
       if (watch.seen.size > SEEN_KEPT) watch.seen.delete(watch.seen.keys().next().value!);
@@ -1252,6 +1451,9 @@ export class SwarmRuntime extends DockerRuntime {
     const pinned = this.pinned.delete(id);
     this.pendingFiles.delete(id);
     this.waits.delete(id);
+    this.moves.delete(id);
+    this.waitingSince.delete(id);
+    this.slotEnv.delete(id);
     this.firstLaunched.delete(id);
     this.heldAt.delete(id);
     this.pullChecked.delete(id);

@@ -25,6 +25,8 @@ import {
   NEXT_SIGNAL,
   READY,
   SLOT_DIR,
+  WITHDRAW_SIGNAL,
+  WITHDRAWN_EXIT,
 } from '../../src/runner/slotScripts';
 import type { HostConfig } from '../../src/core/run/hosts';
 import { planRun } from '../../src/core/run/plan';
@@ -67,6 +69,43 @@ async function removeSlotTest(rt: DockerRuntime, docker: Docker, made: string[],
     .getVolume(volume)
     .remove()
     .catch(() => undefined);
+}
+/**
+ * A slot run's container on the test engine, as a swarm node would make it (the run's command on
+ * the slot's volume), given in one extraction what the swarm runtime puts: the run's files, its
+ * first phase, the go (first in line) and the ready marker last; returned once its command is armed.
+ */
+async function slotContainer(
+  docker: Docker,
+  rt: DockerRuntime,
+  slot: { volume: string; made: string[] },
+  name: string,
+  first?: string[],
+  goNow = false,
+): Promise<string> {
+  const c = await docker.createContainer({
+    Image: IMAGE,
+    name: `${slot.volume}-${name}`,
+    Env: ['BENCH_TRIAGE_SLOT=s1'],
+    Cmd: ['python3', '-c', KEEPER, 'python3', C.helper, 'idle'],
+    HostConfig: { Mounts: [{ Type: 'volume', Source: slot.volume, Target: SLOT_DIR }] },
+  });
+  slot.made.push(c.id);
+  await c.start();
+  const parts = [{ dir: '/', tar: await tarOf([helperFile()]) }];
+  if (first)
+    parts.push({
+      dir: '/',
+      tar: await tarOf([{ name: FIRST, body: JSON.stringify({ argv: first, marker: `${C.logs}/server.launched` }) }], { bare: true }),
+    });
+  if (goNow) parts.push({ dir: '/', tar: await tarOf([{ name: GO_NOW, body: '' }], { bare: true }) });
+  parts.push({ dir: '/', tar: await tarOf([{ name: READY, body: '' }], { bare: true }) });
+  await rt.putArchive(c.id, '/', await joinTars(parts));
+  for (let i = 0; !(await rt.hasPath(c.id, ARMED)); i++) {
+    assert.ok(i < 200, `${name}: armed`);
+    await new Promise(r => setTimeout(r, 50));
+  }
+  return c.id;
 }
 const sha = (buf: Buffer) => createHash('sha256').update(buf).digest('hex');
 const readJson = (f: string) => JSON.parse(readFileSync(f, 'utf8'));
@@ -646,32 +685,7 @@ describe('runner on a real Docker engine with the fake vLLM image', function () 
     const volume = `bt-slot-test-${Date.now()}`;
     const made: string[] = [];
     const rt = new DockerRuntime(host());
-    const container = async (name: string, first?: string[], goNow = false) => {
-      const c = await docker.createContainer({
-        Image: IMAGE,
-        name: `${volume}-${name}`,
-        Env: ['BENCH_TRIAGE_SLOT=s1'],
-        Cmd: ['python3', '-c', KEEPER, 'python3', C.helper, 'idle'],
-        HostConfig: { Mounts: [{ Type: 'volume', Source: volume, Target: SLOT_DIR }] },
-      });
-      made.push(c.id);
-      await c.start();
-      // In one extraction, as the swarm runtime puts them: the run's files, its first phase, the go (first in line), the ready marker last.
-      const parts = [{ dir: '/', tar: await tarOf([helperFile()]) }];
-      if (first)
-        parts.push({
-          dir: '/',
-          tar: await tarOf([{ name: FIRST, body: JSON.stringify({ argv: first, marker: `${C.logs}/server.launched` }) }], { bare: true }),
-        });
-      if (goNow) parts.push({ dir: '/', tar: await tarOf([{ name: GO_NOW, body: '' }], { bare: true }) });
-      parts.push({ dir: '/', tar: await tarOf([{ name: READY, body: '' }], { bare: true }) });
-      await rt.putArchive(c.id, '/', await joinTars(parts));
-      for (let i = 0; !(await rt.hasPath(c.id, ARMED)); i++) {
-        assert.ok(i < 200, `${name}: armed`);
-        await new Promise(r => setTimeout(r, 50));
-      }
-      return c.id;
-    };
+    const container = (name: string, first?: string[], goNow = false) => slotContainer(docker, rt, { volume, made }, name, first, goNow);
     const held = (id: string) => rt.hasPath(id, HELD);
     const cat = async (id: string, file: string) => (await rt.exec(id, ['cat', file])).stdout.toString();
     const waitFor = async (what: string, ok: () => Promise<boolean>) => {
@@ -718,6 +732,74 @@ describe('runner on a real Docker engine with the fake vLLM image', function () 
       await waitFor('c holds the GPUs after the go', () => held(c));
       await docker.getContainer(c).kill();
       await waitFor('d holds the GPUs once c is gone, with no signal sent to it', () => held(d));
+    } finally {
+      await removeSlotTest(rt, docker, made, volume);
+    }
+  });
+
+  it("a swarm slot's run asked to withdraw (moved to a slot that freed first), on the real engine: waiting for its go or on the lock it ends at once with its own code, nothing launched and the lock let go; holding the GPUs it ignores the ask and its phase runs on", async function () {
+    const docker = new Docker({ socketPath: engine.unix.slice(7) });
+    const volume = `bt-slot-withdraw-${Date.now()}`;
+    const made: string[] = [];
+    const rt = new DockerRuntime(host());
+    const container = (name: string, first?: string[]) => slotContainer(docker, rt, { volume, made }, name, first);
+    const ended = async (id: string) => {
+      const end = (await Promise.race([
+        docker.getContainer(id).wait(),
+        new Promise(r => setTimeout(() => r({ StatusCode: 'still running after 5 s' }), 5000)),
+      ])) as { StatusCode: number | string };
+      return end.StatusCode;
+    };
+    try {
+      // A holds the GPUs and runs its first phase (a long sleep).
+      const a = await container('a', ['sleep', '300']);
+      await rt.signal(a, GO_SIGNAL);
+      for (let i = 0; !(await rt.hasPath(a, HELD)); i++) {
+        assert.ok(i < 200, 'a holds the GPUs');
+        await new Promise(r => setTimeout(r, 50));
+      }
+      // B waits for its go (never told anything); C, told it is next, waits on the lock A holds.
+      const b = await container('b', ['sh', '-c', 'echo launched > /tmp/b']);
+      const c = await container('c', ['sh', '-c', 'echo launched > /tmp/c']);
+      await rt.signal(c, NEXT_SIGNAL);
+      await new Promise(r => setTimeout(r, 300));
+      await rt.signal(b, WITHDRAW_SIGNAL);
+      await rt.signal(c, WITHDRAW_SIGNAL);
+      assert.equal(await ended(b), WITHDRAWN_EXIT, 'b, waiting for its go, withdrew');
+      assert.equal(await ended(c), WITHDRAWN_EXIT, 'c, waiting on the lock, withdrew');
+      for (const [name, id] of [
+        ['b', b],
+        ['c', c],
+      ] as const) {
+        const info = await docker.getContainer(id).inspect();
+        assert.equal(info.State.ExitCode, WITHDRAWN_EXIT, name);
+        // Nothing of the run launched: no marker of its first phase, no GPUs said held.
+        assert.equal(await rt.hasPath(id, `${C.logs}/server.launched`), false, `${name}: its first phase was not claimed`);
+        assert.equal(await rt.hasPath(id, `/tmp/${name}`), false, `${name}: its first phase did not run`);
+        assert.equal(await rt.hasPath(id, HELD), false, `${name}: never said it held the GPUs`);
+      }
+      // A, holding the GPUs, ignores the ask: still running, its phase still there.
+      await rt.signal(a, WITHDRAW_SIGNAL);
+      await new Promise(r => setTimeout(r, 500));
+      const infoA = await docker.getContainer(a).inspect();
+      assert.equal(infoA.State.Running, true, 'a goes on');
+      const procs = (((await docker.getContainer(a).top()) as { Processes?: string[][] }).Processes ?? []).map(p => p.join(' '));
+      assert.ok(
+        procs.some(p => /sleep 300/.test(p)),
+        `a's first phase runs on: ${procs.join(' | ')}`,
+      );
+      // Its phase does not inherit the withdrawal's handler nor an ignore of it: SIGUSR1's default there.
+      const sigign = await rt.exec(a, ['sh', '-c', "for p in /proc/[0-9]*; do grep -q '^sleep' $p/comm 2>/dev/null && grep SigIgn $p/status; done"]);
+      const mask = BigInt('0x' + (sigign.stdout.toString().trim().split(/\s+/)[1] ?? '0'));
+      assert.equal(mask & (1n << 9n), 0n, `SIGUSR1 not ignored in the phase (SigIgn ${sigign.stdout.toString().trim()})`);
+      // The lock C had waited on is A's still, and free once A is gone: D, first in line, takes it with the go.
+      await docker.getContainer(a).kill();
+      const d = await container('d');
+      await rt.signal(d, GO_SIGNAL);
+      for (let i = 0; !(await rt.hasPath(d, HELD)); i++) {
+        assert.ok(i < 200, 'd holds the GPUs once a is gone: the withdrawn runs left the lock free');
+        await new Promise(r => setTimeout(r, 50));
+      }
     } finally {
       await removeSlotTest(rt, docker, made, volume);
     }

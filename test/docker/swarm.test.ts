@@ -5,7 +5,9 @@ import * as path from 'node:path';
 import Docker from 'dockerode';
 import { buildFakeImage, missingPrerequisites, startEngine, type Engine } from '../support/dockerEngine';
 import { makeRunFixture, removeRunFixtures, type RunFixture } from '../support/runFixture';
-import { freedFromRecords, labelled, runContainers, SLOT_LABEL, watchGpuHolders } from './swarmRuns';
+import { fileSecrets, freedFromRecords, labelled, runContainers, SLOT_LABEL, watchGpuHolders, inProcessRuns } from './swarmRuns';
+import { splitHostUrl } from '../../src/core/run/hosts';
+import type { RunRecord } from '../../src/core/run/records';
 
 const REPO = path.resolve(__dirname, '../..');
 const CLI = path.join(REPO, 'dist/cli.js');
@@ -181,6 +183,42 @@ describe('Docker Swarm as the cluster backend (a one-node swarm with 2 fake NVID
     assert.ok(seen.max <= 2, `at most 2 at once across both processes (saw ${seen.max})`);
     assert.ok(seen.held, 'the swarm held the GPU slots of the process that found no free GPU');
     assert.equal(resultsOf(fx.folder).length - before, 4);
+  });
+
+  it('a run waiting behind a long run on its GPU slot moves to a slot that frees first: it withdraws before taking the GPUs, runs there while the long run goes on, its logs whole, nothing left', async () => {
+    const h = { label: 'swarm', ...splitHostUrl(swarmHost()), gpus: 2 };
+    const { run, holding } = inProcessRuns(h, fx, IMAGE);
+    // A, long; B, short, on the other GPU; C, asked for once both run, lines up behind the run that
+    // began first (A): B's slot frees long before A's.
+    const a = run({ FAKE_VLLM_BENCH_SECONDS: '16' });
+    await holding(a.runId);
+    const b = run({});
+    await holding(b.runId);
+    const c = run({});
+    const [ra, rb, rc] = await Promise.all([a.done, b.done, c.done]);
+    const log = (r: RunRecord) => readFileSync(path.join(fx.folder, r.plan.resultDir, 'logs/runner.log'), 'utf8');
+    assert.deepEqual([ra.status, rb.status, rc.status], ['succeeded', 'succeeded', 'succeeded'], JSON.stringify([ra.error, rb.error, rc.error]));
+    assert.match(
+      log(rc),
+      /moved to a GPU slot on node \S+ that freed first, after waiting [\d.]+ s behind a run under way on node \S+ \(its container there withdrew before taking the GPUs\)/,
+      log(rc),
+    );
+    assert.doesNotMatch(log(ra) + log(rb), /moved to a GPU slot/);
+    // C took its GPUs and ended while A still ran: it did not wait for A's GPUs.
+    assert.ok(
+      rc.slotGpus?.heldAt && ra.endedAt && rc.endedAt && rc.slotGpus.heldAt > rb.endedAt! && rc.endedAt < ra.endedAt,
+      JSON.stringify({ a: [ra.slotGpus, ra.endedAt], b: [rb.slotGpus, rb.endedAt], c: [rc.slotGpus, rc.endedAt] }),
+    );
+    // Its withdrawn container launched nothing: its server ran once, in the container of its new slot.
+    const logs = (r: RunRecord, f: string) => readFileSync(path.join(fx.folder, r.plan.resultDir, 'logs', f), 'utf8');
+    assert.equal(logs(rc, 'server.stderr.log').match(/Uvicorn running on/g)?.length, 1);
+    assert.match(logs(rc, 'benchmark.stdout.log'), /=+ Serving Benchmark Result =+\nSuccessful requests: +20/);
+    // What the move cost the freed GPU, by the runs' own records (for the notes, not a timing assertion).
+    console.log(
+      `      B ended at ${rb.endedAt}, C took its GPUs at ${rc.slotGpus!.heldAt}: ${Date.parse(rc.slotGpus!.heldAt) - Date.parse(rb.endedAt!)} ms; A ended ${Date.parse(ra.endedAt) - Date.parse(rc.endedAt)} ms after C`,
+    );
+    await settle();
+    assert.deepEqual({ ...(await leftovers()), secrets: await fileSecrets(docker) }, { services: 0, containers: 0, secrets: 0 });
   });
 
   it('a CLI killed mid-campaign while a run waits in the swarm for a GPU: campaign resume completes it (the waiting run again, its attempt kept), no run done twice, nothing orphaned', async () => {

@@ -6,7 +6,9 @@ import type Docker from 'dockerode';
 import { buildFakeImage, missingPrerequisites } from '../support/dockerEngine';
 import { copyImage, NODE_NVIDIA_CONFIG, startCluster, type Cluster, type ClusterNode } from './swarmCluster';
 import { makeRunFixture, removeRunFixtures, type RunFixture } from '../support/runFixture';
-import { fileSecrets, freedFromRecords, labelled, watchGpuHolders } from './swarmRuns';
+import { fileSecrets, freedFromRecords, labelled, watchGpuHolders, inProcessRuns } from './swarmRuns';
+import { splitHostUrl } from '../../src/core/run/hosts';
+import type { RunRecord } from '../../src/core/run/records';
 
 const REPO = path.resolve(__dirname, '../..');
 const CLI = path.join(REPO, 'dist/cli.js');
@@ -76,7 +78,7 @@ async function taskStates(runIds: ReadonlySet<string>): Promise<string[]> {
     );
 }
 
-async function availability(n: ClusterNode, to: 'drain' | 'active'): Promise<void> {
+async function availability(n: ClusterNode, to: 'drain' | 'pause' | 'active'): Promise<void> {
   const node = cluster.manager.docker.getNode(n.nodeId);
   const cur = (await node.inspect()) as { Version: { Index: number }; Spec: Record<string, unknown> };
   await node.update({ version: cur.Version.Index, ...cur.Spec, Availability: to });
@@ -284,6 +286,48 @@ describe('a swarm of one manager and two workers, each a dockerd of its own (own
     assert.ok(
       waited.some(m => m![2] === 'seen as its node made its container'),
       placed.map(m => m![0]).join('\n'),
+    );
+    assert.deepEqual(await settled(), { services: 0, secrets: 0, 'bt-sw-manager': 0, 'bt-sw-worker1': 0, 'bt-sw-worker2': 0 });
+  });
+
+  it("a run waiting behind a long run on one worker moves to the other worker's GPU slot once it frees: withdrawn there before taking the GPUs, run here while the long run goes on, nothing left on either node", async () => {
+    // Two GPUs for this process: two slots, the third run lines up behind one of them.
+    const h = { label: 'cluster', ...splitHostUrl(`swarm+${cluster.manager.tcp}`), gpus: 2, tls: cluster.certs };
+    const { run, holding } = inProcessRuns(h, fx, IMAGE);
+    const a = run({ FAKE_VLLM_BENCH_SECONDS: '20' });
+    const nodeA = await holding(a.runId);
+    // The short run on the other worker: A's paused meanwhile (it keeps its run, takes no new task).
+    const paused = cluster.workers.find(w => w.name === nodeA)!;
+    await availability(paused, 'pause');
+    let b: ReturnType<typeof run>;
+    let nodeB: string;
+    try {
+      b = run({});
+      nodeB = await holding(b.runId);
+    } finally {
+      await availability(paused, 'active');
+    }
+    assert.notEqual(nodeB, nodeA);
+    const c = run({});
+    const [ra, rb, rc] = await Promise.all([a.done, b.done, c.done]);
+    const log = (r: RunRecord, f = 'runner.log') => readFileSync(path.join(fx.folder, r.plan.resultDir, 'logs', f), 'utf8');
+    assert.deepEqual([ra.status, rb.status, rc.status], ['succeeded', 'succeeded', 'succeeded'], JSON.stringify([ra.error, rb.error, rc.error]));
+    assert.match(
+      log(rc),
+      new RegExp(
+        `moved to a GPU slot on node ${nodeB} that freed first, after waiting [\\d.]+ s behind a run under way on node ${nodeA} \\(its container there withdrew before taking the GPUs\\)`,
+      ),
+      log(rc),
+    );
+    assert.equal(rc.node, nodeB, 'its record names the node it ran on');
+    assert.ok(
+      rc.slotGpus?.heldAt && rc.endedAt && rc.slotGpus.heldAt > rb.endedAt! && rc.endedAt < ra.endedAt!,
+      JSON.stringify({ a: [ra.slotGpus, ra.endedAt], b: [rb.slotGpus, rb.endedAt], c: [rc.slotGpus, rc.endedAt] }),
+    );
+    assert.equal(log(rc, 'server.stderr.log').match(/Uvicorn running on/g)?.length, 1, 'its server ran once');
+    assert.match(log(rc, 'benchmark.stdout.log'), /=+ Serving Benchmark Result =+\nSuccessful requests: +20/);
+    console.log(
+      `      B ended at ${rb.endedAt}, C took its GPUs on ${nodeB} at ${rc.slotGpus!.heldAt}: ${Date.parse(rc.slotGpus!.heldAt) - Date.parse(rb.endedAt!)} ms`,
     );
     assert.deepEqual(await settled(), { services: 0, secrets: 0, 'bt-sw-manager': 0, 'bt-sw-worker1': 0, 'bt-sw-worker2': 0 });
   });

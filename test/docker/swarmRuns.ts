@@ -1,6 +1,15 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import type Docker from 'dockerode';
+import { SwarmRuntime } from '../../src/runner/swarmRuntime';
+import { Runner, type RunEvents } from '../../src/runner/execute';
+import { HostQueue } from '../../src/runner/hostQueue';
+import { planRun } from '../../src/core/run/plan';
+import type { HostConfig } from '../../src/core/run/hosts';
+import { newRunId } from '../../src/runner/runRecord';
+import type { RunRecord } from '../../src/core/run/records';
+import { scan } from '../../src/core/ingest';
+import { nodeFileSource } from '../../src/platform/nodeFileSource';
 
 /** The run label (runner/execute.ts) and a GPU slot holder's (runner/swarmRuntime.ts). */
 export const RUN_LABEL = 'bench-triage.run-id';
@@ -232,4 +241,43 @@ export function freedFromRecords(folder: string): (service: string) => number | 
       if (r.containerId && r.slotGpus?.freedAt) freed.set(r.containerId, Date.parse(r.slotGpus.freedAt));
     }
   return service => freed.get(service) ?? null;
+}
+
+/**
+ * Runs of the human role driven in-process on a swarm host (each with its own environment), and
+ * a wait until one holds its GPUs (its node then): for tests that need runs of unequal length, in
+ * an order they choose.
+ */
+export function inProcessRuns(
+  h: HostConfig,
+  fx: { folder: string; checkout: string; human: string },
+  image: string,
+): { run: (env: Record<string, string>) => { runId: string; done: Promise<RunRecord> }; holding: (runId: string) => Promise<string> } {
+  const state = new Map<string, RunRecord>();
+  const events: RunEvents = { state: rec => void state.set(rec.runId, rec) };
+  const runner = new Runner(new SwarmRuntime(h), new HostQueue(h.gpus, 3 * h.gpus), events);
+  const commit = scan(nodeFileSource(fx.folder)).then(r => r.commits.find(c => c.hash === fx.human)!);
+  return {
+    run: env => {
+      const runId = newRunId();
+      const done = commit.then(c =>
+        runner.run({
+          plan: planRun(c, 'human', { host: h, runId, templates: { human: image, baseline: image }, serverTimeoutS: 30 }),
+          folder: fx.folder,
+          checkout: fx.checkout,
+          env,
+        }),
+      );
+      return { runId, done };
+    },
+    holding: async runId => {
+      for (let i = 0; i < 600; i++) {
+        const r = state.get(runId);
+        if (r?.slotGpus?.heldAt && r.node) return r.node;
+        if (r?.endedAt) throw new Error(`${runId} ended before it held its GPUs: ${r.status} ${r.error}`);
+        await new Promise(res => setTimeout(res, 100));
+      }
+      throw new Error(`${runId} never held its GPUs`);
+    },
+  };
 }
