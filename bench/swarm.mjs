@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // bench/swarm: on the test suite's three-node swarm (real dockerds, 2 fake GPUs per worker), the
 // per-run overhead of a swarm run on a worker against a plain-host run of the same fake container
-// on that worker's engine (target ≤ 1.2×), and GPU idle while campaign runs waited (target 0).
+// on that worker's engine (target ≤ 1.2×), and GPU idle while campaign runs waited (target 0), also
+// in a campaign's tail with runs of unequal length.
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 
@@ -31,6 +32,10 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const ps = r.plainStartup;
   console.log(
     `  reference for a campaign's start: 4 runs asked at once of the two workers' engines as plain hosts, no swarm: their first phases ${ps.startIdleGpuMs.toFixed(0)} GPU·ms after the first's (range ${ps.startIdleRange.map(x => x.toFixed(0)).join('–')}), the first ${ps.firstPhaseAfterMs.toFixed(0)} ms after the ask; the campaign's first run began ${e.firstAfterMs} ms after its first service`,
+  );
+  const t = r.tail;
+  console.log(
+    `  a campaign's tail, runs of unequal length: a ${t.slowS.toFixed(1)} s run on its GPU, then 7 short ones asked at once of the 4 GPUs: GPU idle while runs waited ${t.idleGpuMs} GPU·ms by the containers' clocks (${t.idleBeforeAllGpuMs} before every GPU had a run, ${t.idleBetweenGpuMs} between runs); ${t.moved} run(s) moved from behind the long run to a slot that freed first, each taking its GPUs ${t.savedMs.join(', ')} ms before the long run ended`,
   );
   const c = r.byContainers;
   console.log(

@@ -4,9 +4,12 @@
 //      manager places on a worker: the swarm's per-run overhead as a ratio (target ≤ 1.2×);
 //   2. a campaign of 12 single-GPU runs through the CLI, from the engines' own events and the runs'
 //      records: GPU·ms left idle while runs were waiting (target 0), and the hand-offs from a run's
-//      end to the next run's start on that node (two measures: see idleFromEvents).
+//      end to the next run's start on that node (two measures: see idleFromEvents);
+//   3. a campaign's tail with runs of unequal length (tailIdle): the same idle, and the runs that
+//      moved to a slot that freed first.
 // Prints one JSON line. BENCH_SWARM_DUMP=FILE writes the engines' events of the campaign and the runs' times there;
-// BENCH_ITERS and BENCH_SWARM_REPEATS shorten the overhead part; BENCH_SWARM_TOKEN_MS lengthens the campaign's runs.
+// BENCH_ITERS and BENCH_SWARM_REPEATS shorten the overhead part; BENCH_SWARM_TOKEN_MS lengthens the campaign's runs;
+// BENCH_SWARM_SLOW_TOKEN_MS the tail's slow run (default 200 ms a token).
 import { execFileSync, spawn } from 'node:child_process';
 import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
@@ -308,6 +311,49 @@ async function campaignIdle(cluster: Cluster, runs: number, fx: ReturnType<typeo
 }
 
 /**
+ * A campaign's tail with runs of unequal length: a slow run (each fake token `slowTokenMs`) on its
+ * GPU, then 7 quick runs asked at once of the 4 GPUs. Four of them wait on a slot, one behind the
+ * slow run; the quick slots run out of work long before it ends. GPU idle while
+ * runs waited, by the containers' clocks, and what each run that moved to a freed slot had left
+ * to wait there (the slow run's end after the moment it took its GPUs elsewhere).
+ */
+async function tailIdle(cluster: Cluster, fx: ReturnType<typeof makeRunFixture>, slowTokenMs: number) {
+  const host: HostConfig = { kind: 'swarm', label: 'swarm', docker: cluster.manager.tcp, gpus: 4, tls: cluster.certs };
+  const commit = (await scan(nodeFileSource(fx.folder))).commits.find(c => c.hash === fx.human)!;
+  const created = await collectEvents(cluster.manager.docker, { type: ['service'], event: ['create'] });
+  const onNodes = await Promise.all(cluster.workers.map(w => collectEvents(w.docker, { type: ['container'] })));
+  let slowHeld: () => void = () => undefined;
+  const held = new Promise<void>(r => (slowHeld = r));
+  const runner = new Runner(runtimeFor(host), new HostQueue(4, 12), { state: rec => void (rec.slotGpus?.heldAt && slowHeld()) });
+  const run = (tokenMs: number) => {
+    const plan = planRun(commit, 'human', { host, runId: newRunId(), templates: { human: IMAGE, baseline: IMAGE } });
+    return runner.run({ plan, folder: fx.folder, checkout: fx.checkout, env: { FAKE_VLLM_TOKEN_MS: String(tokenMs) }, minFreeBytes: 1 });
+  };
+  // The slow run first, on its GPU before the others are asked for: one of them lines up behind it
+  // (the run that began first), as a run would behind the slow one of a real campaign.
+  const slow = run(slowTokenMs);
+  await Promise.race([held, slow]);
+  const records = await Promise.all([slow, ...Array.from({ length: 7 }, () => run(1))]);
+  await new Promise(r => setTimeout(r, 1000));
+  created.stop();
+  for (const n of onNodes) n.stop();
+  const bad = records.filter(r => r.status !== 'succeeded');
+  if (bad.length) throw new Error(`tail runs ${bad.map(r => `${r.status}: ${r.error}`).join('; ')}`);
+  const nodeEvents = onNodes.flatMap((n, i) => n.events.map(e => ({ ...e, node: cluster.workers[i].name })));
+  const byContainers = idleFromEvents(created.events, nodeEvents, 4, recordTimes(fx.folder), 'container');
+  const slowEnd = Date.parse(records[0].endedAt!);
+  const moved = records.filter(r => /moved to a GPU slot/.test(readFileSync(path.join(fx.folder, r.plan.resultDir, 'logs/runner.log'), 'utf8')));
+  return {
+    slowS: (slowEnd - Date.parse(records[0].startedAt!)) / 1000,
+    idleGpuMs: byContainers.idleGpuMs,
+    idleBeforeAllGpuMs: byContainers.idleBeforeAllGpuMs,
+    idleBetweenGpuMs: byContainers.idleBetweenGpuMs,
+    moved: moved.length,
+    savedMs: moved.map(r => Math.round(slowEnd - Date.parse(r.slotGpus!.heldAt))),
+  };
+}
+
+/**
  * Until the swarm has no service and no task left: the overhead runs' slot holders linger a moment
  * after their last run (for a next run of that process), and one still holding a GPU as the
  * campaign starts would count as the campaign's idle.
@@ -339,6 +385,8 @@ async function main(): Promise<void> {
     const plainStartup = await plainStart(cluster, short.fx, Number(process.env.BENCH_SWARM_REPEATS ?? 3));
     await quiet(cluster);
     const c = await campaignIdle(cluster, Number(process.env.BENCH_SWARM_RUNS ?? 12), short.fx);
+    await quiet(cluster);
+    const tail = await tailIdle(cluster, short.fx, Number(process.env.BENCH_SWARM_SLOW_TOKEN_MS ?? 200));
     for (const f of [long.fx, short.fx]) rmSync(path.dirname(f.folder), { recursive: true, force: true });
     process.stdout.write(
       JSON.stringify({
@@ -348,6 +396,7 @@ async function main(): Promise<void> {
         shortPlainMs: short.plainMs,
         shortSwarmMs: short.swarmMs,
         plainStartup,
+        tail,
         ...c,
       }) + '\n',
     );

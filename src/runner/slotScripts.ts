@@ -130,7 +130,7 @@ export const KEEPER = [
   '  try:',
   // Only the container's first process holds the lock: the phase's end never gives it back.
   '    if held>=0: os.close(held)',
-  `    for g in (GO, signal.${WITHDRAW_SIGNAL}): signal.signal(g, signal.SIG_DFL)`,
+  '    signal.signal(GO, signal.SIG_DFL)',
   '    os.setsid()',
   "    os.execvp(first['argv'][0], first['argv'])",
   '  except BaseException as e:',

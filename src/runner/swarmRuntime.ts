@@ -748,7 +748,9 @@ export class SwarmRuntime extends DockerRuntime {
     // A run moved to another slot has its service's task from before as history: the newest first, that one left out.
     return all
       .filter(t => !supersededTasks.has(t.ID))
-      .sort((a, b) => (b.JobIteration?.Index ?? 0) - (a.JobIteration?.Index ?? 0) || String(b.CreatedAt ?? '').localeCompare(String(a.CreatedAt ?? '')));
+      .sort(
+        (a, b) => (b.JobIteration?.Index ?? 0) - (a.JobIteration?.Index ?? 0) || (Date.parse(b.CreatedAt ?? '') || 0) - (Date.parse(a.CreatedAt ?? '') || 0),
+      );
   }
 
   /** The container of the service's task and its node's engine once it runs; null while it is pending; an error if it cannot run. */
@@ -994,23 +996,30 @@ export class SwarmRuntime extends DockerRuntime {
   }
 
   /**
-   * Asks a run's command that waits for its GPUs to withdraw. True once its container has ended so
-   * (nothing of the run launched, its lock let go); false when it took its GPUs first, or its
-   * container ended otherwise (the gate says which).
+   * Asks a run's command that waits for its GPUs to withdraw: `withdrawn` once its container has
+   * ended so (nothing of the run launched, its lock let go); `held` when it took its GPUs first;
+   * `ended` when its container ended otherwise or is gone; `unanswered` when it still runs and
+   * its gate has not answered (it still waits where it is).
    */
-  private async withdraw(c: Placement, gate: Promise<ExecOutcome>): Promise<boolean> {
+  private async withdraw(c: Placement, gate: Promise<ExecOutcome>): Promise<'withdrawn' | 'held' | 'ended' | 'unanswered'> {
     await (c.engine ?? this).signal(c.container, WITHDRAW_SIGNAL).catch(() => undefined);
-    const bound = new Promise<null>(r => setTimeout(() => r(null), 10_000).unref?.());
-    const out = await Promise.race([gate.catch(() => null), bound]);
-    if (out && (out.exitCode === 0 || out.exitCode === 3)) return false;
+    let bound: ReturnType<typeof setTimeout> | undefined;
+    const out = await Promise.race([gate.catch(() => null), new Promise<undefined>(r => void (bound = setTimeout(() => r(undefined), 10_000)))]);
+    clearTimeout(bound);
+    if (out && (out.exitCode === 0 || out.exitCode === 3)) return 'held';
     for (let i = 0; i < 100; i++) {
       const st = await this.containerState(c).catch(() => undefined);
-      // Gone (a cancel removed it): it did not move.
-      if (st === null) return false;
-      if (st && !st.running) return st.exitCode === WITHDRAWN_EXIT;
+      if (st === null) return 'ended';
+      if (st && !st.running) return st.exitCode === WITHDRAWN_EXIT ? 'withdrawn' : 'ended';
       await new Promise(r => setTimeout(r, 50));
     }
-    return false;
+    return 'unanswered';
+  }
+
+  /** Offers each of this manager's idle slots of that size (no run, placed, alive) to the runs waiting behind another. */
+  private offerIdleSlots(gpus: number): void {
+    for (const s of slotPools.get(this.where)?.values() ?? [])
+      if (s.gpus === gpus && !s.runs.size && !s.dead && s.at) void this.steal(s).catch(() => undefined);
   }
 
   /** A container's state on its node (this runtime's own `inspect` reads a run's service, not a container). */
@@ -1033,17 +1042,39 @@ export class SwarmRuntime extends DockerRuntime {
   private async moveRun(id: string, c: Placement, from: HeldSlot, to: HeldSlot, signal: AbortSignal | undefined): Promise<void> {
     const since = this.waitingSince.get(id) ?? Date.now();
     remember(withdrawnContainers, c.container);
+    // Until it is `to`'s (its slot as a removal sees it), `to` is given back on any failure.
+    try {
+      // Cancelled or removed meanwhile (its removal let go of its slot), or `to` lost: it goes no further.
+      if (signal?.aborted || this.slotOf.get(id) !== from)
+        throw new RunnerError(`${this.where}: cancelled while the run moved to a slot that freed first`, 'cancelled');
+      if (to.dead)
+        throw new RunnerError(`${this.where}: the GPU slot the run moved to (node ${to.at?.node ?? '?'}) was lost before the run started`, 'unreachable');
+      for (const t of await this.tasks(id)) remember(supersededTasks, t.ID);
+    } catch (e) {
+      this.refuseMove(to, id);
+      void (c.engine ? c.engine.remove(c.container) : super.remove(c.container)).catch(() => undefined);
+      throw e;
+    }
     const w = placementWatches.get(this.where);
     if (w?.seen.get(id)?.container === c.container) w.seen.delete(id);
     this.containers.delete(id);
     this.pullChecked.delete(id);
-    for (const t of await this.tasks(id)) remember(supersededTasks, t.ID);
     from.runs.delete(id);
     for (const wake of [...from.wake]) wake();
     if (!from.runs.size && !from.dead) this.slotIdle(from);
     this.slotOf.set(id, to);
-    const removal = (c.engine ? c.engine.remove(c.container) : super.remove(c.container)).catch(() => undefined);
+    // Its old container: removed here (its task is left out of what this runtime reads of the service from now on).
+    const removal = (async () => {
+      for (let i = 0; i < 3; i++)
+        try {
+          return await (c.engine ? c.engine.remove(c.container) : super.remove(c.container));
+        } catch {
+          await new Promise(r => setTimeout(r, 500));
+        }
+    })();
     try {
+      if (to.dead)
+        throw new RunnerError(`${this.where}: the GPU slot the run moved to (node ${to.at?.node ?? '?'}) was lost before the run started`, 'unreachable');
       const place = await to.place;
       this.deathWatch(place);
       const pinning = this.pin(id, to, place, signal, null);
@@ -1146,30 +1177,39 @@ export class SwarmRuntime extends DockerRuntime {
       const tell = () => void engine.signal(c.container, NEXT_SIGNAL).catch(() => undefined);
       // Behind a run under way, it may move to a slot that frees first: its files came with its
       // container (the swarm's secrets), so a container made for it on that slot's node has them too.
-      let moveTo: HeldSlot | null = null;
-      const moving = new AbortController();
       if (!this.waitingSince.has(id)) this.waitingSince.set(id, Date.now());
-      if (this.bundled.has(id))
-        slot.movers.set(id, to => {
-          if (moveTo || held.signal.aborted || [...slot.runs][0] === id) return false;
-          moveTo = to;
-          moving.abort();
-          return true;
-        });
-      try {
-        await this.turn(id, slot, signal, tell, AbortSignal.any([held.signal, moving.signal]));
-      } catch (e) {
-        ctl.abort();
-        if (moveTo) this.refuseMove(moveTo, id);
-        throw e;
-      } finally {
-        slot.movers.delete(id);
-      }
-      if (moveTo) {
-        const to: HeldSlot = moveTo;
-        if (await this.withdraw(c, gate)) throw new SlotMove(to);
-        // It took its GPUs here before the withdrawal reached it (or its container ended): it stays.
+      let movable = this.bundled.has(id);
+      for (;;) {
+        let moveTo: HeldSlot | null = null;
+        const moving = new AbortController();
+        if (movable) {
+          slot.movers.set(id, to => {
+            if (moveTo || held.signal.aborted || [...slot.runs][0] === id) return false;
+            moveTo = to;
+            moving.abort();
+            return true;
+          });
+          // A slot that freed before this run was ready to move is offered now.
+          this.offerIdleSlots(slot.gpus);
+        }
+        try {
+          await this.turn(id, slot, signal, tell, AbortSignal.any([held.signal, moving.signal]));
+        } catch (e) {
+          ctl.abort();
+          if (moveTo) this.refuseMove(moveTo, id);
+          throw e;
+        } finally {
+          slot.movers.delete(id);
+        }
+        const to = moveTo as HeldSlot | null;
+        if (!to) break;
+        const outcome = await this.withdraw(c, gate).catch(() => 'unanswered' as const);
+        if (outcome === 'withdrawn') throw new SlotMove(to);
         this.refuseMove(to, id);
+        // It took its GPUs here before the withdrawal reached it, or its container ended: the gate says which.
+        if (outcome !== 'unanswered') break;
+        // Neither: it still waits here, behind the run ahead; it is not offered a move again.
+        movable = false;
       }
       if (!held.signal.aborted && !goNow) await engine.signal(c.container, GO_SIGNAL);
       const out = await gate;
@@ -1184,7 +1224,7 @@ export class SwarmRuntime extends DockerRuntime {
       }
       failure = new RunnerError(`${this.where}: the run's container ended while it waited for its GPUs (exit code ${out.exitCode})`, 'docker');
     } catch (e) {
-      if (signal?.aborted) throw e;
+      if (signal?.aborted || e instanceof SlotMove) throw e;
       failure = e;
     }
     const answers = await (c.engine ? c.engine.ping() : this.ping()).then(
