@@ -1044,12 +1044,13 @@ export class SwarmRuntime extends DockerRuntime {
     remember(withdrawnContainers, c.container);
     // Until it is `to`'s (its slot as a removal sees it), `to` is given back on any failure.
     try {
-      // Cancelled or removed meanwhile (its removal let go of its slot), or `to` lost: it goes no further.
+      for (const t of await this.tasks(id)) remember(supersededTasks, t.ID);
+      // Cancelled or removed meanwhile (its removal let go of its slot), or `to` lost: it goes no
+      // further. Asked after the last wait: from here to taking `to`, nothing else runs.
       if (signal?.aborted || this.slotOf.get(id) !== from)
         throw new RunnerError(`${this.where}: cancelled while the run moved to a slot that freed first`, 'cancelled');
       if (to.dead)
         throw new RunnerError(`${this.where}: the GPU slot the run moved to (node ${to.at?.node ?? '?'}) was lost before the run started`, 'unreachable');
-      for (const t of await this.tasks(id)) remember(supersededTasks, t.ID);
     } catch (e) {
       this.refuseMove(to, id);
       void (c.engine ? c.engine.remove(c.container) : super.remove(c.container)).catch(() => undefined);

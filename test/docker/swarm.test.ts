@@ -62,6 +62,23 @@ function cliAsync(args: string[]): { proc: ChildProcess; done: Promise<{ code: n
   return { proc, done };
 }
 
+/** A log of an in-process run, whole. */
+const logOf = (r: RunRecord, file: string) => readFileSync(path.join(fx.folder, r.plan.resultDir, 'logs', file), 'utf8');
+
+/**
+ * On the 2-GPU swarm, in-process: A, a run of about `seconds`, holding its GPU, then B, a short one,
+ * holding the other. A run asked for next lines up behind the run that began first (A), and B's
+ * slot frees long before A's.
+ */
+async function longAndShort(seconds: number) {
+  const { run, holding } = inProcessRuns({ label: 'swarm', ...splitHostUrl(swarmHost()), gpus: 2 }, fx, IMAGE);
+  const a = run({ FAKE_VLLM_BENCH_SECONDS: String(seconds) });
+  await holding(a.runId);
+  const b = run({});
+  await holding(b.runId);
+  return { a, b, run };
+}
+
 const common = () => ['--checkout', fx.checkout, '--image-human', IMAGE, '--image-baseline', IMAGE];
 
 /** Services and containers of runs and of GPU slot holders. */
@@ -186,17 +203,10 @@ describe('Docker Swarm as the cluster backend (a one-node swarm with 2 fake NVID
   });
 
   it('a run waiting behind a long run on its GPU slot moves to a slot that frees first: it withdraws before taking the GPUs, runs there while the long run goes on, its logs whole, nothing left', async () => {
-    const h = { label: 'swarm', ...splitHostUrl(swarmHost()), gpus: 2 };
-    const { run, holding } = inProcessRuns(h, fx, IMAGE);
-    // A, long; B, short, on the other GPU; C, asked for once both run, lines up behind the run that
-    // began first (A): B's slot frees long before A's.
-    const a = run({ FAKE_VLLM_BENCH_SECONDS: '16' });
-    await holding(a.runId);
-    const b = run({});
-    await holding(b.runId);
+    const { a, b, run } = await longAndShort(16);
     const c = run({});
     const [ra, rb, rc] = await Promise.all([a.done, b.done, c.done]);
-    const log = (r: RunRecord) => readFileSync(path.join(fx.folder, r.plan.resultDir, 'logs/runner.log'), 'utf8');
+    const log = (r: RunRecord) => logOf(r, 'runner.log');
     assert.deepEqual([ra.status, rb.status, rc.status], ['succeeded', 'succeeded', 'succeeded'], JSON.stringify([ra.error, rb.error, rc.error]));
     assert.match(
       log(rc),
@@ -210,13 +220,33 @@ describe('Docker Swarm as the cluster backend (a one-node swarm with 2 fake NVID
       JSON.stringify({ a: [ra.slotGpus, ra.endedAt], b: [rb.slotGpus, rb.endedAt], c: [rc.slotGpus, rc.endedAt] }),
     );
     // Its withdrawn container launched nothing: its server ran once, in the container of its new slot.
-    const logs = (r: RunRecord, f: string) => readFileSync(path.join(fx.folder, r.plan.resultDir, 'logs', f), 'utf8');
-    assert.equal(logs(rc, 'server.stderr.log').match(/Uvicorn running on/g)?.length, 1);
-    assert.match(logs(rc, 'benchmark.stdout.log'), /=+ Serving Benchmark Result =+\nSuccessful requests: +20/);
+    assert.equal(logOf(rc, 'server.stderr.log').match(/Uvicorn running on/g)?.length, 1);
+    assert.match(logOf(rc, 'benchmark.stdout.log'), /=+ Serving Benchmark Result =+\nSuccessful requests: +20/);
     // What the move cost the freed GPU, by the runs' own records (for the notes, not a timing assertion).
     console.log(
       `      B ended at ${rb.endedAt}, C took its GPUs at ${rc.slotGpus!.heldAt}: ${Date.parse(rc.slotGpus!.heldAt) - Date.parse(rb.endedAt!)} ms; A ended ${Date.parse(ra.endedAt) - Date.parse(rc.endedAt)} ms after C`,
     );
+    await settle();
+    assert.deepEqual({ ...(await leftovers()), secrets: await fileSecrets(docker) }, { services: 0, containers: 0, secrets: 0 });
+  });
+
+  it('a run cancelled as it moves to a slot that freed first: it ends cancelled, the run ahead of it is untouched, and no slot, service, container or secret is left once that run ends', async () => {
+    const { a, b, run } = await longAndShort(14);
+    const cancel = new AbortController();
+    const c = run({}, cancel.signal);
+    // B's slot frees as B ends; C is offered it 0.4 s later and moves within about 1.5 s: the
+    // cancel comes in between (withdrawing, or being pinned anew).
+    const rb = await b.done;
+    await new Promise(r => setTimeout(r, 700));
+    cancel.abort();
+    const [ra, rc] = await Promise.all([a.done, c.done]);
+    assert.equal(rb.status, 'succeeded', rb.error ?? '');
+    assert.equal(rc.status, 'cancelled', rc.error ?? '');
+    assert.equal(ra.status, 'succeeded', ra.error ?? '');
+    assert.equal(logOf(ra, 'server.stderr.log').match(/Uvicorn running on/g)?.length, 1, "A's server ran once");
+    // Its slots go back to the swarm two seconds after their last run (a slot that kept a run that
+    // is gone would be renewed for the process's life).
+    await new Promise(r => setTimeout(r, 3000));
     await settle();
     assert.deepEqual({ ...(await leftovers()), secrets: await fileSecrets(docker) }, { services: 0, containers: 0, secrets: 0 });
   });

@@ -252,13 +252,16 @@ export function inProcessRuns(
   h: HostConfig,
   fx: { folder: string; checkout: string; human: string },
   image: string,
-): { run: (env: Record<string, string>) => { runId: string; done: Promise<RunRecord> }; holding: (runId: string) => Promise<string> } {
+): {
+  run: (env: Record<string, string>, signal?: AbortSignal) => { runId: string; done: Promise<RunRecord> };
+  holding: (runId: string) => Promise<string>;
+} {
   const state = new Map<string, RunRecord>();
   const events: RunEvents = { state: rec => void state.set(rec.runId, rec) };
   const runner = new Runner(new SwarmRuntime(h), new HostQueue(h.gpus, 3 * h.gpus), events);
   const commit = scan(nodeFileSource(fx.folder)).then(r => r.commits.find(c => c.hash === fx.human)!);
   return {
-    run: env => {
+    run: (env, signal) => {
       const runId = newRunId();
       const done = commit.then(c =>
         runner.run({
@@ -266,6 +269,7 @@ export function inProcessRuns(
           folder: fx.folder,
           checkout: fx.checkout,
           env,
+          signal,
         }),
       );
       return { runId, done };
