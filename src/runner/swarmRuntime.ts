@@ -1049,11 +1049,10 @@ export class SwarmRuntime extends DockerRuntime {
       // further. Asked after the last wait: from here to taking `to`, nothing else runs.
       if (signal?.aborted || this.slotOf.get(id) !== from)
         throw new RunnerError(`${this.where}: cancelled while the run moved to a slot that freed first`, 'cancelled');
-      if (to.dead)
-        throw new RunnerError(`${this.where}: the GPU slot the run moved to (node ${to.at?.node ?? '?'}) was lost before the run started`, 'unreachable');
+      if (to.dead) throw this.moveTargetLost(to);
     } catch (e) {
       this.refuseMove(to, id);
-      void (c.engine ? c.engine.remove(c.container) : super.remove(c.container)).catch(() => undefined);
+      void this.removeWithdrawn(c);
       throw e;
     }
     const w = placementWatches.get(this.where);
@@ -1065,17 +1064,9 @@ export class SwarmRuntime extends DockerRuntime {
     if (!from.runs.size && !from.dead) this.slotIdle(from);
     this.slotOf.set(id, to);
     // Its old container: removed here (its task is left out of what this runtime reads of the service from now on).
-    const removal = (async () => {
-      for (let i = 0; i < 3; i++)
-        try {
-          return await (c.engine ? c.engine.remove(c.container) : super.remove(c.container));
-        } catch {
-          await new Promise(r => setTimeout(r, 500));
-        }
-    })();
+    const removal = this.removeWithdrawn(c);
     try {
-      if (to.dead)
-        throw new RunnerError(`${this.where}: the GPU slot the run moved to (node ${to.at?.node ?? '?'}) was lost before the run started`, 'unreachable');
+      if (to.dead) throw this.moveTargetLost(to);
       const place = await to.place;
       this.deathWatch(place);
       const pinning = this.pin(id, to, place, signal, null);
@@ -1088,6 +1079,21 @@ export class SwarmRuntime extends DockerRuntime {
     } finally {
       await removal;
     }
+  }
+
+  /** A withdrawn run's container, removed on its node (a few tries: nothing else would remove it). */
+  private async removeWithdrawn(c: Placement): Promise<void> {
+    for (let i = 0; i < 3; i++)
+      try {
+        return await (c.engine ? c.engine.remove(c.container) : super.remove(c.container));
+      } catch {
+        await new Promise(r => setTimeout(r, 500));
+      }
+  }
+
+  /** What a run that moved is told when the slot it moved to was lost first. */
+  private moveTargetLost(to: HeldSlot): RunnerError {
+    return new RunnerError(`${this.where}: the GPU slot the run moved to (node ${to.at?.node ?? '?'}) was lost before the run started`, 'unreachable');
   }
 
   /** Runs moved to a slot that freed first: the node they waited on, the node they went to, and how long they had waited. */
