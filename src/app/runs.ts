@@ -1,6 +1,7 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import type { AgentRun, Commit, Role } from '../core/model';
+import { reservedEnvProblem } from '../core/perfcmd/reservedEnv';
 import { DockerRuntime } from '../runner/dockerRuntime';
 import { SwarmRuntime } from '../runner/swarmRuntime';
 /** Gives the swarm back the GPU slots this process holds and no run uses (a command's end, the extension's deactivation). */
@@ -165,7 +166,13 @@ export class Runs {
     const refusals: Array<{ role: Role; message: string }> = [];
     const plans: RunPlan[] = [];
     const templates = imageTemplatesOf(s.templates);
+    // Every caller's environment (settings, CLI, a resumed campaign) meets the runner's reserved names here.
+    const reserved = [...Object.keys(s.env ?? {}), ...Object.keys(s.secretEnv ?? {})].flatMap(n => reservedEnvProblem(n) ?? []);
     for (const role of t.roles) {
+      if (reserved.length) {
+        refusals.push({ role, message: `refused: the run environment sets ${reserved.join('; ')}` });
+        continue;
+      }
       try {
         plans.push(
           planRun(t.commit, role, {

@@ -10,6 +10,7 @@ import type { CampaignArgs } from './campaignCommand';
 import type * as RunnerCommands from './runnerCommands';
 import { DESIGNS, type Design } from '../core/ablate/designs';
 import { secretEnvOf } from './secretEnv';
+import { reservedEnvProblem } from '../core/perfcmd/reservedEnv';
 import { hostAddressProblem, registryProblem, splitHostUrl, type HostConfig } from '../core/run/hosts';
 import { METRICS, metricDef, OVERRIDE_KEYS, type PrimaryOverride } from '../core/metrics';
 
@@ -130,6 +131,8 @@ function envOf(p: Parsed): Record<string, string> {
   for (const kv of p.lists.get('env') ?? []) {
     const i = kv.indexOf('=');
     if (i <= 0) throw new UsageError(`--env needs NAME=VALUE (got ${kv})`);
+    const reserved = reservedEnvProblem(kv.slice(0, i));
+    if (reserved) throw new UsageError(`--env ${reserved}`);
     env[kv.slice(0, i)] = kv.slice(i + 1);
   }
   return env;

@@ -3,6 +3,7 @@ import * as vscode from 'vscode';
 import type { BuildSettings } from '../core/run/buildPlan';
 import { hostAddressProblem, maskHostPassword, registryProblem, splitHostUrl, type HostConfig } from '../core/run/hosts';
 import { imageTemplatesOf, type ImageTemplates } from '../core/run/plan';
+import { reservedEnvProblem } from '../core/perfcmd/reservedEnv';
 import { metricDef, OVERRIDE_KEYS, type PrimaryOverride } from '../core/metrics';
 import { MAX_LABELS_BYTES, MAX_RULES_BYTES, parseLabels, parseRulesFile, type Label, type Rule } from '../core/classify';
 import { readTextBounded } from '../platform/boundedRead';
@@ -165,6 +166,7 @@ export function runEnvSetting(scope?: vscode.Uri): { env: Record<string, string>
       const k = e.indexOf('=');
       const name = k > 0 ? e.slice(0, k) : '';
       if (!NAME.test(name)) problems.push(`${at}: "${e.slice(0, 40)}" is not NAME=VALUE`);
+      else if (reservedEnvProblem(name)) problems.push(`${at}: ${reservedEnvProblem(name)!}`);
       else if (/TOKEN|SECRET|KEY|PASSWORD|CREDENTIAL/i.test(name))
         problems.push(
           `${at}: ${name} looks like a secret: declare it as { "name": "${name}", "secret": true } and set its value with "Set Run Secret…" (settings.json is plain text)`,
@@ -173,6 +175,7 @@ export function runEnvSetting(scope?: vscode.Uri): { env: Record<string, string>
     } else if (e && typeof e === 'object' && typeof (e as { name?: unknown }).name === 'string' && (e as { secret?: unknown }).secret === true) {
       const name = (e as { name: string }).name;
       if (!NAME.test(name)) problems.push(`${at}.name: "${name}" is not an environment variable name`);
+      else if (reservedEnvProblem(name)) problems.push(`${at}.name: ${reservedEnvProblem(name)!}`);
       else secretNames.push(name);
     } else problems.push(`${at}: expected "NAME=VALUE" or { "name": "NAME", "secret": true }`);
   });

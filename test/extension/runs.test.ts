@@ -9,6 +9,7 @@ import { CampaignQueue } from '../../src/app/campaigns';
 import type { CampaignItem } from '../../src/core/campaign/plan';
 import { RunKeys, type RunKey } from '../../src/app/identity';
 import { api, locate, until } from './support/api';
+import { runEnvSetting } from '../../src/extension/settings';
 
 /** Round "runs": the workspace was prepared by test/docker/runWorkspace.worker.ts (real dockerd, fake image). */
 const prep = JSON.parse(process.env.BENCH_TRIAGE_RUNS ?? '{}') as { folder: string; engine: string; human: string; parent: string };
@@ -337,6 +338,27 @@ describe('Rerun on H100 against the fake host (real VS Code, real dockerd)', fun
     assert.equal(r, undefined, 'not a TextEditor: VS Code keeps documents above 50 MB from extensions');
     await until('the big log tab', () => vscode.window.tabGroups.all.some(g => g.tabs.some(t => t.label === 'big-server.vllm.log')), 20_000);
     assert.equal(await vscode.commands.executeCommand('benchTriage.goToFirstErrorInFile', vscode.Uri.file(file)), expected);
+  });
+
+  it('benchTriage.runEnv naming a variable of the runner or the GPU runtime is a problem naming the entry; the others are kept', async () => {
+    const folder = vscode.workspace.workspaceFolders![0];
+    const cfg = vscode.workspace.getConfiguration('benchTriage', folder.uri);
+    const before = cfg.inspect<unknown[]>('runEnv')?.workspaceFolderValue;
+    await cfg.update(
+      'runEnv',
+      ['BENCH_TRIAGE_FILES=3', { name: 'NVIDIA_VISIBLE_DEVICES', secret: true }, 'MY_FLAG=1'],
+      vscode.ConfigurationTarget.WorkspaceFolder,
+    );
+    try {
+      const r = runEnvSetting(folder.uri);
+      assert.deepEqual(r.env, { MY_FLAG: '1' });
+      assert.deepEqual(r.secretNames, []);
+      assert.equal(r.problems.length, 2, r.problems.join('\n'));
+      assert.match(r.problems[0], /^benchTriage\.runEnv\[0\]: BENCH_TRIAGE_FILES is reserved: BENCH_TRIAGE_\* variables are the runner's own/);
+      assert.match(r.problems[1], /^benchTriage\.runEnv\[1\]\.name: NVIDIA_VISIBLE_DEVICES is reserved: /);
+    } finally {
+      await cfg.update('runEnv', before, vscode.ConfigurationTarget.WorkspaceFolder);
+    }
   });
 
   it("a swarm host of the settings gets a Runs-view section: expanded, it lists the manager's nodes (role, state, availability, GPUs, runs); a manager that cannot be asked says so", async () => {

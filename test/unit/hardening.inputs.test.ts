@@ -1,4 +1,5 @@
 import * as assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
@@ -93,6 +94,76 @@ describe('hardening: silent rewrites in plan are refused or shown (issue 23, ite
   it('--select role=nobody is an error naming the roles', () => {
     assert.throws(() => parseSelector('role=nobody'), /role nobody is not one of baseline, human, agent/);
     assert.equal(parseSelector('role=agent').clauses.length, 1);
+  });
+});
+
+describe("hardening: the runner's own environment names are refused wherever a run's environment is given", () => {
+  it('in a perf command: an error on the assignment itself; CUDA_VISIBLE_DEVICES and VLLM_* are fine', () => {
+    for (const name of ['BENCH_TRIAGE_FILES', 'BENCH_TRIAGE_SLOT', 'NVIDIA_VISIBLE_DEVICES', 'DOCKER_RESOURCE_NVIDIA_GPU']) {
+      const cmd = `VLLM_USE_V1=1 ${name}=all ${SERVE}`;
+      const f = parsePerfCommand(cmd).problems.filter(p => p.code === 'reserved-env');
+      assert.equal(f.length, 1, name);
+      assert.equal(f[0].severity, 'error');
+      assert.equal(cmd.slice(f[0].start, f[0].end), `${name}=all`, 'the finding covers the assignment');
+      assert.match(f[0].message, new RegExp(`^${name} is reserved: `));
+    }
+    assert.deepEqual(
+      // Names differ by case in an environment: nvidia_visible_devices is not the runtime's.
+      parsePerfCommand(`CUDA_VISIBLE_DEVICES=0 VLLM_USE_V1=1 nvidia_visible_devices=all ${SERVE}`).problems.filter(p => p.code === 'reserved-env'),
+      [],
+    );
+  });
+
+  it('on the CLI: --env and --secret-env name the variable and why; nothing is planned', () => {
+    const env = runCli('run', '--folder', DEMO, '--commit', 'f6978a76', '--role', 'human', '--dry-run', '--env', 'BENCH_TRIAGE_FILES=9', '--gpus', '1');
+    assert.equal(env.status, 2, env.stderr);
+    assert.match(env.stderr, /--env BENCH_TRIAGE_FILES is reserved: BENCH_TRIAGE_\* variables are the runner's own/);
+    assert.equal(env.stdout, '');
+    const campaign = runCli('campaign', 'plan', '--folder', DEMO, '--env', 'NVIDIA_VISIBLE_DEVICES=all');
+    assert.equal(campaign.status, 2);
+    assert.match(campaign.stderr, /--env NVIDIA_VISIBLE_DEVICES is reserved: .*set CUDA_VISIBLE_DEVICES/);
+    const secret = spawnSync(
+      process.execPath,
+      [
+        path.resolve(__dirname, '../../dist/cli.js'),
+        'run',
+        '--folder',
+        DEMO,
+        '--commit',
+        'f6978a76',
+        '--role',
+        'human',
+        '--dry-run',
+        '--secret-env',
+        'BENCH_TRIAGE_SLOT',
+      ],
+      { encoding: 'utf8', env: { ...process.env, BENCH_TRIAGE_SLOT: 'sdeadbeef' } },
+    );
+    assert.notEqual(secret.status, 0);
+    assert.match(secret.stderr, /--secret-env BENCH_TRIAGE_SLOT is reserved/);
+    assert.doesNotMatch(secret.stdout + secret.stderr, /sdeadbeef/);
+  });
+
+  it('in the app: a run environment from any caller is refused for every role before anything runs', async () => {
+    const { Runs, PlanRefused } = await import('../../src/app/runs');
+    const { nodeFileSource } = await import('../../src/platform/nodeFileSource');
+    const commit = (await scan(nodeFileSource(DEMO))).commits.find(c => c.hash.startsWith('f6978a76'))!;
+    let started = 0;
+    const runs = new Runs(() => {
+      started++;
+      throw new Error('no runtime may be made');
+    });
+    const target = { folder: DEMO, commit, roles: ['baseline', 'human'] as Array<'baseline' | 'human'>, agentRun: null };
+    const host = { label: 'h', docker: '', gpus: 1 };
+    assert.throws(
+      () => runs.plan(target, { host, env: { DOCKER_RESOURCE_NVIDIA_GPU: 'GPU-1' }, secretEnv: { BENCH_TRIAGE_X: 'v' } } as never),
+      (e: unknown) =>
+        e instanceof PlanRefused &&
+        e.refusals.length === 2 &&
+        e.refusals.every(r => /DOCKER_RESOURCE_NVIDIA_GPU is reserved: the swarm sets it.*; BENCH_TRIAGE_X is reserved/.test(r.message)),
+    );
+    assert.equal(runs.plan(target, { host, env: { MY_FLAG: '1' } } as never).length, 2, 'a plain name plans');
+    assert.equal(started, 0);
   });
 });
 
@@ -283,7 +354,7 @@ describe('hardening: smaller silent cases (issue 23, item 9)', () => {
 });
 
 describe('the new perf-command checks on real commands [ISO-Bench data]', () => {
-  it('no perf command of the ISO-Bench dataset has a positional argument or a bad tensor-parallel size (no false alarm)', async () => {
+  it('no perf command of the ISO-Bench dataset has a positional argument, a bad tensor-parallel size or a reserved environment name (no false alarm)', async () => {
     const { ISOBENCH, requireCorpus } = await import('./helpers');
     const { readFileSync } = await import('node:fs');
     requireCorpus();
@@ -295,7 +366,7 @@ describe('the new perf-command checks on real commands [ISO-Bench data]', () => 
     assert.ok(cmds.length > 50);
     const bad = cmds.flatMap(c =>
       parsePerfCommand(c)
-        .problems.filter(p => p.code === 'positional' || (p.code === 'tensor-parallel' && /whole number/.test(p.message)))
+        .problems.filter(p => p.code === 'positional' || p.code === 'reserved-env' || (p.code === 'tensor-parallel' && /whole number/.test(p.message)))
         .map(p => p.message),
     );
     // The one real case: a usage text's `[--flag]` pasted as is (argparse would refuse it; the plan used to drop it unsaid).

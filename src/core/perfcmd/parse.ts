@@ -1,6 +1,7 @@
 import { tokenize, type Token } from './tokenize';
 import { flagTable, SERVER_ONLY, VERSIONED_FLAGS, versionAtLeast, type FlagDoc, type ScriptForm, type ScriptKind } from './flags';
 import { modelSize } from './models';
+import { reservedEnvProblem } from './reservedEnv';
 
 export interface Flag {
   name: string;
@@ -22,6 +23,7 @@ export interface PerfProblem {
     | 'blocked-model'
     | 'version-bug'
     | 'positional'
+    | 'reserved-env'
     | 'syntax';
   severity: 'error' | 'warning' | 'information';
   message: string;
@@ -121,6 +123,8 @@ export function parsePerfCommand(cmd: string, opts: CheckOptions = {}): ParsedPe
     const m = /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/s.exec(tok.text);
     if (!m) break;
     env.push({ name: m[1], value: m[2] });
+    const reserved = reservedEnvProblem(m[1]);
+    if (reserved) problems.push({ code: 'reserved-env', severity: 'error', message: reserved, start: tok.start, end: tok.end });
   }
   for (let i = s.argStart; i < t.tokens.length; i++) {
     const tok = t.tokens[i];
