@@ -1,5 +1,4 @@
 import * as assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
@@ -122,23 +121,14 @@ describe("hardening: the runner's own environment names are refused wherever a r
     const campaign = runCli('campaign', 'plan', '--folder', DEMO, '--env', 'NVIDIA_VISIBLE_DEVICES=all');
     assert.equal(campaign.status, 2);
     assert.match(campaign.stderr, /--env NVIDIA_VISIBLE_DEVICES is reserved: .*set CUDA_VISIBLE_DEVICES/);
-    const secret = spawnSync(
-      process.execPath,
-      [
-        path.resolve(__dirname, '../../dist/cli.js'),
-        'run',
-        '--folder',
-        DEMO,
-        '--commit',
-        'f6978a76',
-        '--role',
-        'human',
-        '--dry-run',
-        '--secret-env',
-        'BENCH_TRIAGE_SLOT',
-      ],
-      { encoding: 'utf8', env: { ...process.env, BENCH_TRIAGE_SLOT: 'sdeadbeef' } },
-    );
+    // The value comes from this process's environment, as a user's shell would give it.
+    process.env.BENCH_TRIAGE_SLOT = 'sdeadbeef';
+    let secret: ReturnType<typeof runCli>;
+    try {
+      secret = runCli('run', '--folder', DEMO, '--commit', 'f6978a76', '--role', 'human', '--dry-run', '--secret-env', 'BENCH_TRIAGE_SLOT');
+    } finally {
+      delete process.env.BENCH_TRIAGE_SLOT;
+    }
     assert.notEqual(secret.status, 0);
     assert.match(secret.stderr, /--secret-env BENCH_TRIAGE_SLOT is reserved/);
     assert.doesNotMatch(secret.stdout + secret.stderr, /sdeadbeef/);
