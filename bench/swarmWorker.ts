@@ -24,6 +24,7 @@ import { newRunId } from '../src/runner/runRecord';
 import { makeRunFixture } from '../test/support/runFixture';
 import { repoRoot } from '../test/support/repo';
 import { copyImage, startCluster, type Cluster } from '../test/docker/swarmCluster';
+import { campaignStartArgs } from '../test/docker/swarmRuns';
 
 const IMAGE = 'bench-triage/fake-vllm:test';
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -254,26 +255,14 @@ async function campaignIdle(cluster: Cluster, runs: number, fx: ReturnType<typeo
     process.execPath,
     [
       cli,
-      'campaign',
-      'start',
-      '--folder',
-      fx.folder,
-      '--select',
-      `commit=${fx.human.slice(0, 10)},role!=agent`,
-      '--repeats',
-      String(runs / 2),
-      '--id',
-      id,
-      '--host',
-      `swarm+${cluster.manager.tcp}`,
-      '--tls-ca',
-      cluster.certs.ca,
-      '--tls-cert',
-      cluster.certs.cert,
-      '--tls-key',
-      cluster.certs.key,
-      '--gpus',
-      String(gpus),
+      ...campaignStartArgs({
+        folder: fx.folder,
+        commit: fx.human,
+        id,
+        host: ['--host', `swarm+${cluster.manager.tcp}`, '--tls-ca', cluster.certs.ca, '--tls-cert', cluster.certs.cert, '--tls-key', cluster.certs.key],
+        gpus,
+        repeats: runs / 2,
+      }),
       '--checkout',
       fx.checkout,
       '--image-human',

@@ -12,7 +12,7 @@ import { readRunRecord } from './recordRead';
 import type { RunPlan } from '../core/run/plan';
 import { newRunId, runDir, saveRecord, saveResult } from './runRecord';
 import { FINAL_STATES, RECORD_SCHEMA, type PhaseRecord, type RunRecord, type RunState } from '../core/run/records';
-import type { ContainerRuntime } from './runtime';
+import { WITHDRAWN_STATE, type ContainerRuntime } from './runtime';
 import { gpuRefusal, hostKind } from '../core/run/hosts';
 
 export const LABEL = {
@@ -226,6 +226,11 @@ export class Runner {
         throw new RunEnd(
           'interrupted',
           `it was still waiting to start (state ${c.state}) when the process driving it ended: nothing ran; removed so that it can run again`,
+        );
+      if (c.state === WITHDRAWN_STATE)
+        throw new RunEnd(
+          'interrupted',
+          'it had withdrawn from its GPU slot to move to one freed first, before taking the GPUs, when the process moving it ended: nothing ran; removed so that it can run again',
         );
       if (c.state === 'running' && this.runtime.filesIn && !(await this.runtime.filesIn(c.id).catch(() => true)))
         throw new RunEnd(

@@ -35,8 +35,11 @@ export interface HostFacts {
 export interface LabelledContainer {
   id: string;
   labels: Record<string, string>;
+  /** The engine's state, or WITHDRAWN_STATE: a cluster run's command that gave up its place in a slot's line before it ran anything. */
   state: string;
 }
+/** A run whose command withdrew from its GPU slot's line (to move to a slot freed first) and ended there: nothing of it ran. */
+export const WITHDRAWN_STATE = 'withdrawn';
 
 export interface ExecOptions {
   /** Where stdout/stderr go as they arrive (demultiplexed, byte-exact); collected when absent. */

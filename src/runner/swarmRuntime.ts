@@ -28,7 +28,15 @@ import {
   WITHDRAW_SIGNAL,
   WITHDRAWN_EXIT,
 } from './slotScripts';
-import type { ContainerSpec, ContainerState, ExecOptions, ExecOutcome, FirstPhase, LabelledContainer } from './runtime';
+import {
+  WITHDRAWN_STATE,
+  type ContainerSpec,
+  type ContainerState,
+  type ExecOptions,
+  type ExecOutcome,
+  type FirstPhase,
+  type LabelledContainer,
+} from './runtime';
 
 /** The generic-resource kind a swarm node advertises its GPUs under (daemon.json `node-generic-resources`). */
 export const GPU_RESOURCE = 'NVIDIA-GPU';
@@ -1589,7 +1597,10 @@ export class SwarmRuntime extends DockerRuntime {
     const out: LabelledContainer[] = [];
     for (const svc of services) {
       const [t] = await this.tasks(svc.ID).catch(() => [] as Task[]);
-      out.push({ id: svc.ID, labels: svc.Spec?.Labels ?? {}, state: t?.Status?.State === 'running' ? 'running' : (t?.Status?.State ?? 'pending') });
+      const state = t?.Status?.State ?? 'pending';
+      // Its only task withdrew to move, and the process that was moving it ended before the pin.
+      const withdrawn = state !== 'running' && TASK_ENDED.includes(state) && t?.Status?.ContainerStatus?.ExitCode === WITHDRAWN_EXIT;
+      out.push({ id: svc.ID, labels: svc.Spec?.Labels ?? {}, state: withdrawn ? WITHDRAWN_STATE : state });
     }
     return out;
   }

@@ -1,13 +1,17 @@
 import * as assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import { gzipSync } from 'node:zlib';
 import * as path from 'node:path';
 import Docker from 'dockerode';
 import { buildFakeImage, missingPrerequisites, startEngine, type Engine } from '../support/dockerEngine';
 import { makeRunFixture, removeRunFixtures, type RunFixture } from '../support/runFixture';
-import { fileSecrets, freedFromRecords, labelled, runContainers, SLOT_LABEL, watchGpuHolders, inProcessRuns } from './swarmRuns';
+import { campaignStartArgs, fileSecrets, freedFromRecords, labelled, runContainers, SLOT_LABEL, watchGpuHolders, inProcessRuns } from './swarmRuns';
 import { splitHostUrl } from '../../src/core/run/hosts';
 import type { RunRecord } from '../../src/core/run/records';
+import { ARMED, WITHDRAW_SIGNAL, WITHDRAWN_EXIT } from '../../src/runner/slotScripts';
 
 const REPO = path.resolve(__dirname, '../..');
 const CLI = path.join(REPO, 'dist/cli.js');
@@ -80,6 +84,10 @@ async function longAndShort(seconds: number) {
 }
 
 const common = () => ['--checkout', fx.checkout, '--image-human', IMAGE, '--image-baseline', IMAGE];
+
+/** A CLI campaign of 4 runs (both roles, twice) on the 2-GPU swarm. */
+const campaignStart = (id: string) =>
+  cliAsync([...campaignStartArgs({ folder: fx.folder, commit: fx.human, id, host: ['--host', swarmHost()], gpus: 2, repeats: 2 }), ...common()]);
 
 /** Services and containers of runs and of GPU slot holders. */
 async function leftovers(): Promise<{ services: number; containers: number }> {
@@ -176,21 +184,7 @@ describe('Docker Swarm as the cluster backend (a one-node swarm with 2 fake NVID
   it('two independent CLI processes share the 2-GPU swarm: 4 runs, never more than 2 at once', async () => {
     const before = resultsOf(fx.folder).length;
     const w = watch();
-    const args = (id: string) => [
-      'campaign',
-      'start',
-      '--folder',
-      fx.folder,
-      '--select',
-      `commit=${fx.human.slice(0, 10)},role!=agent`,
-      '--id',
-      id,
-      '--host',
-      swarmHost(),
-      '--gpus',
-      '2',
-      ...common(),
-    ];
+    const args = (id: string) => [...campaignStartArgs({ folder: fx.folder, commit: fx.human, id, host: ['--host', swarmHost()], gpus: 2 }), ...common()];
     const a = cliAsync(args('c-two-a'));
     const b = cliAsync(args('c-two-b'));
     const [ra, rb] = await Promise.all([a.done, b.done]);
@@ -254,23 +248,7 @@ describe('Docker Swarm as the cluster backend (a one-node swarm with 2 fake NVID
   it('a CLI killed mid-campaign while a run waits in the swarm for a GPU: campaign resume completes it (the waiting run again, its attempt kept), no run done twice, nothing orphaned', async () => {
     const before = new Set(resultsOf(fx.folder).map(r => r.runId));
     const id = 'c-killed';
-    const start = cliAsync([
-      'campaign',
-      'start',
-      '--folder',
-      fx.folder,
-      '--select',
-      `commit=${fx.human.slice(0, 10)},role!=agent`,
-      '--repeats',
-      '2',
-      '--id',
-      id,
-      '--host',
-      swarmHost(),
-      '--gpus',
-      '2',
-      ...common(),
-    ]);
+    const start = campaignStart(id);
     const runsDir = path.join(fx.folder, '.bench-triage/campaigns', id, 'runs');
     // Kill it once two runs are under way.
     for (let i = 0; i < 600; i++) {
@@ -344,5 +322,129 @@ describe('Docker Swarm as the cluster backend (a one-node swarm with 2 fake NVID
         tasks: (await docker.listTasks()).map(t => [t.ID, t.ServiceID, t.DesiredState, t.Status?.State, t.Status?.Timestamp, t.CreatedAt]),
       }),
     );
+  });
+  it('a CLI killed as it moves a run (the run withdrew from its slot, not yet pinned anew): resume says nothing of it ran and runs it again; nothing left', async () => {
+    const before = new Set(resultsOf(fx.folder).map(r => r.runId));
+    const id = 'c-withdrawn';
+    const start = campaignStart(id);
+    // Two runs hold the GPUs and a third waits in line behind one of them.
+    let seen = { holding: 0, waiting: 0, waitingIds: [] as string[] };
+    let ended: { code: number | null; stderr: string } | null = null;
+    void start.done.then(d => (ended = d));
+    for (let i = 0; i < 600 && !ended && !(seen.holding === 2 && seen.waiting >= 1); i++) {
+      seen = await runContainers(docker);
+      if (!(seen.holding === 2 && seen.waiting >= 1)) await new Promise(r => setTimeout(r, 100));
+    }
+    assert.ok(seen.holding === 2 && seen.waiting >= 1, JSON.stringify({ seen, ended }));
+    // The process dies as it moves the run: its withdrawal was asked (as the runtime asks it, the
+    // signal to the run's command), the new pin never came.
+    start.proc.kill('SIGKILL');
+    await start.done;
+    const waiting = docker.getContainer(seen.waitingIds[0]);
+    const runId = (await waiting.inspect()).Config.Labels[LABEL];
+    // A run is offered a move once its command waits for its turn (armed): before its handler is
+    // set, the container's first process would not even see the signal.
+    let armed = false;
+    for (let i = 0; i < 100 && !armed; i++) {
+      armed = await waiting.infoArchive({ path: ARMED }).then(
+        () => true,
+        () => false,
+      );
+      if (!armed) await new Promise(r => setTimeout(r, 100));
+    }
+    assert.ok(armed, 'the waiting run armed');
+    await waiting.kill({ signal: WITHDRAW_SIGNAL });
+    let exit: number | null = null;
+    for (let i = 0; i < 100 && exit === null; i++) {
+      const st = (await waiting.inspect().catch(() => null))?.State;
+      if (st && !st.Running) exit = st.ExitCode;
+      else await new Promise(r => setTimeout(r, 100));
+    }
+    const why = async () => {
+      const i = await waiting.inspect().catch(e => ({ error: String(e) }) as never);
+      const top = await waiting.top().catch(e => String(e));
+      return JSON.stringify({ state: (i as { State?: unknown }).State, env: (i as { Config?: { Env?: string[] } }).Config?.Env, top, seen });
+    };
+    assert.equal(exit, WITHDRAWN_EXIT, `its command withdrew (it had not taken the GPUs): ${exit === WITHDRAWN_EXIT ? '' : await why()}`);
+    const out = await cliAsync(['campaign', 'resume', '--folder', fx.folder, '--id', id, '--host', swarmHost(), '--gpus', '2', ...common()]).done;
+    const runsDir = path.join(fx.folder, '.bench-triage/campaigns', id, 'runs');
+    const items = readdirSync(runsDir)
+      .filter(f => /^\d+\.json$/.test(f))
+      .map(f => JSON.parse(readFileSync(path.join(runsDir, f), 'utf8')));
+    assert.equal(out.code, 0, `${out.stderr}\n${JSON.stringify(items.map(i => [i.n, i.state, i.error]))}`);
+    assert.deepEqual(
+      items.map(i => i.state),
+      ['succeeded', 'succeeded', 'succeeded', 'succeeded'],
+    );
+    // Its attempt is kept, interrupted, saying nothing ran; its campaign run ran again under a new id.
+    const earlier = items.flatMap(i => (i.earlier ?? []) as Array<{ runId: string; error: string }>);
+    const mine = earlier.find(e => e.runId === runId);
+    assert.ok(mine, JSON.stringify(earlier));
+    assert.match(
+      mine.error,
+      /had withdrawn from its GPU slot to move to one freed first, before taking the GPUs, when the process moving it ended: nothing ran; removed so that it can run again/,
+    );
+    const record = JSON.parse(readFileSync(path.join(resultsOf(fx.folder).find(r => r.runId === runId)!.dir, 'run.json'), 'utf8')) as RunRecord;
+    assert.equal(record.status, 'interrupted');
+    const fresh = resultsOf(fx.folder).filter(r => !before.has(r.runId));
+    assert.equal(fresh.filter(r => r.status === 'succeeded').length, 4, fresh.map(r => `${r.runId} ${r.status}`).join(', '));
+    await settle();
+    assert.deepEqual({ ...(await leftovers()), secrets: await fileSecrets(docker) }, { services: 0, containers: 0, secrets: 0 });
+  });
+  it("a run whose files are too big for the swarm's secrets (a 13 MB agent patch) has them put into its container once placed: the patch applies whole, no secret is made, nothing left", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'bt-big-patch-'));
+    try {
+      // A new file of random text: about 10 MB gzipped, past the 16 secrets of 500 KB a run's files may take.
+      const n = 170_000;
+      const lines = Array.from({ length: n }, () => `+${randomBytes(57).toString('base64')}\n`).join('');
+      const file = path.join(dir, 'big.diff');
+      writeFileSync(
+        file,
+        `diff --git a/vllm/bench_triage_blob.txt b/vllm/bench_triage_blob.txt\nnew file mode 100644\n--- /dev/null\n+++ b/vllm/bench_triage_blob.txt\n@@ -0,0 +1,${n} @@\n${lines}`,
+      );
+      assert.ok(gzipSync(readFileSync(file)).length > 16 * 500 * 1024, 'too big for the secrets');
+      const before = new Set(resultsOf(fx.folder).map(r => r.runId));
+      let secretsSeen = 0;
+      let stop = false;
+      const watching = (async () => {
+        while (!stop) {
+          secretsSeen = Math.max(secretsSeen, await fileSecrets(docker).catch(() => 0));
+          await new Promise(r => setTimeout(r, 100));
+        }
+      })();
+      const out = await cliAsync([
+        'run',
+        '--folder',
+        fx.folder,
+        '--commit',
+        fx.human.slice(0, 10),
+        '--role',
+        'agent',
+        '--agent-patch',
+        file,
+        '--host',
+        swarmHost(),
+        '--gpus',
+        '2',
+        ...common(),
+      ]).done;
+      stop = true;
+      await watching;
+      const fresh = resultsOf(fx.folder).filter(r => !before.has(r.runId));
+      assert.equal(fresh.length, 1);
+      const record = JSON.parse(readFileSync(path.join(fresh[0].dir, 'run.json'), 'utf8')) as RunRecord;
+      assert.equal(out.code, 0, `${out.stderr}\n${record.error}`);
+      assert.equal(record.status, 'succeeded', record.error ?? '');
+      assert.equal(secretsSeen, 0, "the files did not go as the swarm's secrets");
+      // git apply checked every line of the hunk: the patch arrived whole.
+      const patchLog = readFileSync(path.join(fresh[0].dir, 'logs/patch.stdout.log'), 'utf8');
+      assert.match(patchLog, /1 file\(s\): vllm\/bench_triage_blob\.txt/);
+      assert.match(patchLog, /AGENT_PATCH_APPLIED/);
+      assert.match(readFileSync(path.join(fresh[0].dir, 'logs/benchmark.stdout.log'), 'utf8'), /=+ Serving Benchmark Result =+\nSuccessful requests: +\d+/);
+      await settle();
+      assert.deepEqual({ ...(await leftovers()), secrets: await fileSecrets(docker) }, { services: 0, containers: 0, secrets: 0 });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

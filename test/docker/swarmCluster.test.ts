@@ -6,7 +6,7 @@ import type Docker from 'dockerode';
 import { buildFakeImage, missingPrerequisites } from '../support/dockerEngine';
 import { copyImage, NODE_NVIDIA_CONFIG, startCluster, type Cluster, type ClusterNode } from './swarmCluster';
 import { makeRunFixture, removeRunFixtures, type RunFixture } from '../support/runFixture';
-import { fileSecrets, freedFromRecords, labelled, watchGpuHolders, inProcessRuns } from './swarmRuns';
+import { campaignStartArgs, fileSecrets, freedFromRecords, labelled, watchGpuHolders, inProcessRuns } from './swarmRuns';
 import { splitHostUrl } from '../../src/core/run/hosts';
 import type { RunRecord } from '../../src/core/run/records';
 
@@ -189,19 +189,7 @@ describe('a swarm of one manager and two workers, each a dockerd of its own (own
     const before = new Set(runRecords(fx.folder).map(r => r.runId));
     const w = watchGpuHolders(cluster.workers);
     const out = await cli([
-      'campaign',
-      'start',
-      '--folder',
-      fx.folder,
-      '--select',
-      `commit=${fx.human.slice(0, 10)},role!=agent`,
-      '--repeats',
-      '4',
-      '--id',
-      'c-cluster-8',
-      ...hostArgs(),
-      '--gpus',
-      '4',
+      ...campaignStartArgs({ folder: fx.folder, commit: fx.human, id: 'c-cluster-8', host: hostArgs(), gpus: 4, repeats: 4 }),
       ...common(),
     ]);
     assert.equal(out.code, 0, out.stderr);
@@ -383,20 +371,7 @@ describe('a swarm of one manager and two workers, each a dockerd of its own (own
   it("a worker's engine killed mid-run: the run ends interrupted naming the node, the campaign runs it again on the other worker, and the node that comes back runs nothing twice", async () => {
     const before = new Set(runRecords(fx.folder).map(r => r.runId));
     const id = 'c-cluster-lost';
-    const campaign = cli([
-      'campaign',
-      'start',
-      '--folder',
-      fx.folder,
-      '--select',
-      `commit=${fx.human.slice(0, 10)},role=human`,
-      '--id',
-      id,
-      ...hostArgs(),
-      '--gpus',
-      '4',
-      ...common(),
-    ]);
+    const campaign = cli([...campaignStartArgs({ folder: fx.folder, commit: fx.human, id: id, host: hostArgs(), gpus: 4, roles: 'role=human' }), ...common()]);
     // The run's node, once its server is up (its benchmark phase under way).
     let victim: ClusterNode | undefined;
     for (let i = 0; i < 600 && !victim; i++) {
@@ -449,19 +424,7 @@ describe('a swarm of one manager and two workers, each a dockerd of its own (own
     const before = new Set(runRecords(fx.folder).map(r => r.runId));
     const id = 'c-cluster-drain';
     const campaign = cli([
-      'campaign',
-      'start',
-      '--folder',
-      fx.folder,
-      '--select',
-      `commit=${fx.human.slice(0, 10)},role!=agent`,
-      '--repeats',
-      '2',
-      '--id',
-      id,
-      ...hostArgs(),
-      '--gpus',
-      '4',
+      ...campaignStartArgs({ folder: fx.folder, commit: fx.human, id: id, host: hostArgs(), gpus: 4, repeats: 2 }),
       ...common(),
       // Benchmarks long enough to be under way when the drain comes.
       '--env',
@@ -517,19 +480,7 @@ describe('a swarm of one manager and two workers, each a dockerd of its own (own
   it('cancel a campaign: within 2 s of the request no task, service or container of it is on any node', async () => {
     const id = 'c-cluster-cancel';
     const campaign = cli([
-      'campaign',
-      'start',
-      '--folder',
-      fx.folder,
-      '--select',
-      `commit=${fx.human.slice(0, 10)},role!=agent`,
-      '--repeats',
-      '3',
-      '--id',
-      id,
-      ...hostArgs(),
-      '--gpus',
-      '4',
+      ...campaignStartArgs({ folder: fx.folder, commit: fx.human, id: id, host: hostArgs(), gpus: 4, repeats: 3 }),
       ...common(),
       '--env',
       'FAKE_VLLM_BENCH_SECONDS=60',

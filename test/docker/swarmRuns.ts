@@ -24,7 +24,7 @@ const FREED = '/.bench-triage-freed';
  * placed but waiting for them (the run before them on their slot still runs). A container's marker
  * is asked of the engine (a HEAD of the path), never of the runner.
  */
-export async function runContainers(d: Docker): Promise<{ holding: number; waiting: number }> {
+export async function runContainers(d: Docker): Promise<{ holding: number; waiting: number; waitingIds: string[] }> {
   const up = await d.listContainers({ filters: JSON.stringify({ label: [RUN_LABEL], status: ['running'] }) }).catch(() => []);
   let holding = 0;
   const has = (id: string, file: string) =>
@@ -35,8 +35,11 @@ export async function runContainers(d: Docker): Promise<{ holding: number; waiti
         () => true,
         () => false,
       );
-  for (const c of up) if ((await has(c.Id, HELD)) && !(await has(c.Id, FREED))) holding++;
-  return { holding, waiting: up.length - holding };
+  const waitingIds: string[] = [];
+  for (const c of up)
+    if (!(await has(c.Id, HELD))) waitingIds.push(c.Id);
+    else if (!(await has(c.Id, FREED))) holding++;
+  return { holding, waiting: waitingIds.length, waitingIds };
 }
 
 /** Services and containers (any state) of runs and of GPU slot holders on an engine. */
@@ -284,4 +287,22 @@ export function inProcessRuns(
       throw new Error(`${runId} never held its GPUs`);
     },
   };
+}
+
+/** `campaign start` of the fixture's commit, its roles but the agent's (or `roles`), `repeats` times each, on `host` (its options) with `gpus` GPUs. */
+export function campaignStartArgs(o: { folder: string; commit: string; id: string; host: string[]; gpus: number; repeats?: number; roles?: string }): string[] {
+  return [
+    'campaign',
+    'start',
+    '--folder',
+    o.folder,
+    '--select',
+    `commit=${o.commit.slice(0, 10)},${o.roles ?? 'role!=agent'}`,
+    ...(o.repeats ? ['--repeats', String(o.repeats)] : []),
+    '--id',
+    o.id,
+    ...o.host,
+    '--gpus',
+    String(o.gpus),
+  ];
 }
