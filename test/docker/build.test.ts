@@ -10,7 +10,7 @@ import type { HostConfig } from '../../src/core/run/hosts';
 import { scan } from '../../src/core/ingest';
 import { nodeFileSource } from '../../src/platform/nodeFileSource';
 import { buildFakeImage, missingPrerequisites, startEngine, type Engine } from '../support/dockerEngine';
-import { fakeSetupPy, git, makeRunFixture, removeRunFixtures, type RunFixture } from '../support/runFixture';
+import { fakeSetupPy, git, makeRunFixture, removeRunFixtures, runRoleArgs, type RunFixture } from '../support/runFixture';
 
 const REPO = path.resolve(__dirname, '../..');
 const CLI = path.join(REPO, 'dist/cli.js');
@@ -135,13 +135,7 @@ describe('image builds on a real Docker engine (issue 16)', function () {
     assert.deepEqual(await allContainers(), containersBefore, 'no intermediate containers left');
     // The next Rerun of the baseline uses the built image, and succeeds.
     const run = cli(
-      'run',
-      '--folder',
-      fx.folder,
-      '--commit',
-      fx.human.slice(0, 10),
-      '--role',
-      'baseline',
+      ...runRoleArgs(fx, 'baseline'),
       '--gpus',
       '0',
       '--checkout',

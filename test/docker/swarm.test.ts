@@ -7,7 +7,7 @@ import { gzipSync } from 'node:zlib';
 import * as path from 'node:path';
 import Docker from 'dockerode';
 import { buildFakeImage, missingPrerequisites, startEngine, type Engine } from '../support/dockerEngine';
-import { makeRunFixture, removeRunFixtures, type RunFixture } from '../support/runFixture';
+import { makeRunFixture, removeRunFixtures, runRoleArgs, type RunFixture } from '../support/runFixture';
 import { campaignStartArgs, fileSecrets, freedFromRecords, labelled, runContainers, SLOT_LABEL, watchGpuHolders, inProcessRuns } from './swarmRuns';
 import { splitHostUrl } from '../../src/core/run/hosts';
 import type { RunRecord } from '../../src/core/run/records';
@@ -412,22 +412,7 @@ describe('Docker Swarm as the cluster backend (a one-node swarm with 2 fake NVID
           await new Promise(r => setTimeout(r, 100));
         }
       })();
-      const out = await cliAsync([
-        'run',
-        '--folder',
-        fx.folder,
-        '--commit',
-        fx.human.slice(0, 10),
-        '--role',
-        'agent',
-        '--agent-patch',
-        file,
-        '--host',
-        swarmHost(),
-        '--gpus',
-        '2',
-        ...common(),
-      ]).done;
+      const out = await cliAsync([...runRoleArgs(fx, 'agent'), '--agent-patch', file, '--host', swarmHost(), '--gpus', '2', ...common()]).done;
       stop = true;
       await watching;
       const fresh = resultsOf(fx.folder).filter(r => !before.has(r.runId));

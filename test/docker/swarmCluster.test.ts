@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import type Docker from 'dockerode';
 import { buildFakeImage, missingPrerequisites } from '../support/dockerEngine';
 import { copyImage, NODE_NVIDIA_CONFIG, startCluster, type Cluster, type ClusterNode } from './swarmCluster';
-import { makeRunFixture, removeRunFixtures, type RunFixture } from '../support/runFixture';
+import { makeRunFixture, removeRunFixtures, runRoleArgs, type RunFixture } from '../support/runFixture';
 import { campaignStartArgs, fileSecrets, freedFromRecords, labelled, watchGpuHolders, inProcessRuns } from './swarmRuns';
 import { splitHostUrl } from '../../src/core/run/hosts';
 import type { RunRecord } from '../../src/core/run/records';
@@ -542,21 +542,7 @@ describe('a swarm of one manager and two workers, each a dockerd of its own (own
     assert.match(String(digest), /^sha256:[0-9a-f]{64}$/);
     // Neither worker has it: wherever the run lands, its node pulls it from the registry.
     for (const w of cluster.workers) await w.docker.getImage(IMAGE).remove({ force: true });
-    const out = await cli([
-      'run',
-      '--folder',
-      fx.folder,
-      '--commit',
-      fx.human.slice(0, 10),
-      '--role',
-      'human',
-      ...hostArgs(),
-      '--gpus',
-      '4',
-      ...common(),
-      '--image-human',
-      `${repo}:test`,
-    ]);
+    const out = await cli([...runRoleArgs(fx, 'human'), ...hostArgs(), '--gpus', '4', ...common(), '--image-human', `${repo}:test`]);
     assert.equal(out.code, 0, out.stderr);
     const dir = path.dirname(out.stdout.trim());
     const record = JSON.parse(readFileSync(path.join(dir, 'run.json'), 'utf8'));
@@ -602,13 +588,7 @@ describe('a swarm of one manager and two workers, each a dockerd of its own (own
     assert.match(readFileSync(path.join(rec.dir, 'build.log'), 'utf8'), /pushed .*@sha256:[0-9a-f]{64} in [0-9.]+ s/);
     for (const w of cluster.workers) await assert.rejects(w.docker.getImage(tag).inspect(), /no such image|404/i, `${w.name} has no copy before its run`);
     const out = await cli([
-      'run',
-      '--folder',
-      fx.folder,
-      '--commit',
-      fx.human.slice(0, 10),
-      '--role',
-      'human',
+      ...runRoleArgs(fx, 'human'),
       ...hostArgs(),
       '--gpus',
       '4',

@@ -111,3 +111,14 @@ export function fakeSetupPy(fail: string | null = null): string {
   ];
   return body.join('\n');
 }
+
+/** The CLI's `run` of one role of the fixture's commit (host and image options follow). */
+export const runRoleArgs = (fx: Pick<RunFixture, 'folder' | 'human'>, role: string): string[] => [
+  'run',
+  '--folder',
+  fx.folder,
+  '--commit',
+  fx.human.slice(0, 10),
+  '--role',
+  role,
+];
