@@ -56,10 +56,16 @@ export class RunService implements vscode.Disposable {
     return this.runs.active();
   }
 
-  /** The run settings for a folder, as the CLI builds them from its options. */
-  async settingsFor(root: vscode.Uri, host: HostConfig, recipes: string[]): Promise<RunSettings> {
+  /** `benchTriage.runEnv`, or an error naming each bad entry: a Rerun says it before it asks anything. */
+  runEnvFor(root: vscode.Uri): { env: Record<string, string>; secretNames: string[] } {
     const { env, secretNames, problems } = runEnvSetting(root);
     if (problems.length) throw new Error(`Bench Triage: settings: ${problems.join('; ')}`);
+    return { env, secretNames };
+  }
+
+  /** The run settings for a folder, as the CLI builds them from its options. */
+  async settingsFor(root: vscode.Uri, host: HostConfig, recipes: string[]): Promise<RunSettings> {
+    const { env, secretNames } = this.runEnvFor(root);
     const secretEnv = await this.secretValues(secretNames);
     const missing = secretNames.filter(n => !(n in secretEnv));
     if (missing.length)

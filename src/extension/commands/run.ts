@@ -114,6 +114,7 @@ export function registerRunCommands(
       const host = await pickHost(t.folder.root);
       if (!host) return;
       if (!(await hostReady(host, t.folder.root))) return;
+      runs.runEnvFor(t.folder.root);
       const target = await widen(t, scope);
       if (!target) return;
       const started = runs.start(target.folder, target.commit, target.roles, { host, recipes, agent: target.agent });
