@@ -333,16 +333,17 @@ export class SwarmRuntime extends DockerRuntime {
     for (;;) {
       slot = chooseSlot(pool.values(), want.gpus, cap, () => this.newSlot(pool!, want.gpus, want.image)).slot;
       // Taken before the look at its node: runs choosing at the same time never both follow the
-      // same run (one GPU left with no run after it while two wait on another).
+      // same run (one GPU left with no run after it while two wait on another), and an idle
+      // slot's linger cannot give it back meanwhile.
       slot.runs.add(id);
+      if (slot.linger) clearTimeout(slot.linger);
+      slot.linger = null;
       // A slot whose node was drained, went down or left the swarm is given up, and another chosen.
       const why = slot.at ? await this.nodeTrouble({ container: '', engine: slot.at.engine, node: slot.at.node, nodeId: slot.at.nodeId }) : null;
       if (!why) break;
       slot.runs.delete(id);
       this.markLost({ container: '', engine: slot.at!.engine, node: slot.at!.node, nodeId: slot.at!.nodeId });
     }
-    if (slot.linger) clearTimeout(slot.linger);
-    slot.linger = null;
     this.slotless.delete(id);
     this.slotOf.set(id, slot);
     const place = await new Promise<SlotPlace>((resolve, reject) => {
@@ -649,7 +650,9 @@ export class SwarmRuntime extends DockerRuntime {
    */
   private slotIdle(slot: HeldSlot): void {
     if (slot.linger) clearTimeout(slot.linger);
-    slot.linger = setTimeout(() => void retireSlot(slot), SLOT_LINGER_MS);
+    // A run that came meanwhile keeps it, whether or not it has cleared this yet (its choice of
+    // slot looks at the slot's node first: a retired slot with a run would fail it as "lost").
+    slot.linger = setTimeout(() => void (slot.runs.size || slot.dead || retireSlot(slot)), SLOT_LINGER_MS);
     slot.linger.unref?.();
     const steal = setTimeout(() => void this.steal(slot).catch(() => undefined), STEAL_AFTER_MS);
     steal.unref?.();

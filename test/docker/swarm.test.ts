@@ -224,6 +224,38 @@ describe('Docker Swarm as the cluster backend (a one-node swarm with 2 fake NVID
     assert.deepEqual({ ...(await leftovers()), secrets: await fileSecrets(docker) }, { services: 0, containers: 0, secrets: 0 });
   });
 
+  it("a run given a slot as the slot's linger ends (the manager slow to answer about its node) keeps it: it runs there, the slot is not given back under it", async () => {
+    const { run, runtime } = inProcessRuns({ label: 'swarm', ...splitHostUrl(swarmHost()), gpus: 2 }, fx, IMAGE);
+    const a = run({});
+    const ra = await a.done;
+    assert.equal(ra.status, 'succeeded', ra.error ?? '');
+    // A's slot now lingers 2 s for a next run. The manager's next answer about a node comes 2.5 s
+    // late, as on a loaded manager: B, given A's slot, looks at its node while the linger ends.
+    const manager = (runtime as unknown as { docker: Docker }).docker;
+    const getNode = manager.getNode.bind(manager);
+    let slowed = 0;
+    manager.getNode = (id: string) => {
+      const node = getNode(id);
+      const inspect = node.inspect.bind(node) as (o?: object) => Promise<unknown>;
+      node.inspect = (async (o?: object) => {
+        if (slowed++ === 0) await new Promise(r => setTimeout(r, 2500));
+        return inspect(o);
+      }) as typeof node.inspect;
+      return node;
+    };
+    try {
+      const rb = await run({}).done;
+      assert.ok(slowed > 0, "B's choice of slot asked about its node");
+      assert.equal(rb.status, 'succeeded', rb.error ?? '');
+      assert.doesNotMatch(logOf(rb, 'runner.log'), /was lost/);
+    } finally {
+      manager.getNode = getNode;
+    }
+    await new Promise(r => setTimeout(r, 3000));
+    await settle();
+    assert.deepEqual({ ...(await leftovers()), secrets: await fileSecrets(docker) }, { services: 0, containers: 0, secrets: 0 });
+  });
+
   it('a run cancelled as it moves to a slot that freed first: it ends cancelled, the run ahead of it is untouched, and no slot, service, container or secret is left once that run ends', async () => {
     const { a, b, run } = await longAndShort(14);
     const cancel = new AbortController();

@@ -258,10 +258,13 @@ export function inProcessRuns(
 ): {
   run: (env: Record<string, string>, signal?: AbortSignal) => { runId: string; done: Promise<RunRecord> };
   holding: (runId: string) => Promise<string>;
+  /** The runs' runtime (its manager's client, to slow an answer of it). */
+  runtime: SwarmRuntime;
 } {
   const state = new Map<string, RunRecord>();
   const events: RunEvents = { state: rec => void state.set(rec.runId, rec) };
-  const runner = new Runner(new SwarmRuntime(h), new HostQueue(h.gpus, 3 * h.gpus), events);
+  const runtime = new SwarmRuntime(h);
+  const runner = new Runner(runtime, new HostQueue(h.gpus, 3 * h.gpus), events);
   const commit = scan(nodeFileSource(fx.folder)).then(r => r.commits.find(c => c.hash === fx.human)!);
   return {
     run: (env, signal) => {
@@ -286,6 +289,7 @@ export function inProcessRuns(
       }
       throw new Error(`${runId} never held its GPUs`);
     },
+    runtime,
   };
 }
 
