@@ -915,33 +915,42 @@ try {
       await clearNotifications();
     });
 
-    await step('Rerun with a runEnv entry that names a variable of the runner: refused before anything runs, naming the entry', [], async () => {
-      const runsDir = path.join(folder, '.bench-triage/runs');
-      const runFiles = () =>
-        existsSync(runsDir) ? execFileSync('find', [runsDir, '-name', '*.json'], { encoding: 'utf8' }).split('\n').filter(Boolean).sort() : [];
-      const before = runFiles();
-      const settings = readSettings();
-      writeFileSync(
-        settingsFile,
-        JSON.stringify({ ...JSON.parse(settings), 'benchTriage.runEnv': ['BENCH_TRIAGE_FILES=3', 'FAKE_VLLM_DECODE_MS=20'] }, null, 1),
-      );
-      try {
-        await page.waitForTimeout(500); // the settings file change reaches the extension
-        await clearNotifications();
-        await expandTo('No vLLM wheel', WHEEL);
-        await expand(row(commits, WHEEL));
-        await inline(await roleRow('baseline'), title('benchTriage.rerun'));
-        const toast = notification('BENCH_TRIAGE_FILES is reserved');
-        await toast.waitFor({ timeout: 30000 });
-        const text = (await toast.textContent()) ?? '';
-        assert(/benchTriage\.runEnv\[0\]: BENCH_TRIAGE_FILES is reserved: BENCH_TRIAGE_\* variables are the runner's own/.test(text), text);
-        await clearNotifications();
-      } finally {
-        writeFileSync(settingsFile, settings);
-      }
-      await page.waitForTimeout(1000);
-      assert(JSON.stringify(runFiles()) === JSON.stringify(before), 'no run file was written');
-    });
+    await step(
+      'Rerun and Rerun Group with a runEnv entry that names a variable of the runner: refused before anything runs or is proposed, naming the entry',
+      [],
+      async () => {
+        const runsDir = path.join(folder, '.bench-triage/runs');
+        const runFiles = () =>
+          existsSync(runsDir) ? execFileSync('find', [runsDir, '-name', '*.json'], { encoding: 'utf8' }).split('\n').filter(Boolean).sort() : [];
+        const before = runFiles();
+        const settings = readSettings();
+        writeFileSync(
+          settingsFile,
+          JSON.stringify({ ...JSON.parse(settings), 'benchTriage.runEnv': ['BENCH_TRIAGE_FILES=3', 'FAKE_VLLM_DECODE_MS=20'] }, null, 1),
+        );
+        try {
+          await page.waitForTimeout(500); // the settings file change reaches the extension
+          await clearNotifications();
+          await expandTo('No vLLM wheel', WHEEL);
+          await expand(row(commits, WHEEL));
+          await inline(await roleRow('baseline'), title('benchTriage.rerun'));
+          const toast = notification('BENCH_TRIAGE_FILES is reserved');
+          await toast.waitFor({ timeout: 30000 });
+          const text = (await toast.textContent()) ?? '';
+          assert(/benchTriage\.runEnv\[0\]: BENCH_TRIAGE_FILES is reserved: BENCH_TRIAGE_\* variables are the runner's own/.test(text), text);
+          await clearNotifications();
+          // A campaign of the group says it before its plan is proposed (each of its runs would fail on it).
+          await menu(row(commits, 'No vLLM wheel'), title('benchTriage.runGroup'));
+          await notification('BENCH_TRIAGE_FILES is reserved').waitFor({ timeout: 30000 });
+          assert(!(await page.locator('.monaco-dialog-box').count()), 'no campaign plan is proposed');
+          await clearNotifications();
+        } finally {
+          writeFileSync(settingsFile, settings);
+        }
+        await page.waitForTimeout(1000);
+        assert(JSON.stringify(runFiles()) === JSON.stringify(before), 'no run file was written');
+      },
+    );
 
     // ---------- an unclassified failure: its last error lines, a rule made from one of them ----------
     await step(

@@ -170,7 +170,7 @@ export class Runs {
     const reserved = [...Object.keys(s.env ?? {}), ...Object.keys(s.secretEnv ?? {})].flatMap(n => reservedEnvProblem(n) ?? []);
     for (const role of t.roles) {
       if (reserved.length) {
-        refusals.push({ role, message: `refused: the run environment sets ${reserved.join('; ')}` });
+        refusals.push({ role, message: `refused: run environment: ${reserved.join('; ')}` });
         continue;
       }
       try {

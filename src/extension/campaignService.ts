@@ -128,6 +128,11 @@ export class CampaignService implements vscode.Disposable {
       }
   }
 
+  /** Throws what is wrong with the folder's run environment (`benchTriage.runEnv`): said before a campaign is proposed. */
+  async checkRunEnv(scan: FolderScan): Promise<void> {
+    await this.runs.runEnvFor(scan.root);
+  }
+
   /** The plan of running `entries` (each role, `repeats` times, interleaved) on the folder's hosts. */
   plan(scan: FolderScan, entries: readonly CommitTriage[], repeats = 1): CampaignPlan {
     return campaignPlanFor({

@@ -56,22 +56,25 @@ export class RunService implements vscode.Disposable {
     return this.runs.active();
   }
 
-  /** `benchTriage.runEnv`, or an error naming each bad entry: a Rerun says it before it asks anything. */
-  runEnvFor(root: vscode.Uri): { env: Record<string, string>; secretNames: string[] } {
+  /**
+   * `benchTriage.runEnv` with its secrets' values, or an error naming each bad entry or secret
+   * without a value: a Rerun or a campaign says it before it asks anything.
+   */
+  async runEnvFor(root: vscode.Uri): Promise<{ env: Record<string, string>; secretEnv: Record<string, string> }> {
     const { env, secretNames, problems } = runEnvSetting(root);
     if (problems.length) throw new Error(`Bench Triage: settings: ${problems.join('; ')}`);
-    return { env, secretNames };
-  }
-
-  /** The run settings for a folder, as the CLI builds them from its options. */
-  async settingsFor(root: vscode.Uri, host: HostConfig, recipes: string[]): Promise<RunSettings> {
-    const { env, secretNames } = this.runEnvFor(root);
     const secretEnv = await this.secretValues(secretNames);
     const missing = secretNames.filter(n => !(n in secretEnv));
     if (missing.length)
       throw new Error(
         `Bench Triage: secret ${missing.join(', ')} (benchTriage.runEnv) has no value: set it with "Bench Triage: Set Run Secret…", or in the environment VS Code was started from`,
       );
+    return { env, secretEnv };
+  }
+
+  /** The run settings for a folder, as the CLI builds them from its options. */
+  async settingsFor(root: vscode.Uri, host: HostConfig, recipes: string[]): Promise<RunSettings> {
+    const { env, secretEnv } = await this.runEnvFor(root);
     const token = await this.secrets.get(HF_TOKEN_KEY);
     if (token) Object.assign(secretEnv, { HF_TOKEN: token, HUGGING_FACE_HUB_TOKEN: token });
     const t = timeouts(root);

@@ -339,7 +339,14 @@ export class SwarmRuntime extends DockerRuntime {
       if (slot.linger) clearTimeout(slot.linger);
       slot.linger = null;
       // A slot whose node was drained, went down or left the swarm is given up, and another chosen.
-      const why = slot.at ? await this.nodeTrouble({ container: '', engine: slot.at.engine, node: slot.at.node, nodeId: slot.at.nodeId }) : null;
+      const why = slot.at ? await this.nodeTrouble({ container: '', engine: slot.at.engine, node: slot.at.node, nodeId: slot.at.nodeId }, signal) : null;
+      // Cancelled or removed meanwhile: its removal found it in no slot, so it leaves this one
+      // itself (a run left in a slot's line would hold that slot, and block the runs behind it).
+      if (signal?.aborted || !this.slotless.has(id)) {
+        this.slotOf.set(id, slot);
+        this.releaseSlot(id);
+        throw new RunnerError(`${this.where}: cancelled while the swarm held the run`, 'cancelled');
+      }
       if (!why) break;
       slot.runs.delete(id);
       this.markLost({ container: '', engine: slot.at!.engine, node: slot.at!.node, nodeId: slot.at!.nodeId });
@@ -1422,13 +1429,15 @@ export class SwarmRuntime extends DockerRuntime {
   }
 
   /** Why the swarm no longer runs a placed task where it is (its node down, drained or removed), or null. */
-  private async nodeTrouble(p: Placement): Promise<string | null> {
+  private async nodeTrouble(p: Placement, signal?: AbortSignal): Promise<string | null> {
     if (!p.nodeId) return null;
     const node = this.docker.getNode(p.nodeId);
-    const info = await this.call(s =>
-      (node.inspect as (o: object) => Promise<{ Status?: { State?: string; Message?: string }; Spec?: { Availability?: string } }>).call(node, {
-        abortSignal: s,
-      }),
+    const info = await this.call(
+      s =>
+        (node.inspect as (o: object) => Promise<{ Status?: { State?: string; Message?: string }; Spec?: { Availability?: string } }>).call(node, {
+          abortSignal: s,
+        }),
+      signal,
     ).catch(e => (/no such node|not found|404/i.test(String((e as Error).message)) ? ('removed' as const) : null));
     if (info === 'removed') return `node ${p.node} was removed from the swarm`;
     if (!info) return null; // the manager itself did not answer: nothing known of the node
@@ -1601,8 +1610,8 @@ export class SwarmRuntime extends DockerRuntime {
     for (const svc of services) {
       const [t] = await this.tasks(svc.ID).catch(() => [] as Task[]);
       const state = t?.Status?.State ?? 'pending';
-      // Its only task withdrew to move, and the process that was moving it ended before the pin.
-      const withdrawn = state !== 'running' && TASK_ENDED.includes(state) && t?.Status?.ContainerStatus?.ExitCode === WITHDRAWN_EXIT;
+      // Its latest task withdrew to move, and the process that was moving it ended before the new pin.
+      const withdrawn = TASK_ENDED.includes(state) && t?.Status?.ContainerStatus?.ExitCode === WITHDRAWN_EXIT;
       out.push({ id: svc.ID, labels: svc.Spec?.Labels ?? {}, state: withdrawn ? WITHDRAWN_STATE : state });
     }
     return out;

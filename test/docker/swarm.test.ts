@@ -10,6 +10,7 @@ import { buildFakeImage, missingPrerequisites, startEngine, type Engine } from '
 import { makeRunFixture, removeRunFixtures, runRoleArgs, type RunFixture } from '../support/runFixture';
 import { campaignStartArgs, fileSecrets, freedFromRecords, labelled, runContainers, SLOT_LABEL, watchGpuHolders, inProcessRuns } from './swarmRuns';
 import { splitHostUrl } from '../../src/core/run/hosts';
+import type { SwarmRuntime } from '../../src/runner/swarmRuntime';
 import type { RunRecord } from '../../src/core/run/records';
 import { ARMED, WITHDRAW_SIGNAL, WITHDRAWN_EXIT } from '../../src/runner/slotScripts';
 
@@ -81,6 +82,28 @@ async function longAndShort(seconds: number) {
   const b = run({});
   await holding(b.runId);
   return { a, b, run };
+}
+
+/** Holds every answer of the runtime's manager about a node until `until` (as a loaded manager would give it late). */
+function slowNodeAnswers(runtime: SwarmRuntime, until: number): { count: () => number; restore: () => void } {
+  const manager = (runtime as unknown as { docker: Docker }).docker;
+  const getNode = manager.getNode.bind(manager);
+  let asked = 0;
+  manager.getNode = (id: string) => {
+    const node = getNode(id);
+    const inspect = node.inspect.bind(node) as (o?: { abortSignal?: AbortSignal }) => Promise<unknown>;
+    node.inspect = (async (o?: { abortSignal?: AbortSignal }) => {
+      asked++;
+      // As a slow answer would, it ends at once when its caller gives up.
+      await new Promise<void>(r => {
+        const t = setTimeout(r, Math.max(0, until - Date.now()));
+        o?.abortSignal?.addEventListener('abort', () => (clearTimeout(t), r()), { once: true });
+      });
+      return inspect(o);
+    }) as typeof node.inspect;
+    return node;
+  };
+  return { count: () => asked, restore: () => void (manager.getNode = getNode) };
 }
 
 const common = () => ['--checkout', fx.checkout, '--image-human', IMAGE, '--image-baseline', IMAGE];
@@ -226,31 +249,56 @@ describe('Docker Swarm as the cluster backend (a one-node swarm with 2 fake NVID
 
   it("a run given a slot as the slot's linger ends (the manager slow to answer about its node) keeps it: it runs there, the slot is not given back under it", async () => {
     const { run, runtime } = inProcessRuns({ label: 'swarm', ...splitHostUrl(swarmHost()), gpus: 2 }, fx, IMAGE);
-    const a = run({});
-    const ra = await a.done;
+    const holders = async () => (await docker.listServices({ filters: JSON.stringify({ label: [SLOT_LABEL] }) })).map(x => x.ID).sort();
+    const ra = await run({}).done;
     assert.equal(ra.status, 'succeeded', ra.error ?? '');
-    // A's slot now lingers 2 s for a next run. The manager's next answer about a node comes 2.5 s
-    // late, as on a loaded manager: B, given A's slot, looks at its node while the linger ends.
-    const manager = (runtime as unknown as { docker: Docker }).docker;
-    const getNode = manager.getNode.bind(manager);
-    let slowed = 0;
-    manager.getNode = (id: string) => {
-      const node = getNode(id);
-      const inspect = node.inspect.bind(node) as (o?: object) => Promise<unknown>;
-      node.inspect = (async (o?: object) => {
-        if (slowed++ === 0) await new Promise(r => setTimeout(r, 2500));
-        return inspect(o);
-      }) as typeof node.inspect;
-      return node;
-    };
+    // A's slot lingers 2 s from its release (before A's end) for a next run. Every answer of the
+    // manager about a node now comes after that, as on a loaded manager: B, given A's slot, looks
+    // at its node while the linger ends.
+    const lingerOver = Date.now() + 3000;
+    const aSlot = await holders();
+    assert.equal(aSlot.length, 1, "A's slot lingers");
+    // After the idle slot's own look at its node (0.4 s after its release, for a run to move there).
+    await new Promise(r => setTimeout(r, 600));
+    const slow = slowNodeAnswers(runtime, lingerOver);
     try {
       const rb = await run({}).done;
-      assert.ok(slowed > 0, "B's choice of slot asked about its node");
+      assert.ok(slow.count() > 0, "B's choice of slot asked about its node");
       assert.equal(rb.status, 'succeeded', rb.error ?? '');
       assert.doesNotMatch(logOf(rb, 'runner.log'), /was lost/);
+      // It ran on A's slot: no other holder was made, and A's lingers again after B.
+      assert.deepEqual(await holders(), aSlot);
     } finally {
-      manager.getNode = getNode;
+      slow.restore();
     }
+    await new Promise(r => setTimeout(r, 3000));
+    await settle();
+    assert.deepEqual({ ...(await leftovers()), secrets: await fileSecrets(docker) }, { services: 0, containers: 0, secrets: 0 });
+  });
+
+  it("a run cancelled while the manager is slow to answer about its slot's node ends cancelled and leaves the slot: the next run is not held behind it, nothing is left", async () => {
+    const { run, runtime } = inProcessRuns({ label: 'swarm', ...splitHostUrl(swarmHost()), gpus: 2 }, fx, IMAGE);
+    const ra = await run({}).done;
+    assert.equal(ra.status, 'succeeded', ra.error ?? '');
+    // After the idle slot's own look at its node (0.4 s after its release): the next look is B's.
+    await new Promise(r => setTimeout(r, 600));
+    const slow = slowNodeAnswers(runtime, Date.now() + 6000);
+    const cancel = new AbortController();
+    let rb: RunRecord;
+    try {
+      const b = run({}, cancel.signal);
+      // B is given A's lingering slot and waits for the manager's answer about its node.
+      for (let i = 0; i < 100 && !slow.count(); i++) await new Promise(r => setTimeout(r, 50));
+      assert.ok(slow.count() > 0, "B asked about its slot's node");
+      cancel.abort();
+      rb = await b.done;
+    } finally {
+      slow.restore();
+    }
+    assert.equal(rb.status, 'cancelled', rb.error ?? '');
+    // A run kept in the slot's line would hold it for good, and C would wait behind it.
+    const rc = await run({}).done;
+    assert.equal(rc.status, 'succeeded', rc.error ?? '');
     await new Promise(r => setTimeout(r, 3000));
     await settle();
     assert.deepEqual({ ...(await leftovers()), secrets: await fileSecrets(docker) }, { services: 0, containers: 0, secrets: 0 });

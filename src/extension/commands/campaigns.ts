@@ -30,6 +30,13 @@ function onePerCommit(entries: readonly CommitTriage[]): CommitTriage[] {
 export function registerCampaignCommands(context: vscode.ExtensionContext, store: Store, campaigns: CampaignService): void {
   /** The plan summary (runs, GPU-hours from the data, refusals with reasons), then the user's go. */
   const propose = async (folder: FolderScan, entries: CommitTriage[], what: string, select: string, repeats = 1) => {
+    // Every run would fail on it: said now, not as each run of the campaign breaks.
+    try {
+      await campaigns.checkRunEnv(folder);
+    } catch (e) {
+      report(e);
+      return;
+    }
     const plan = campaigns.plan(folder, entries, repeats);
     const refused = refusalLines(plan.refusals);
     const roles = (['baseline', 'human', 'agent'] as const).map(r => `${plan.items.filter(i => i.role === r).length} ${r}`).join(', ');

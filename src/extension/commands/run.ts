@@ -111,10 +111,11 @@ export function registerRunCommands(
     }
     try {
       requireTrust('Rerun');
+      // Settings first: a bad runEnv entry is said before any host is picked or asked.
+      await runs.runEnvFor(t.folder.root);
       const host = await pickHost(t.folder.root);
       if (!host) return;
       if (!(await hostReady(host, t.folder.root))) return;
-      runs.runEnvFor(t.folder.root);
       const target = await widen(t, scope);
       if (!target) return;
       const started = runs.start(target.folder, target.commit, target.roles, { host, recipes, agent: target.agent });
