@@ -680,13 +680,15 @@ try {
     );
 
     // ---------- a host that cannot run is said before anything starts (issue 24, item 1) ----------
+    /** Every run record file of the demo folder: a refused Rerun writes none. */
+    const runFiles = () => {
+      const runsDir = path.join(folder, '.bench-triage/runs');
+      return existsSync(runsDir) ? execFileSync('find', [runsDir, '-name', '*.json'], { encoding: 'utf8' }).split('\n').filter(Boolean).sort() : [];
+    };
     await step(
       "with the demo's hosts unset, Rerun says the local engine cannot give GPUs and offers host set-up; nothing is started or recorded, the tree and counts stay",
       [],
       async () => {
-        const runsDir = path.join(folder, '.bench-triage/runs');
-        const runFiles = () =>
-          existsSync(runsDir) ? execFileSync('find', [runsDir, '-name', '*.json'], { encoding: 'utf8' }).split('\n').filter(Boolean).sort() : [];
         const before = {
           files: runFiles(),
           triage: classify(folder)
@@ -919,9 +921,6 @@ try {
       'Rerun and Rerun Group with a runEnv entry that names a variable of the runner: refused before anything runs or is proposed, naming the entry',
       [],
       async () => {
-        const runsDir = path.join(folder, '.bench-triage/runs');
-        const runFiles = () =>
-          existsSync(runsDir) ? execFileSync('find', [runsDir, '-name', '*.json'], { encoding: 'utf8' }).split('\n').filter(Boolean).sort() : [];
         const before = runFiles();
         const settings = readSettings();
         writeFileSync(
