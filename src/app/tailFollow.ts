@@ -31,29 +31,46 @@ export function placed<S>(st: FollowState<S>, end: Caret): FollowState<S> {
   return { following: st.following, placed: [...st.placed.slice(-(MAX_PENDING - 1)), end], userAt: null };
 }
 
+/**
+ * The document changed while following. `move` false: the host already has the caret at the end
+ * (lines rewritten above it, the end unmoved). Setting it again would not be a no-op: it lands
+ * after any key the host has not heard of yet, and since no event of its own was expected, it
+ * would read as the user going back to the end (a CI run saw Ctrl+Home undone this way).
+ */
+export function toTail<S>(st: FollowState<S>, end: Caret, host: { caret: Caret; empty: boolean }): { state: FollowState<S>; move: boolean } {
+  if (host.empty && same(host.caret, end)) return { state: st, move: false };
+  return { state: placed(st, end), move: true };
+}
+
 const MAX_PENDING = 16;
 
 const same = (a: Caret, b: Caret) => a.line === b.line && a.character === b.character;
 
 /**
  * A selection change. `restore` is the selection to give back to the user: the follower's move
- * landed after the user had moved away.
+ * landed after the user had moved away. `reveal`: the user just stopped following, and a scroll of
+ * ours to the end may have been sent before the host heard of it, so their place is shown again.
  */
 export function selectionChanged<S>(
   st: FollowState<S>,
   move: { caret: Caret; empty: boolean; source: MoveSource; selection: S },
   lineCount: number,
-): { state: FollowState<S>; restore: S | null } {
+): { state: FollowState<S>; restore: S | null; reveal: Caret | null } {
   // Changes the document made (a reload, an edit) say nothing of what the user wants.
-  if (move.source === 'other') return { state: st, restore: null };
+  if (move.source === 'other') return { state: st, restore: null, reveal: null };
   const ours = move.source === 'api' && move.empty ? st.placed.findIndex(p => same(p, move.caret)) : -1;
   if (ours >= 0) {
     const rest = st.placed.slice(ours + 1);
     // The user moved away while this move was on its way: once the last of ours has landed, give their place back.
-    if (!st.following && st.userAt !== null && !rest.length) return { state: { following: false, placed: rest, userAt: null }, restore: st.userAt };
-    return { state: { ...st, placed: rest }, restore: null };
+    if (!st.following && st.userAt !== null && !rest.length)
+      return { state: { following: false, placed: rest, userAt: null }, restore: st.userAt, reveal: null };
+    return { state: { ...st, placed: rest }, restore: null, reveal: null };
   }
   const following = move.caret.line >= lineCount - 1;
   // A move of ours still on its way will land after this one: remember where to come back to.
-  return { state: { following, placed: st.placed, userAt: !following && st.placed.length ? move.selection : null }, restore: null };
+  return {
+    state: { following, placed: st.placed, userAt: !following && st.placed.length ? move.selection : null },
+    restore: null,
+    reveal: st.following && !following ? move.caret : null,
+  };
 }

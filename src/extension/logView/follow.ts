@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { placed, selectionChanged, startFollowing, type FollowState, type MoveSource } from '../../app/tailFollow';
+import { selectionChanged, startFollowing, toTail, type FollowState, type MoveSource } from '../../app/tailFollow';
 
 /**
  * `tail -f` for the live documents (a run's transcript, a build's log): while the caret stays at
@@ -15,9 +15,11 @@ function toEnd(ed: vscode.TextEditor): void {
   const key = ed.document.uri.toString();
   const end = endOf(ed.document);
   const st = states.get(key);
-  // A selection set where it already is sends no event: only real moves wait for theirs.
-  if (st && !(ed.selection.isEmpty && ed.selection.active.isEqual(end))) states.set(key, placed(st, end));
-  ed.selection = new vscode.Selection(end, end);
+  if (!st) return;
+  // `ed.selection` is what this host last set or heard; where it is already the end, the caret is left alone.
+  const { state, move } = toTail(st, end, { caret: ed.selection.active, empty: ed.selection.isEmpty });
+  states.set(key, state);
+  if (move) ed.selection = new vscode.Selection(end, end);
   ed.revealRange(new vscode.Range(end, end), vscode.TextEditorRevealType.Default);
 }
 
@@ -36,7 +38,7 @@ export function follow(ed: vscode.TextEditor): void {
       const st = states.get(key);
       if (!st) return;
       const sel = e.selections[0];
-      const { state, restore } = selectionChanged(
+      const { state, restore, reveal } = selectionChanged(
         st,
         { caret: sel.active, empty: sel.isEmpty, source: sourceOf(e.kind), selection: sel },
         e.textEditor.document.lineCount,
@@ -45,6 +47,9 @@ export function follow(ed: vscode.TextEditor): void {
       if (restore) {
         e.textEditor.selection = restore;
         e.textEditor.revealRange(restore, vscode.TextEditorRevealType.Default);
+      } else if (reveal) {
+        const at = new vscode.Position(reveal.line, reveal.character);
+        e.textEditor.revealRange(new vscode.Range(at, at), vscode.TextEditorRevealType.Default);
       }
     }),
     vscode.workspace.onDidCloseTextDocument(d => states.delete(d.uri.toString())),
