@@ -197,8 +197,8 @@ await part('the end-to-end run on the fake H100 host', async () => {
       await page.locator('.monaco-editor .view-lines').first().click();
       await page.keyboard.press('Control+Home');
       // A line arriving as the key is pressed once sent the caret back to the end (logView/follow
-      // gives the user's place back); so did a line rewritten above the end (the follower no longer
-      // sets a caret it holds at the end already). If it fails again, say where the caret and view were.
+      // gives the user's place back); so did a line rewritten above the end (a set the follower did
+      // not wait for, now recorded like the others). If it fails again, say where the caret and view were.
       await page
         .locator('.monaco-editor .view-line', { hasText: 'server · stdout' })
         .first()

@@ -2,10 +2,11 @@
  * `tail -f` for a live document, as a pure state machine (the extension's follow.ts drives it).
  *
  * The extension host learns of the user's moves and of its own caret moves through the same
- * asynchronous events. A line arriving just after the user pressed Ctrl+Home would send the caret
- * back to the end before the host had heard of the key: the user is bounced and following is off.
- * So the follower remembers where it put the caret; when that move comes back after the user had
- * already moved away, the user's place is given back.
+ * asynchronous events, and its own sets reach the editor later. A line arriving just after the user
+ * pressed Ctrl+Home would send the caret back to the end before the host had heard of the key. So
+ * the follower records every caret it sets; when such a move comes back after the user had already
+ * moved away, the user's place is given back (itself a recorded move, since the user may move again
+ * before it lands).
  */
 export interface Caret {
   readonly line: number;
@@ -19,58 +20,61 @@ export interface FollowState<S> {
   readonly following: boolean;
   /** Where the follower put the caret, oldest first, until each move is seen (a burst of lines sends several). */
   readonly placed: readonly Caret[];
-  /** The user's selection when they stopped following while a move of ours was under way. */
-  readonly userAt: S | null;
+  /** The user's place when they left the end while a move of ours was on its way. */
+  readonly userAt: { readonly caret: Caret; readonly selection: S } | null;
 }
 
 export const startFollowing = <S>(): FollowState<S> => ({ following: true, placed: [], userAt: null });
-
-/** The follower moves the caret to `end`. */
-export function placed<S>(st: FollowState<S>, end: Caret): FollowState<S> {
-  // Bounded: a move whose event never comes (the caret was already there) must not pile up.
-  return { following: st.following, placed: [...st.placed.slice(-(MAX_PENDING - 1)), end], userAt: null };
-}
-
-/**
- * The document changed while following. `move` false: the host already has the caret at the end
- * (lines rewritten above it, the end unmoved). Setting it again would not be a no-op: it lands
- * after any key the host has not heard of yet, and since no event of its own was expected, it
- * would read as the user going back to the end (a CI run saw Ctrl+Home undone this way).
- */
-export function toTail<S>(st: FollowState<S>, end: Caret, host: { caret: Caret; empty: boolean }): { state: FollowState<S>; move: boolean } {
-  if (host.empty && same(host.caret, end)) return { state: st, move: false };
-  return { state: placed(st, end), move: true };
-}
 
 const MAX_PENDING = 16;
 
 const same = (a: Caret, b: Caret) => a.line === b.line && a.character === b.character;
 
+/** The follower sets the caret at `to`; its event is waited for. */
+export function placed<S>(st: FollowState<S>, to: Caret): FollowState<S> {
+  // Bounded: a move whose event never comes (the caret was already there) must not pile up.
+  return { following: st.following, placed: [...st.placed.slice(-(MAX_PENDING - 1)), to], userAt: null };
+}
+
 /**
- * A selection change. `restore` is the selection to give back to the user: the follower's move
- * landed after the user had moved away. `reveal`: the user just stopped following, and a scroll of
- * ours to the end may have been sent before the host heard of it, so their place is shown again.
+ * The document changed while following. `move` false: a move of ours to that end is on its way
+ * already (a line rewritten above the end, the end unmoved), with its scroll; a second set there
+ * would bring no event of its own. Otherwise the caret is set even where the host's copy says it
+ * is: that copy may not have heard of a key yet, and a set not waited for that lands after the key
+ * undid it (a CI run saw Ctrl+Home undone this way).
+ */
+export function toTail<S>(st: FollowState<S>, end: Caret, editors = 1): { state: FollowState<S>; move: boolean } {
+  const last = st.placed[st.placed.length - 1];
+  if (last && same(last, end)) return { state: st, move: false };
+  // One move per editor showing the document (a split view), each with its own event.
+  let next = st;
+  for (let i = 0; i < editors; i++) next = placed(next, end);
+  return { state: next, move: true };
+}
+
+/**
+ * A selection change; `end` is the document's end as the host knows it. `restore`: set this
+ * selection (and show it), the user's place, which a move of ours landed after. `again`: a move of
+ * ours landed short of the end while following (sent before the user went back to the end of more
+ * lines): set the caret at the end again.
  */
 export function selectionChanged<S>(
   st: FollowState<S>,
-  move: { caret: Caret; empty: boolean; source: MoveSource; selection: S },
-  lineCount: number,
-): { state: FollowState<S>; restore: S | null; reveal: Caret | null } {
+  move: { caret: Caret; source: MoveSource; selection: S },
+  end: Caret,
+): { state: FollowState<S>; restore: S | null; again: boolean } {
   // Changes the document made (a reload, an edit) say nothing of what the user wants.
-  if (move.source === 'other') return { state: st, restore: null, reveal: null };
-  const ours = move.source === 'api' && move.empty ? st.placed.findIndex(p => same(p, move.caret)) : -1;
+  if (move.source === 'other') return { state: st, restore: null, again: false };
+  const ours = move.source === 'api' ? st.placed.findIndex(p => same(p, move.caret)) : -1;
   if (ours >= 0) {
     const rest = st.placed.slice(ours + 1);
-    // The user moved away while this move was on its way: once the last of ours has landed, give their place back.
-    if (!st.following && st.userAt !== null && !rest.length)
-      return { state: { following: false, placed: rest, userAt: null }, restore: st.userAt, reveal: null };
-    return { state: { ...st, placed: rest }, restore: null, reveal: null };
+    if (rest.length) return { state: { ...st, placed: rest }, restore: null, again: false };
+    // The last of ours has landed. The user left the end while it was on its way: their place back.
+    if (!st.following && st.userAt) return { state: placed({ ...st, placed: [] }, st.userAt.caret), restore: st.userAt.selection, again: false };
+    return { state: { ...st, placed: [] }, restore: null, again: st.following && !same(move.caret, end) };
   }
-  const following = move.caret.line >= lineCount - 1;
+  const following = move.caret.line >= end.line;
   // A move of ours still on its way will land after this one: remember where to come back to.
-  return {
-    state: { following, placed: st.placed, userAt: !following && st.placed.length ? move.selection : null },
-    restore: null,
-    reveal: st.following && !following ? move.caret : null,
-  };
+  const userAt = !following && st.placed.length ? { caret: move.caret, selection: move.selection } : null;
+  return { state: { following, placed: st.placed, userAt }, restore: null, again: false };
 }

@@ -11,16 +11,20 @@ let subscriptions: vscode.Disposable[] | null = null;
 
 const endOf = (doc: vscode.TextDocument) => doc.lineAt(doc.lineCount - 1).range.end;
 
-function toEnd(ed: vscode.TextEditor): void {
-  const key = ed.document.uri.toString();
-  const end = endOf(ed.document);
+/** Every editor showing the document goes to its end, unless a move there is on its way (with its scroll). */
+function toEnd(doc: vscode.TextDocument): void {
+  const key = doc.uri.toString();
   const st = states.get(key);
-  if (!st) return;
-  // `ed.selection` is what this host last set or heard; where it is already the end, the caret is left alone.
-  const { state, move } = toTail(st, end, { caret: ed.selection.active, empty: ed.selection.isEmpty });
+  const editors = vscode.window.visibleTextEditors.filter(ed => ed.document === doc);
+  if (!st || !editors.length) return;
+  const end = endOf(doc);
+  const { state, move } = toTail(st, end, editors.length);
   states.set(key, state);
-  if (move) ed.selection = new vscode.Selection(end, end);
-  ed.revealRange(new vscode.Range(end, end), vscode.TextEditorRevealType.Default);
+  if (!move) return;
+  for (const ed of editors) {
+    ed.selection = new vscode.Selection(end, end);
+    ed.revealRange(new vscode.Range(end, end), vscode.TextEditorRevealType.Default);
+  }
 }
 
 const sourceOf = (kind: vscode.TextEditorSelectionChangeKind | undefined): MoveSource =>
@@ -31,30 +35,23 @@ export function follow(ed: vscode.TextEditor): void {
   subscriptions ??= [
     vscode.workspace.onDidChangeTextDocument(e => {
       if (!states.get(e.document.uri.toString())?.following || !e.contentChanges.length) return;
-      for (const ed of vscode.window.visibleTextEditors) if (ed.document === e.document) toEnd(ed);
+      toEnd(e.document);
     }),
     vscode.window.onDidChangeTextEditorSelection(e => {
       const key = e.textEditor.document.uri.toString();
       const st = states.get(key);
       if (!st) return;
       const sel = e.selections[0];
-      const { state, restore, reveal } = selectionChanged(
-        st,
-        { caret: sel.active, empty: sel.isEmpty, source: sourceOf(e.kind), selection: sel },
-        e.textEditor.document.lineCount,
-      );
+      const { state, restore, again } = selectionChanged(st, { caret: sel.active, source: sourceOf(e.kind), selection: sel }, endOf(e.textEditor.document));
       states.set(key, state);
       if (restore) {
         e.textEditor.selection = restore;
         e.textEditor.revealRange(restore, vscode.TextEditorRevealType.Default);
-      } else if (reveal) {
-        const at = new vscode.Position(reveal.line, reveal.character);
-        e.textEditor.revealRange(new vscode.Range(at, at), vscode.TextEditorRevealType.Default);
-      }
+      } else if (again) toEnd(e.textEditor.document);
     }),
     vscode.workspace.onDidCloseTextDocument(d => states.delete(d.uri.toString())),
   ];
-  toEnd(ed);
+  toEnd(ed.document);
 }
 
 export function disposeFollow(): void {
