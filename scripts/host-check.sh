@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The machine's own Docker engine, before and after the test command: its bridge (docker0, by
-# name and MAC) and its containers (`docker ps -a`) must be as they were. The suites start their
+# name and MAC) and its containers (`docker ps -a`) must be as they were, and nothing of the
+# tests' is left in /tmp. The suites start their
 # own engines in their own network namespace and must never touch this one.
 #   host-check.sh before   snapshot (with CI=true and no engine answering on /var/run/docker.sock, start one
 #                          as a user's machine would have, with one container, so the check is real)
@@ -8,9 +9,21 @@
 #                          stop and remove the engine `before` started, and its bridge
 set -uo pipefail
 cd "$(dirname "$0")/.."
-STATE=test-results/host-check
+STATE=${HOST_CHECK_STATE:-test-results/host-check}
 MACHINE=/tmp/bench-triage-machine-engine
+TMP=${HOST_CHECK_TMP:-/tmp} # the folder the leftovers are looked for in (a test plants some elsewhere)
 mkdir -p "$STATE"
+
+# Temporary files the suites make (bt-*, bench-triage-*) and an engine's stack dumps
+# (containerd.<pid>.stacks.log): any that is new after the tests was left behind. The suite's
+# engine folder is kept on purpose (its images are reused by the next run).
+leftovers() {
+  for f in "$TMP"/bt-* "$TMP"/bench-triage-* "$TMP"/containerd.*.stacks.log; do
+    [ -e "$f" ] || continue
+    case "$f" in "$TMP"/bench-triage-test-engine | "$MACHINE") continue ;; esac
+    echo "$f"
+  done | sort
+}
 
 snapshot() {
   ip -o link show docker0 2>/dev/null | awk '{for (i = 1; i <= NF; i++) if ($i == "link/ether") print "bridge", $2, $(i + 1)}'
@@ -29,8 +42,9 @@ case "${1:-}" in
     # compare two failures to connect, and hold whatever the tests did.
     if ! docker -H unix:///var/run/docker.sock info >/dev/null 2>&1 && [ "${CI:-}" = true ] && [ "$(id -u)" = 0 ] && command -v dockerd >/dev/null; then
       [ -S /var/run/docker.sock ] && rm -f /var/run/docker.sock
-      mkdir -p "$MACHINE"
-      dockerd --data-root "$MACHINE/data" --exec-root "$MACHINE/exec" --pidfile "$MACHINE/docker.pid" >"$MACHINE/dockerd.log" 2>&1 &
+      mkdir -p "$MACHINE/tmp"
+      # Its containerd's stack dumps (dockerd asks for one before restarting it) stay in its folder.
+      TMPDIR="$MACHINE/tmp" dockerd --data-root "$MACHINE/data" --exec-root "$MACHINE/exec" --pidfile "$MACHINE/docker.pid" >"$MACHINE/dockerd.log" 2>&1 &
       for _ in $(seq 1 100); do docker -H unix:///var/run/docker.sock info >/dev/null 2>&1 && break; sleep 0.3; done
       if docker -H unix:///var/run/docker.sock info >/dev/null 2>&1; then
         touch "$STATE/started"
@@ -44,6 +58,7 @@ case "${1:-}" in
       fi
     fi
     snapshot >"$STATE/before.txt"
+    leftovers >"$STATE/tmp-before.txt"
     echo "host-check: $(grep -c . "$STATE/before.txt") line(s) recorded ($(grep -c '^bridge' "$STATE/before.txt") bridge, $(grep -c '^container' "$STATE/before.txt") container)"
     ;;
   after)
@@ -62,6 +77,15 @@ case "${1:-}" in
       for _ in $(seq 1 100); do [ -S /var/run/docker.sock ] || break; sleep 0.2; done
       [ -f "$STATE/bridge-was-there" ] || ip link del docker0 2>/dev/null
       rm -rf "$MACHINE" "$STATE/started"
+    fi
+    leftovers >"$STATE/tmp-after.txt"
+    left=$(comm -13 "$STATE/tmp-before.txt" "$STATE/tmp-after.txt" 2>/dev/null || cat "$STATE/tmp-after.txt")
+    if [ -n "$left" ]; then
+      echo "host-check: the tests left these in $TMP:" >&2
+      echo "$left" >&2
+      status=1
+    else
+      echo "host-check: nothing of the tests' is left in $TMP"
     fi
     exit $status
     ;;

@@ -75,7 +75,7 @@ d=$(grep -E '^demo: [0-9]+ passed, [0-9]+ failed$' test-results/demo.txt | tail 
 if [ -n "$d" ]; then passed=$((passed + $(echo "$d" | cut -d' ' -f1))); failed=$((failed + $(echo "$d" | cut -d' ' -f3)));
 else echo "demo check did not report results" >&2; failed=$((failed + 1)); status=1; fi
 
-log "the machine's own Docker engine, after (docker0 and containers unchanged)"
+log "the machine's own Docker engine, after (docker0 and containers unchanged), and nothing of the tests' left in /tmp"
 if bash scripts/host-check.sh after; then passed=$((passed + 1)); else failed=$((failed + 1)); status=1; fi
 
 echo

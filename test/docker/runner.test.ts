@@ -34,7 +34,7 @@ import { newRunId } from '../../src/runner/runRecord';
 import { type RunRecord } from '../../src/core/run/records';
 import { scan } from '../../src/core/ingest';
 import { nodeFileSource } from '../../src/platform/nodeFileSource';
-import { buildFakeImage, missingPrerequisites, NETNS, startEngine, type Engine } from '../support/dockerEngine';
+import { buildFakeImage, missingPrerequisites, NETNS, ROOT, startEngine, type Engine } from '../support/dockerEngine';
 import { FAKE_VLLM, makeRunFixture, removeRunFixtures, type RunFixture } from '../support/runFixture';
 
 const REPO = path.resolve(__dirname, '../..');
@@ -960,7 +960,42 @@ describe('runner on a real Docker engine with the fake vLLM image', function () 
     assert.ok(logOf(r, fx.folder, 'benchmark', 'stdout').length > 0);
     assert.ok(existsSync(path.join(fx.folder, r.plan.resultDir, 'result.json')));
   });
+
+  it("a containerd its dockerd asks for a stack dump (as it does before restarting one that stopped answering) writes it in the engine's folder, not the machine's /tmp", async function () {
+    const dockerd = Number(readFileSync(path.join(ROOT, 'docker.pid'), 'utf8'));
+    const containerd = childrenOf(dockerd).find(p => p.comm === 'containerd');
+    assert.ok(containerd, `no containerd under the suite's dockerd (pid ${dockerd})`);
+    const name = `containerd.${containerd.pid}.stacks.log`;
+    process.kill(containerd.pid, 'SIGUSR1');
+    const ours = path.join(ROOT, 'tmp', name);
+    const machines = path.join('/tmp', name);
+    await waitUntil(() => existsSync(ours) || existsSync(machines), 20_000);
+    if (existsSync(machines)) {
+      rmSync(machines); // the check fails, and leaves nothing behind either
+      assert.fail(`the dump was written to ${machines}`);
+    }
+    assert.match(readFileSync(ours, 'utf8'), /goroutine/);
+    // The engine still answers: a dump is not a restart.
+    await new Docker({ socketPath: engine.unix.slice(7) }).ping();
+  });
 });
+
+/** A process's children, from /proc (pid and command name). */
+function childrenOf(ppid: number): Array<{ pid: number; comm: string }> {
+  const out: Array<{ pid: number; comm: string }> = [];
+  for (const d of readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      // "pid (comm) state ppid ...": comm may hold spaces and parentheses, so split at the last ')'.
+      const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
+      const close = stat.lastIndexOf(')');
+      if (Number(stat.slice(close + 2).split(' ')[1]) === ppid) out.push({ pid: Number(d), comm: stat.slice(stat.indexOf('(') + 1, close) });
+    } catch {
+      /* gone meanwhile */
+    }
+  }
+  return out;
+}
 
 async function waitUntil(cond: () => boolean, ms: number): Promise<void> {
   const t0 = Date.now();

@@ -2,7 +2,7 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, openSync, rmSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import Docker from 'dockerode';
-import { canConnect, issueCerts, waitFor } from '../support/dockerEngine';
+import { canConnect, engineEnv, issueCerts, waitFor } from '../support/dockerEngine';
 import { unmountUnder } from '../support/mounts';
 
 /**
@@ -196,7 +196,7 @@ function startDockerd(n: (typeof NODES)[number], certDir: string): { proc: Child
   const proc = spawn(
     '/usr/bin/nsenter',
     [`--net=/run/netns/${nsOf(n.name)}`, '/usr/bin/unshare', '--uts', '--mount', '--propagation', 'private', '/bin/sh', '-c', script, 'dockerd', ...args],
-    { stdio: ['ignore', fd, fd] },
+    { stdio: ['ignore', fd, fd], env: engineEnv(dir) },
   );
   return { proc, unix, log };
 }

@@ -74,6 +74,8 @@ describe('Rerun on H100 against the fake host (real VS Code, real dockerd)', fun
     assert.equal(doc.languageId, 'vllm-log');
     const len0 = doc.getText().length;
     await until('the log document to grow', () => doc.getText().length > len0, 30_000);
+    // It is followed: the caret goes to the end as lines come.
+    await until('the caret at the growing end', () => editor.selection.active.isEqual(doc.lineAt(doc.lineCount - 1).range.end) && doc.lineCount > 1, 30_000);
     await done;
     sub.dispose();
     const final = a.runs.list().find(r => RunKeys.equals(r.key, live.key))!;

@@ -186,6 +186,19 @@ export function removeNetns(): void {
   }
 }
 
+/**
+ * The environment of an engine the suite starts: its own temporary folder. On a loaded machine
+ * dockerd restarts a containerd whose health checks time out, and first sends it SIGUSR1 for a
+ * stack dump, which containerd writes to its temporary folder: `/tmp/containerd.<pid>.stacks.log`
+ * was left on the machine after a CI run. Here it goes with the engine's own folder.
+ */
+export function engineEnv(root: string): NodeJS.ProcessEnv {
+  const tmp = path.join(root, 'tmp');
+  rmSync(tmp, { recursive: true, force: true });
+  mkdirSync(tmp, { recursive: true });
+  return { ...process.env, TMPDIR: tmp };
+}
+
 export async function startEngine(): Promise<Engine> {
   const pidFile = path.join(ROOT, 'docker.pid');
   await killPidFile(pidFile);
@@ -225,7 +238,7 @@ export async function startEngine(): Promise<Engine> {
   let proc: ChildProcess;
   const start = async () => {
     const fd = openSync(log, 'a');
-    proc = spawn('/usr/bin/nsenter', args, { stdio: ['ignore', fd, fd] });
+    proc = spawn('/usr/bin/nsenter', args, { stdio: ['ignore', fd, fd], env: engineEnv(ROOT) });
     await waitFor('dockerd', () => canConnect({ path: sock }), 60_000, log);
   };
   await start();
