@@ -11,14 +11,17 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 STATE=${HOST_CHECK_STATE:-test-results/host-check}
 MACHINE=/tmp/bench-triage-machine-engine
-TMP=${HOST_CHECK_TMP:-/tmp} # the folder the leftovers are looked for in (a test plants some elsewhere)
+# Where the leftovers are looked for (the tests' os.tmpdir()), and the engine compared; a test of
+# this script points both elsewhere.
+TMP=${HOST_CHECK_TMP:-${TMPDIR:-/tmp}}
+SOCK=${HOST_CHECK_SOCKET:-/var/run/docker.sock}
 mkdir -p "$STATE"
 
-# Temporary files the suites make (bt-*, bench-triage-*) and an engine's stack dumps
+# Temporary files the suites make (bt-*, btvsc-*, bench-triage-*) and an engine's stack dumps
 # (containerd.<pid>.stacks.log): any that is new after the tests was left behind. The suite's
 # engine folder is kept on purpose (its images are reused by the next run).
 leftovers() {
-  for f in "$TMP"/bt-* "$TMP"/bench-triage-* "$TMP"/containerd.*.stacks.log; do
+  for f in "$TMP"/bt-* "$TMP"/btvsc-* "$TMP"/bench-triage-* "$TMP"/containerd.*.stacks.log; do
     [ -e "$f" ] || continue
     case "$f" in "$TMP"/bench-triage-test-engine | "$MACHINE") continue ;; esac
     echo "$f"
@@ -27,10 +30,10 @@ leftovers() {
 
 snapshot() {
   ip -o link show docker0 2>/dev/null | awk '{for (i = 1; i <= NF; i++) if ($i == "link/ether") print "bridge", $2, $(i + 1)}'
-  if [ -S /var/run/docker.sock ]; then
-    docker -H unix:///var/run/docker.sock ps -a --no-trunc --format 'container {{.ID}} {{.Image}} {{.State}} {{.Names}}' 2>&1 | sort
+  if [ -S "$SOCK" ]; then
+    docker -H "unix://$SOCK" ps -a --no-trunc --format 'container {{.ID}} {{.Image}} {{.State}} {{.Names}}' 2>&1 | sort
   else
-    echo "no engine on /var/run/docker.sock"
+    echo "no engine on $SOCK"
   fi
 }
 

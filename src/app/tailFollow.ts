@@ -16,24 +16,32 @@ export interface Caret {
 /** `api`: a move made through the extension API (ours, or a command such as Go to First Error). */
 export type MoveSource = 'user' | 'api' | 'other';
 
+/** A move the follower made: where the caret went, and whether it was a bare caret (the end) or a selection (a give-back). */
+interface Placed {
+  readonly caret: Caret;
+  readonly empty: boolean;
+}
+
 export interface FollowState<S> {
   readonly following: boolean;
-  /** Where the follower put the caret, oldest first, until each move is seen (a burst of lines sends several). */
-  readonly placed: readonly Caret[];
+  /** The moves of the follower, oldest first, until each is seen (a burst of lines sends several). */
+  readonly placed: readonly Placed[];
   /** The user's place when they left the end while a move of ours was on its way. */
-  readonly userAt: { readonly caret: Caret; readonly selection: S } | null;
+  readonly userAt: { readonly caret: Caret; readonly empty: boolean; readonly selection: S } | null;
 }
 
 export const startFollowing = <S>(): FollowState<S> => ({ following: true, placed: [], userAt: null });
 
-const MAX_PENDING = 16;
+// A set that lands where the caret already is brings no event, so its entry stays until a later
+// move of ours is seen; the bound keeps such entries few, and is far above the moves a loaded
+// window has on their way (one per change of the document, 0.7 s apart).
+const MAX_PENDING = 64;
 
 const same = (a: Caret, b: Caret) => a.line === b.line && a.character === b.character;
 
-/** The follower sets the caret at `to`; its event is waited for. */
-export function placed<S>(st: FollowState<S>, to: Caret): FollowState<S> {
-  // Bounded: a move whose event never comes (the caret was already there) must not pile up.
-  return { following: st.following, placed: [...st.placed.slice(-(MAX_PENDING - 1)), to], userAt: null };
+/** The follower sets the caret at `to` (a bare caret unless `empty` says otherwise); its event is waited for. */
+export function placed<S>(st: FollowState<S>, to: Caret, empty = true): FollowState<S> {
+  return { following: st.following, placed: [...st.placed.slice(-(MAX_PENDING - 1)), { caret: to, empty }], userAt: null };
 }
 
 /**
@@ -45,7 +53,7 @@ export function placed<S>(st: FollowState<S>, to: Caret): FollowState<S> {
  */
 export function toTail<S>(st: FollowState<S>, end: Caret, editors = 1): { state: FollowState<S>; move: boolean } {
   const last = st.placed[st.placed.length - 1];
-  if (last && same(last, end)) return { state: st, move: false };
+  if (last?.empty && same(last.caret, end)) return { state: st, move: false };
   // One move per editor showing the document (a split view), each with its own event.
   let next = st;
   for (let i = 0; i < editors; i++) next = placed(next, end);
@@ -60,21 +68,37 @@ export function toTail<S>(st: FollowState<S>, end: Caret, editors = 1): { state:
  */
 export function selectionChanged<S>(
   st: FollowState<S>,
-  move: { caret: Caret; source: MoveSource; selection: S },
+  move: { caret: Caret; empty: boolean; source: MoveSource; selection: S },
   end: Caret,
 ): { state: FollowState<S>; restore: S | null; again: boolean } {
   // Changes the document made (a reload, an edit) say nothing of what the user wants.
   if (move.source === 'other') return { state: st, restore: null, again: false };
-  const ours = move.source === 'api' ? st.placed.findIndex(p => same(p, move.caret)) : -1;
+  // Only a move of the same shape: Go to First Error selects a whole line, never a bare caret at a past end.
+  const ours = move.source === 'api' ? st.placed.findIndex(p => p.empty === move.empty && same(p.caret, move.caret)) : -1;
   if (ours >= 0) {
     const rest = st.placed.slice(ours + 1);
     if (rest.length) return { state: { ...st, placed: rest }, restore: null, again: false };
     // The last of ours has landed. The user left the end while it was on its way: their place back.
-    if (!st.following && st.userAt) return { state: placed({ ...st, placed: [] }, st.userAt.caret), restore: st.userAt.selection, again: false };
+    if (!st.following && st.userAt)
+      return { state: placed({ ...st, placed: [] }, st.userAt.caret, st.userAt.empty), restore: st.userAt.selection, again: false };
     return { state: { ...st, placed: [] }, restore: null, again: st.following && !same(move.caret, end) };
   }
   const following = move.caret.line >= end.line;
   // A move of ours still on its way will land after this one: remember where to come back to.
-  const userAt = !following && st.placed.length ? { caret: move.caret, selection: move.selection } : null;
+  const userAt = !following && st.placed.length ? { caret: move.caret, empty: move.empty, selection: move.selection } : null;
   return { state: { following, placed: st.placed, userAt }, restore: null, again: false };
+}
+
+/**
+ * A command of this extension moves the caret (Go to First Error on a live log). It is the user's
+ * move, made through the host: following stops unless it lands on the last line, and its event,
+ * which comes after those of the moves sent before it, is recognised like theirs (it could not be
+ * told from a give-back of the same selection). `move` false: the same move is on its way already;
+ * sent twice, the second would bring no event.
+ */
+export function commanded<S>(st: FollowState<S>, to: Caret, empty: boolean, end: Caret): { state: FollowState<S>; move: boolean } {
+  const last = st.placed[st.placed.length - 1];
+  const following = to.line >= end.line;
+  if (last && last.empty === empty && same(last.caret, to)) return { state: { ...st, following, userAt: null }, move: false };
+  return { state: { ...placed(st, to, empty), following }, move: true };
 }

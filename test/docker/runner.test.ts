@@ -969,12 +969,13 @@ describe('runner on a real Docker engine with the fake vLLM image', function () 
     process.kill(containerd.pid, 'SIGUSR1');
     const ours = path.join(ROOT, 'tmp', name);
     const machines = path.join('/tmp', name);
-    await waitUntil(() => existsSync(ours) || existsSync(machines), 20_000);
+    // containerd makes the file, then writes the dump: wait for its content.
+    const dumped = (f: string) => existsSync(f) && /goroutine/.test(readFileSync(f, 'utf8'));
+    await waitUntil(() => dumped(ours) || existsSync(machines), 20_000);
     if (existsSync(machines)) {
       rmSync(machines); // the check fails, and leaves nothing behind either
       assert.fail(`the dump was written to ${machines}`);
     }
-    assert.match(readFileSync(ours, 'utf8'), /goroutine/);
     // The engine still answers: a dump is not a restart.
     await new Docker({ socketPath: engine.unix.slice(7) }).ping();
   });

@@ -9,7 +9,7 @@ const ROOT = path.resolve(__dirname, '../..');
 /**
  * scripts/host-check.sh, the test command's first and last step, on a folder of its own: what the
  * tests leave in the temporary folder is named, what was there before and the engine's kept
- * folder are not. (CI is cleared so that `before` reads the machine's engine and never starts one.)
+ * folder are not. (CI is cleared so that `before` never starts an engine; the socket compared is one no engine is on.)
  */
 describe('the host check names what the tests left in /tmp (scripts/host-check.sh)', function () {
   this.timeout(60_000);
@@ -23,7 +23,14 @@ describe('the host check names what the tests left in /tmp (scripts/host-check.s
 
   const check = (step: 'before' | 'after') =>
     spawnSync('bash', [path.join(ROOT, 'scripts/host-check.sh'), step], {
-      env: { ...process.env, CI: '', HOST_CHECK_TMP: path.join(dir, 'tmp'), HOST_CHECK_STATE: path.join(dir, 'state') },
+      // No engine on that socket: the test reads no one's Docker, and nothing there can change under it.
+      env: {
+        ...process.env,
+        CI: '',
+        HOST_CHECK_TMP: path.join(dir, 'tmp'),
+        HOST_CHECK_STATE: path.join(dir, 'state'),
+        HOST_CHECK_SOCKET: path.join(dir, 'no-engine.sock'),
+      },
       encoding: 'utf8',
       timeout: 50_000,
     });

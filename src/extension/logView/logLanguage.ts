@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import { indexLog, type LogIndex } from '../../core/logs';
+import { selectInEditor } from './follow';
 
 /**
  * Structure of `vllm-log` documents from the core log index: folding per phase, traceback and
@@ -69,6 +70,5 @@ export async function goToFirstError(line?: number): Promise<void> {
     return;
   }
   const r = ed.document.lineAt(target - 1).range;
-  ed.selection = new vscode.Selection(r.start, r.end);
-  ed.revealRange(r, vscode.TextEditorRevealType.InCenter);
+  selectInEditor(ed, new vscode.Selection(r.start, r.end), vscode.TextEditorRevealType.InCenter);
 }
